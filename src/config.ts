@@ -1,0 +1,87 @@
+import path from "node:path";
+import { z } from "zod";
+
+const booleanFlag = z
+  .enum(["true", "false", "1", "0", "yes", "no", ""])
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const environmentSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATA_DIR: z.string().min(1).default("./data"),
+  LIBSQL_URL: z
+    .string()
+    .regex(/^(file:|libsql:\/\/|https?:\/\/|wss?:\/\/)/, "must start with file:, libsql://, http(s):// or ws(s)://")
+    .optional(),
+  LIBSQL_AUTH_TOKEN: z.string().min(1).optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  ROLE: z.enum(["api", "worker", "all"]).default("all"),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_BASE_URL: z.url().optional(),
+  ANTHROPIC_MODEL: z.string().min(1).optional(),
+  GRAPH_EXTRACTOR: z.enum(["anthropic", "local"]).optional(),
+  GRAPH_LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  IMPORT_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
+  BILIBILI_SESSDATA: z.string().min(1).optional(),
+  SECRET_KEY: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Config = ReturnType<typeof resolveConfig>;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Parses the environment once at start-up; a bad variable stops the process with one line naming it. */
+export function loadConfig(environment: Record<string, string | undefined> = process.env): Config {
+  // An empty variable means "not set", as in most shells' `VAR= command`.
+  const present = Object.fromEntries(
+    Object.entries(environment).filter(([key, value]) => key in environmentSchema.shape && value !== ""),
+  );
+  const parsed = environmentSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid configuration: ${String(issue.path[0])} ${issue.message}`);
+  }
+  return resolveConfig(parsed.data);
+}
+
+function resolveConfig(env: z.infer<typeof environmentSchema>) {
+  const dataDir = path.resolve(env.DATA_DIR);
+  const extractor = env.GRAPH_EXTRACTOR ?? (env.ANTHROPIC_API_KEY ? "anthropic" : "local");
+  if (extractor === "anthropic" && !env.ANTHROPIC_API_KEY) {
+    throw new ConfigError("Invalid configuration: GRAPH_EXTRACTOR is anthropic but ANTHROPIC_API_KEY is not set");
+  }
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    dataDir,
+    libsqlUrl: env.LIBSQL_URL ?? `file:${path.join(dataDir, "rhizome.db")}`,
+    libsqlAuthToken: env.LIBSQL_AUTH_TOKEN,
+    databaseUrl: env.DATABASE_URL,
+    role: env.ROLE,
+    secretKey: env.SECRET_KEY,
+    logLevel: env.LOG_LEVEL,
+    imports: {
+      allowPrivateNetworks: env.IMPORT_ALLOW_PRIVATE_NETWORKS,
+      bilibiliSessdata: env.BILIBILI_SESSDATA,
+    },
+    worker: { concurrency: env.WORKER_CONCURRENCY },
+    graph: {
+      extractor,
+      llmConcurrency: env.GRAPH_LLM_CONCURRENCY,
+      anthropic: {
+        apiKey: env.ANTHROPIC_API_KEY,
+        baseURL: env.ANTHROPIC_BASE_URL,
+        model: env.ANTHROPIC_MODEL,
+      },
+    },
+  } as const;
+}

@@ -1,0 +1,47 @@
+import fs from "node:fs";
+import path from "node:path";
+import { createClient, type Client } from "@libsql/client";
+import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import { migrate } from "drizzle-orm/libsql/migrator";
+import * as schema from "./schema";
+
+export type Database = LibSQLDatabase<typeof schema>;
+
+export interface NotesDatabase {
+  db: Database;
+  client: Client;
+  close(): void;
+}
+
+const BUSY_TIMEOUT_MS = 5000;
+const MIGRATIONS_FOLDER = path.resolve(import.meta.dir, "../../drizzle");
+
+/**
+ * Opens the notes database, applies the generated migrations and checks the settings a server
+ * needs. Local files get WAL (readers never block the writer), a busy timeout on every pooled
+ * connection, foreign keys, and synchronous=FULL so an acknowledged write survives power loss.
+ */
+export async function openNotesDatabase(options: { url: string; authToken?: string }): Promise<NotesDatabase> {
+  const isFile = options.url.startsWith("file:");
+  if (isFile) fs.mkdirSync(path.dirname(options.url.slice("file:".length)), { recursive: true });
+  // `timeout` is applied to each connection the client's pool opens, unlike a PRAGMA run once.
+  const client = createClient({ url: options.url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS } as Parameters<
+    typeof createClient
+  >[0]);
+  if (isFile) {
+    await client.execute("PRAGMA journal_mode = WAL");
+    await client.execute("PRAGMA synchronous = FULL");
+    await assertLocalSettings(client);
+  }
+  const db = drizzle(client, { schema });
+  await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  return { db, client, close: () => client.close() };
+}
+
+async function assertLocalSettings(client: Client): Promise<void> {
+  const read = async (pragma: string) => (await client.execute(`PRAGMA ${pragma}`)).rows[0]?.[0];
+  const [journal, foreignKeys, busy] = [await read("journal_mode"), await read("foreign_keys"), await read("busy_timeout")];
+  if (journal !== "wal" || Number(foreignKeys) !== 1 || Number(busy) < 1000) {
+    throw new Error(`libSQL settings not applied: journal_mode=${journal} foreign_keys=${foreignKeys} busy_timeout=${busy}`);
+  }
+}

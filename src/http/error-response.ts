@@ -1,0 +1,40 @@
+import { TRPCError } from "@trpc/server";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import type { ErrorIssue } from "../trpc/init";
+import { GENERIC_500 } from "../trpc/init";
+import { errorHeaders } from "../trpc/errors";
+
+/** The contract's one error body. */
+export interface ErrorBody {
+  code: TRPC_ERROR_CODE_KEY;
+  message: string;
+  issues?: ErrorIssue[];
+}
+
+export function jsonError(status: number, body: ErrorBody, headers: Record<string, string> = {}): Response {
+  return Response.json(body, { status, headers });
+}
+
+/** An error raised at the HTTP edge (before or outside a procedure). */
+export function edgeError(code: TRPC_ERROR_CODE_KEY, message: string, headers: Record<string, string> = {}): Response {
+  const error = new TRPCError({ code, message });
+  return jsonError(getHTTPStatusCodeFromError(error), { code, message: code === "INTERNAL_SERVER_ERROR" ? GENERIC_500 : message }, headers);
+}
+
+/** For a TRPCError and the shape our error formatter made of it. */
+export function trpcErrorResponse(error: TRPCError, shape: { message: string; data?: { issues?: ErrorIssue[] } }): Response {
+  const body: ErrorBody = { code: error.code, message: shape.message };
+  if (shape.data?.issues) body.issues = shape.data.issues;
+  return jsonError(getHTTPStatusCodeFromError(error), body, errorHeaders(error));
+}
+
+export class PayloadTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`Request body is larger than the ${formatBytes(limitBytes)} limit`);
+  }
+}
+
+export function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${bytes} bytes`;
+}

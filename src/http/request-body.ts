@@ -1,0 +1,29 @@
+import { PayloadTooLargeError } from "./error-response";
+
+/**
+ * Reads a request body as text, refusing it as soon as it passes `limitBytes` — by its declared
+ * length up front, or while streaming for chunked bodies — so an oversize body is never buffered.
+ */
+export async function readBodyText(request: Request, limitBytes: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (declared > limitBytes) throw new PayloadTooLargeError(limitBytes);
+  if (!request.body) return "";
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > limitBytes) {
+      await reader.cancel().catch(() => {});
+      throw new PayloadTooLargeError(limitBytes);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+export function mediaType(request: Request): string {
+  return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+}

@@ -1,0 +1,72 @@
+import { z } from "zod";
+import { invalidateSession } from "./sessions";
+import { login } from "./login";
+import { registerUser } from "./register";
+import * as s from "./schemas";
+import { disableTotp, enableTotp, setupTotp } from "./totp-enrolment";
+import { verifyTotpLogin } from "./totp-verify";
+import { toUserRecord } from "./user-record";
+import { pendingTotpProcedure, protectedProcedure, publicProcedure, router } from "../../trpc/procedures";
+
+const tags = ["auth"];
+
+export const authRouter = router({
+  register: publicProcedure
+    .meta({ openapi: { method: "POST", path: "/auth/register", tags, protect: false, summary: "Create an account" }, successStatus: 201 })
+    .input(s.registerInput)
+    .output(s.userSchema)
+    .mutation(({ ctx, input }) => registerUser({ ctx, input })),
+
+  login: publicProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/auth/login",
+        tags,
+        protect: false,
+        summary: "Log in (OAuth 2.0 password form)",
+        description:
+          "Form-encoded `username` and `password` (and `totp_code` for accounts with TOTP). A TOTP account without a code gets `totp_required: true` and a 5-minute pending token for /api/auth/totp/verify. Repeated failures are throttled with 429 and Retry-After.",
+        contentTypes: ["application/x-www-form-urlencoded"],
+      },
+    })
+    .input(s.loginInput)
+    .output(s.tokenSchema)
+    .mutation(({ ctx, input }) => login({ ctx, input })),
+
+  me: protectedProcedure
+    .meta({ openapi: { method: "GET", path: "/auth/me", tags, summary: "The current user" } })
+    .input(z.void())
+    .output(s.userSchema)
+    .query(({ ctx }) => toUserRecord(ctx.user)),
+
+  logout: protectedProcedure
+    .meta({ openapi: { method: "POST", path: "/auth/logout", tags, summary: "Revoke this token" }, successStatus: 204 })
+    .input(z.void())
+    .output(z.void())
+    .mutation(({ ctx }) => invalidateSession(ctx.db, ctx.session.id)),
+
+  totpSetup: protectedProcedure
+    .meta({ openapi: { method: "POST", path: "/auth/totp/setup", tags, summary: "Start TOTP enrolment (new secret)" } })
+    .input(z.void())
+    .output(s.totpSetupOutput)
+    .mutation(({ ctx }) => setupTotp({ ctx })),
+
+  totpEnable: protectedProcedure
+    .meta({ openapi: { method: "POST", path: "/auth/totp/enable", tags, summary: "Confirm TOTP with a code; returns 10 recovery codes once" } })
+    .input(s.codeInput)
+    .output(s.recoveryCodesOutput)
+    .mutation(({ ctx, input }) => enableTotp({ ctx, input })),
+
+  totpVerify: pendingTotpProcedure
+    .meta({ openapi: { method: "POST", path: "/auth/totp/verify", tags, summary: "Second login step: pending token + code → full token" } })
+    .input(s.codeInput)
+    .output(s.tokenSchema)
+    .mutation(({ ctx, input }) => verifyTotpLogin({ ctx, input })),
+
+  totpDisable: protectedProcedure
+    .meta({ openapi: { method: "POST", path: "/auth/totp/disable", tags, summary: "Turn TOTP off (password + code)" }, successStatus: 204 })
+    .input(s.totpDisableInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => disableTotp({ ctx, input })),
+});

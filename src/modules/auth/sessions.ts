@@ -1,0 +1,100 @@
+import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
+import { sha256 } from "@oslojs/crypto/sha2";
+import { and, eq, sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { sessions, users } from "../../db/schema";
+
+// Lucia's session guide, as this service's contract shapes it: opaque tokens, only their SHA-256 kept.
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const SESSION_LIFETIME_MS = 30 * DAY_MS;
+const RENEW_WHEN_LEFT_MS = 15 * DAY_MS;
+export const PENDING_TOTP_LIFETIME_MS = 5 * 60 * 1000;
+
+export interface Session {
+  id: string;
+  userId: number;
+  expiresAt: number;
+  pendingTotp: boolean;
+  failedTotpAttempts: number;
+}
+
+export interface SessionUser {
+  id: number;
+  username: string;
+  createdAt: number;
+  totpEnabled: boolean;
+}
+
+/** 192 random bits, base32: comfortably over the contract's 160. */
+export function generateSessionToken(): string {
+  return encodeBase32LowerCaseNoPadding(crypto.getRandomValues(new Uint8Array(24)));
+}
+
+export function sessionIdFromToken(token: string): string {
+  return encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
+}
+
+export async function createSession(
+  db: Database,
+  userId: number,
+  options: { pendingTotp: boolean; now?: number },
+): Promise<{ token: string; session: Session }> {
+  const now = options.now ?? Date.now();
+  const token = generateSessionToken();
+  const session: Session = {
+    id: sessionIdFromToken(token),
+    userId,
+    expiresAt: now + (options.pendingTotp ? PENDING_TOTP_LIFETIME_MS : SESSION_LIFETIME_MS),
+    pendingTotp: options.pendingTotp,
+    failedTotpAttempts: 0,
+  };
+  await db.insert(sessions).values({ ...session, createdAt: now });
+  return { token, session };
+}
+
+/** The session and user behind a token, renewing a full session that is past half its life. */
+export async function validateSessionToken(
+  db: Database,
+  token: string,
+  now = Date.now(),
+): Promise<{ session: Session; user: SessionUser } | null> {
+  const id = sessionIdFromToken(token);
+  const [row] = await db
+    .select({
+      session: {
+        id: sessions.id,
+        userId: sessions.userId,
+        expiresAt: sessions.expiresAt,
+        pendingTotp: sessions.pendingTotp,
+        failedTotpAttempts: sessions.failedTotpAttempts,
+      },
+      user: { id: users.id, username: users.username, createdAt: users.createdAt, totpEnabled: users.totpEnabled },
+    })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.id, id));
+  if (!row) return null;
+  if (now >= row.session.expiresAt) {
+    await invalidateSession(db, id);
+    return null;
+  }
+  if (!row.session.pendingTotp && row.session.expiresAt - now < RENEW_WHEN_LEFT_MS) {
+    row.session.expiresAt = now + SESSION_LIFETIME_MS;
+    await db.update(sessions).set({ expiresAt: row.session.expiresAt }).where(eq(sessions.id, id));
+  }
+  return row;
+}
+
+export async function invalidateSession(db: Database, sessionId: string): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.id, sessionId));
+}
+
+/** Counts a wrong second-factor code on a pending session; returns the new count. */
+export async function recordFailedTotpAttempt(db: Database, sessionId: string): Promise<number> {
+  const [row] = await db
+    .update(sessions)
+    .set({ failedTotpAttempts: sql`${sessions.failedTotpAttempts} + 1` })
+    .where(and(eq(sessions.id, sessionId), eq(sessions.pendingTotp, true)))
+    .returning({ failed: sessions.failedTotpAttempts });
+  return row?.failed ?? 0;
+}

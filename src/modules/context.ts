@@ -1,0 +1,19 @@
+import type { Database } from "../db/client";
+import type { SecretBox } from "./auth/secret-box";
+import type { Session, SessionUser } from "./auth/sessions";
+
+/** What business functions need from the outside world; no HTTP or tRPC objects. */
+export interface ServiceContext {
+  db: Database;
+  secretBox: SecretBox;
+}
+
+export interface RequestContext extends ServiceContext {
+  /** The peer address, for per-address throttling. */
+  clientAddress: string;
+}
+
+export interface AuthedContext extends RequestContext {
+  user: SessionUser;
+  session: Session;
+}

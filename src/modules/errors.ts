@@ -1,0 +1,42 @@
+/**
+ * The errors business code throws. Only `trpc/errors.ts` turns them into tRPC/HTTP errors, so
+ * modules never import the transport.
+ */
+export class ServiceError extends Error {
+  override name = "ServiceError";
+}
+
+export class NotFoundError extends ServiceError {
+  override name = "NotFoundError";
+  constructor(what: string) {
+    super(`${what} not found`);
+  }
+}
+
+export class ConflictError extends ServiceError {
+  override name = "ConflictError";
+}
+
+/** Input that passed the schema but is still wrong (e.g. a TOTP code that does not match). */
+export class InvalidInputError extends ServiceError {
+  override name = "InvalidInputError";
+}
+
+export class UnauthenticatedError extends ServiceError {
+  override name = "UnauthenticatedError";
+}
+
+export class TooManyRequestsError extends ServiceError {
+  override name = "TooManyRequestsError";
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A backing service (database, queue) is unavailable; the client may retry. */
+export class UnavailableError extends ServiceError {
+  override name = "UnavailableError";
+}

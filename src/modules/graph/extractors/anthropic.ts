@@ -1,0 +1,179 @@
+import Anthropic from "@anthropic-ai/sdk";
+import type { Message, MessageCreateParamsNonStreaming, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import {
+  noteText,
+  type ExtractionContext,
+  type ExtractionUsage,
+  type Extractor,
+  type NoteExtraction,
+  type NoteForExtraction,
+} from "../extraction";
+import { ExtractionAssembler } from "./anthropic/assemble";
+import { splitIntoChunks } from "./anthropic/chunk";
+import { ExtractionFailedError, toRequestError } from "./anthropic/errors";
+import { buildUserMessage, chooseExistingConcepts, SYSTEM_PROMPT } from "./anthropic/prompt";
+import { describeIssues, knowledgeGraphSchema, knowledgeGraphTool, TOOL_NAME, type KnowledgeGraphAnswer } from "./anthropic/schema";
+
+export { AnthropicRequestError, ExtractionFailedError } from "./anthropic/errors";
+
+/** The newest Haiku-class model the installed SDK knows: fast and cheap, enough for extraction. */
+export const DEFAULT_ANTHROPIC_MODEL = "claude-haiku-5-5";
+
+export const DEFAULT_MAX_CHUNK_CHARS = 12_000;
+const DEFAULT_MAX_RETRIES = 4;
+const DEFAULT_TIMEOUT_MS = 120_000;
+// Room for 30 concepts and 60 relations with quotes; a cut-off answer fails validation and is retried.
+const MAX_OUTPUT_TOKENS = 8_192;
+
+export type Limiter = <T>(fn: () => Promise<T>) => Promise<T>;
+
+export interface AnthropicExtractorOptions {
+  apiKey: string;
+  baseURL?: string;
+  model: string;
+  /** Retries of 429/5xx/529 and connection errors, done by the SDK with its own backoff. */
+  maxRetries?: number;
+  /** Per request (each attempt). */
+  timeoutMs?: number;
+  /** Longer note texts are split at headings/paragraphs into chunks of at most this many UTF-16 units. */
+  maxChunkChars?: number;
+  /** Wraps every API call, e.g. a concurrency limiter shared by a whole build. */
+  limiter?: Limiter;
+}
+
+/**
+ * Extracts concepts and relations with Claude through a forced tool call, one call per chunk of the
+ * note (usually one per note). Throws `ExtractionFailedError` when the model's answer is still
+ * invalid after one retry, `AnthropicRequestError` when the API fails, and the signal's reason
+ * when `context.signal` aborts.
+ */
+export function createAnthropicExtractor(options: AnthropicExtractorOptions): Extractor {
+  const maxChunkChars = options.maxChunkChars ?? DEFAULT_MAX_CHUNK_CHARS;
+  if (!Number.isInteger(maxChunkChars) || maxChunkChars < 50) {
+    throw new RangeError("maxChunkChars must be an integer of at least 50");
+  }
+  const client = new Anthropic({
+    apiKey: options.apiKey,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+    timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
+  const limit: Limiter = options.limiter ?? ((fn) => fn());
+
+  async function extract(note: NoteForExtraction, context: ExtractionContext): Promise<NoteExtraction> {
+    const text = noteText(note);
+    const usage: ExtractionUsage = { llm_calls: 0, input_tokens: 0, output_tokens: 0 };
+    if (text.trim() === "") return { concepts: [], relations: [], usage };
+
+    const chunks = splitIntoChunks(text, maxChunkChars);
+    const assembler = new ExtractionAssembler(note.title.length, context.existingConcepts);
+    // Chunks run one after another so later ones can reuse the names found in earlier ones.
+    for (const [index, chunk] of chunks.entries()) {
+      if (chunk.text.trim() === "") continue;
+      const userMessage = buildUserMessage({
+        title: note.title,
+        tags: note.tags,
+        chunkText: chunk.text,
+        part: { index, count: chunks.length },
+        existingConcepts: chooseExistingConcepts(context.existingConcepts, chunk.text, assembler.names),
+      });
+      const answer = await extractChunk(note, userMessage, usage, context.signal);
+      assembler.add(chunk, answer);
+    }
+    return { ...assembler.result(), usage };
+  }
+
+  async function extractChunk(
+    note: NoteForExtraction,
+    userMessage: string,
+    usage: ExtractionUsage,
+    signal: AbortSignal | undefined,
+  ): Promise<KnowledgeGraphAnswer> {
+    const first = await send([{ role: "user", content: userMessage }], usage, signal);
+    const firstAnswer = readAnswer(first);
+    if (firstAnswer.ok) return firstAnswer.answer;
+
+    const second = await send(retryMessages(userMessage, first, firstAnswer.problem), usage, signal);
+    const secondAnswer = readAnswer(second);
+    if (secondAnswer.ok) return secondAnswer.answer;
+    throw new ExtractionFailedError(`the model's answer did not match the schema: ${secondAnswer.problem}`, {
+      noteId: note.id,
+      usage,
+    });
+  }
+
+  async function send(messages: MessageParam[], usage: ExtractionUsage, signal: AbortSignal | undefined): Promise<Message> {
+    const params: MessageCreateParamsNonStreaming = {
+      model: options.model,
+      max_tokens: MAX_OUTPUT_TOKENS,
+      system: SYSTEM_PROMPT,
+      tools: [knowledgeGraphTool],
+      tool_choice: { type: "tool", name: TOOL_NAME, disable_parallel_tool_use: true },
+      messages,
+    };
+    let message: Message;
+    try {
+      message = await limit(() => client.messages.create(params, signal ? { signal } : undefined));
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason ?? error;
+      throw toRequestError(error, usage);
+    }
+    usage.llm_calls += 1;
+    usage.input_tokens += message.usage?.input_tokens ?? 0;
+    usage.output_tokens += message.usage?.output_tokens ?? 0;
+    return message;
+  }
+
+  return { name: "anthropic", extract };
+}
+
+type ReadAnswer = { ok: true; answer: KnowledgeGraphAnswer } | { ok: false; problem: string };
+
+/** Finds the forced tool call and parses its input; the model's answer is never trusted as typed. */
+function readAnswer(message: Message): ReadAnswer {
+  const call = message.content.find((block) => block.type === "tool_use" && block.name === TOOL_NAME);
+  if (!call || call.type !== "tool_use") {
+    return { ok: false, problem: `no ${TOOL_NAME} tool call in the answer (stop reason: ${message.stop_reason ?? "none"})` };
+  }
+  if (message.stop_reason === "max_tokens") {
+    return { ok: false, problem: "the answer was cut off at the output token limit" };
+  }
+  const parsed = knowledgeGraphSchema.safeParse(call.input);
+  return parsed.success ? { ok: true, answer: parsed.data } : { ok: false, problem: describeIssues(parsed.error) };
+}
+
+/**
+ * The conversation for the one retry: the tool call and an error result naming the problem when
+ * there was a complete call, otherwise the request again with a short reminder (a cut-off call is
+ * not worth replaying).
+ */
+function retryMessages(userMessage: string, previous: Message, problem: string): MessageParam[] {
+  const call = previous.content.find((block) => block.type === "tool_use" && block.name === TOOL_NAME);
+  if (call && call.type === "tool_use" && previous.stop_reason !== "max_tokens") {
+    return [
+      { role: "user", content: userMessage },
+      { role: "assistant", content: [{ type: "tool_use", id: call.id, name: call.name, input: call.input }] },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: call.id,
+            is_error: true,
+            content: `Invalid input: ${problem}. Call ${TOOL_NAME} again with a complete input that matches the schema.`,
+          },
+        ],
+      },
+    ];
+  }
+  const reminder = `A previous answer to this request was unusable (${problem}). Call ${TOOL_NAME} once, with fewer and shorter items if needed.`;
+  return [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: userMessage },
+        { type: "text", text: reminder },
+      ],
+    },
+  ];
+}

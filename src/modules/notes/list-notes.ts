@@ -1,0 +1,38 @@
+import { and, desc, eq } from "drizzle-orm";
+import type { z } from "zod";
+import { noteCounts, notes, noteTags, tagCounts } from "../../db/schema";
+import type { Database } from "../../db/client";
+import { toNoteListItem } from "./note-record";
+import type { listNotesInput, NoteListItem } from "./schemas";
+import { pageOf, type Page } from "../pagination";
+
+const listColumns = {
+  id: notes.id,
+  title: notes.title,
+  tags: notes.tags,
+  excerpt: notes.excerpt,
+  createdAt: notes.createdAt,
+  updatedAt: notes.updatedAt,
+};
+
+/**
+ * Newest `updated_at` first, ties by id. Both paths walk one index range and read totals from
+ * trigger-kept counters, so a page costs the same at 1,000 notes as at 100,000.
+ */
+export async function listNotes({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof listNotesInput> }): Promise<Page<NoteListItem>> {
+  const offset = (input.page - 1) * input.size;
+  const [rows, [count]] = input.tag === undefined
+    ? await ctx.db.batch([
+        ctx.db.select(listColumns).from(notes).where(eq(notes.userId, ctx.userId))
+          .orderBy(desc(notes.updatedAt), desc(notes.id)).limit(input.size).offset(offset),
+        ctx.db.select({ total: noteCounts.total }).from(noteCounts).where(eq(noteCounts.userId, ctx.userId)),
+      ])
+    : await ctx.db.batch([
+        ctx.db.select(listColumns).from(noteTags).innerJoin(notes, eq(notes.id, noteTags.noteId))
+          .where(and(eq(noteTags.userId, ctx.userId), eq(noteTags.tag, input.tag)))
+          .orderBy(desc(noteTags.updatedAt), desc(noteTags.noteId)).limit(input.size).offset(offset),
+        ctx.db.select({ total: tagCounts.total }).from(tagCounts)
+          .where(and(eq(tagCounts.userId, ctx.userId), eq(tagCounts.tag, input.tag))),
+      ]);
+  return pageOf(rows.map(toNoteListItem), count?.total ?? 0, input);
+}

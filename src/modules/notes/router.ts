@@ -1,0 +1,65 @@
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { createNote } from "./create-note";
+import { deleteNote } from "./delete-note";
+import { exportNotes } from "./export-notes";
+import { getNote } from "./get-note";
+import { listNotes } from "./list-notes";
+import * as s from "./schemas";
+import { updateNote } from "./update-note";
+import { protectedProcedure, router } from "../../trpc/procedures";
+
+const tags = ["notes"];
+
+export const notesRouter = router({
+  list: protectedProcedure
+    .meta({ openapi: { method: "GET", path: "/notes", tags, summary: "List notes, newest first, optionally by tag" } })
+    .input(s.listNotesInput)
+    .output(s.pageEnvelope(s.noteListItemSchema, "NotePage"))
+    .query(({ ctx, input }) => listNotes({ ctx, input })),
+
+  create: protectedProcedure
+    .meta({ openapi: { method: "POST", path: "/notes", tags, summary: "Create a note" }, successStatus: 201 })
+    .input(s.createNoteInput)
+    .output(s.noteSchema)
+    .mutation(({ ctx, input }) => createNote({ ctx, input })),
+
+  get: protectedProcedure
+    .meta({ openapi: { method: "GET", path: "/notes/{id}", tags, summary: "Read a note" } })
+    .input(s.noteIdInput)
+    .output(s.noteSchema)
+    .query(({ ctx, input }) => getNote({ ctx, input })),
+
+  update: protectedProcedure
+    .meta({ openapi: { method: "PUT", path: "/notes/{id}", tags, summary: "Update a note (omitted fields keep their value)" } })
+    .input(s.updateNoteInput)
+    .output(s.noteSchema)
+    .mutation(({ ctx, input }) => updateNote({ ctx, input })),
+
+  delete: protectedProcedure
+    .meta({ openapi: { method: "DELETE", path: "/notes/{id}", tags, summary: "Delete a note" }, successStatus: 204 })
+    .input(s.noteIdInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => deleteNote({ ctx, input })),
+
+  export: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/notes/export",
+        tags,
+        summary: "Export notes as a ZIP of Markdown files",
+        description:
+          "Streams `application/zip`: one `<slug-of-title>-<id>.md` per note with YAML front matter. An empty body or `{}` exports every note; `ids` and `tag` narrow it (both: notes matching both). Ids that are not yours are ignored.",
+      },
+      download: "application/zip",
+    })
+    .input(s.exportNotesInput)
+    .output(z.instanceof(Response).meta({ override: { type: "string", format: "binary" } }))
+    .mutation(({ ctx, input }) => {
+      if (ctx.transport !== "download") {
+        throw new TRPCError({ code: "METHOD_NOT_SUPPORTED", message: "The export is a binary download: POST /api/notes/export" });
+      }
+      return exportNotes({ ctx, input });
+    }),
+});

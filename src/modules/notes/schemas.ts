@@ -1,0 +1,98 @@
+import { z } from "zod";
+
+export const MAX_CONTENT_BYTES = 1024 * 1024;
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+export const noteIdSchema = z.coerce
+  .number({ error: "Must be a positive integer id" })
+  .int("Must be a positive integer id")
+  .positive("Must be a positive integer id")
+  .max(Number.MAX_SAFE_INTEGER);
+
+export const titleSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(500)
+  .refine((value) => !CONTROL_CHARACTERS.test(value), "Must not contain control characters")
+  .meta({ example: "Reading notes: Thinking, Fast and Slow" });
+
+export const contentSchema = z
+  .string()
+  .max(MAX_CONTENT_BYTES)
+  .refine((value) => Buffer.byteLength(value, "utf8") <= MAX_CONTENT_BYTES, "Must be at most 1 MiB of UTF-8")
+  // SQLite text ends at a NUL byte; refusing it is better than silently truncating the note.
+  .refine((value) => !value.includes("\u0000"), "Must not contain NUL (\\u0000) characters")
+  .describe("Markdown, up to 1 MiB")
+  .meta({ example: "# Ideas\n\nSystem 1 is fast, **System 2** is slow." });
+
+export const tagSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .refine((value) => !CONTROL_CHARACTERS.test(value), "Must not contain control characters");
+
+/** Up to 32 tags; trimmed, duplicates removed, order kept. */
+export const tagsSchema = z
+  .array(tagSchema)
+  .max(32)
+  .transform((tags) => [...new Set(tags)])
+  .meta({ example: ["books", "psychology"] });
+
+const timestamps = { created_at: z.iso.datetime(), updated_at: z.iso.datetime() };
+
+export const noteSchema = z
+  .object({ id: z.number().int().positive(), title: z.string(), content: z.string(), tags: z.array(z.string()), ...timestamps })
+  .meta({ id: "Note" });
+
+export const noteListItemSchema = z
+  .object({
+    id: z.number().int().positive(),
+    title: z.string(),
+    tags: z.array(z.string()),
+    excerpt: z.string().describe("The first 200 characters of the content as plain text"),
+    ...timestamps,
+  })
+  .meta({ id: "NoteListItem" });
+
+export const MAX_PAGE = 1_000_000;
+
+/** Shared by every paginated list (notes, tasks). */
+export const pageQuery = {
+  page: z.number().int().min(1).max(MAX_PAGE).default(1).describe("1-based page number"),
+  size: z.number().int().min(1).max(100).default(20).describe("Items per page (1..100)"),
+};
+
+export function pageEnvelope<T extends z.ZodType>(item: T, id: string) {
+  return z
+    .object({
+      items: z.array(item),
+      total: z.number().int().min(0),
+      page: z.number().int().min(1),
+      size: z.number().int().min(1),
+      pages: z.number().int().min(0),
+    })
+    .meta({ id });
+}
+
+export const listNotesInput = z
+  .object({ ...pageQuery, tag: tagSchema.optional().describe("Only notes with exactly this tag") })
+  .prefault({});
+export const createNoteInput = z.object({ title: titleSchema, content: contentSchema.default(""), tags: tagsSchema.default([]) });
+export const updateNoteInput = z.object({
+  id: noteIdSchema,
+  title: titleSchema.optional(),
+  content: contentSchema.optional(),
+  tags: tagsSchema.optional(),
+});
+export const noteIdInput = z.object({ id: noteIdSchema });
+export const exportNotesInput = z
+  .object({
+    ids: z.array(z.number().int().positive()).max(10_000).optional().describe("Only these notes (others' ids are ignored)"),
+    tag: tagSchema.optional().describe("Only notes with this tag"),
+  })
+  .default({});
+
+export type NoteRecord = z.infer<typeof noteSchema>;
+export type NoteListItem = z.infer<typeof noteListItemSchema>;

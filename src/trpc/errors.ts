@@ -1,0 +1,42 @@
+import { TRPCError } from "@trpc/server";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import {
+  ConflictError,
+  InvalidInputError,
+  NotFoundError,
+  ServiceError,
+  TooManyRequestsError,
+  UnauthenticatedError,
+  UnavailableError,
+} from "../modules/errors";
+
+const CODES: [new (...args: never[]) => ServiceError, TRPC_ERROR_CODE_KEY][] = [
+  [NotFoundError, "NOT_FOUND"],
+  [ConflictError, "CONFLICT"],
+  [InvalidInputError, "BAD_REQUEST"],
+  [UnauthenticatedError, "UNAUTHORIZED"],
+  [TooManyRequestsError, "TOO_MANY_REQUESTS"],
+  [UnavailableError, "SERVICE_UNAVAILABLE"],
+];
+
+/** The one place business errors become transport errors; the original stays as `cause`. */
+export function toTrpcError(error: unknown): TRPCError | undefined {
+  if (!(error instanceof ServiceError)) return undefined;
+  const code = CODES.find(([type]) => error instanceof type)?.[1] ?? "INTERNAL_SERVER_ERROR";
+  return new TRPCError({ code, message: error.message, cause: error });
+}
+
+/** SQLite lock contention that outlasted the busy timeout: the client may retry, so 503. */
+export function isDatabaseBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED";
+}
+
+/** Headers an error needs: a challenge on 401, a wait on 429. */
+export function errorHeaders(error: TRPCError): Record<string, string> {
+  if (error.code === "UNAUTHORIZED") return { "WWW-Authenticate": 'Bearer realm="rhizome"' };
+  if (error.code === "TOO_MANY_REQUESTS" && error.cause instanceof TooManyRequestsError) {
+    return { "Retry-After": String(error.cause.retryAfterSeconds) };
+  }
+  return {};
+}

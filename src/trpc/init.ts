@@ -1,0 +1,50 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
+import type { ZodError } from "zod";
+import type { TrpcContext } from "./context";
+import { log } from "../log";
+
+export interface Meta extends OpenApiMeta {
+  /** The HTTP status of a success when it is not 200 (201 created, 202 accepted, 204 no content). */
+  successStatus?: 201 | 202 | 204;
+  /** Answered by the REST edge as a binary download (documented with this media type). */
+  download?: string;
+  /** Body limit at the REST edge; 2 MiB when unset. */
+  maxBodyBytes?: number;
+}
+
+export interface ErrorIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+export const GENERIC_500 = "Internal server error";
+
+export const t = initTRPC
+  .context<TrpcContext>()
+  .meta<Meta>()
+  .create({
+    // Never stack traces or internals: 500s say only that something failed (the cause is logged).
+    isDev: false,
+    errorFormatter({ shape, error }) {
+      const issues = zodIssues(error);
+      const message = error.code === "INTERNAL_SERVER_ERROR" ? GENERIC_500 : issues ? "Input validation failed" : shape.message;
+      return {
+        code: shape.code,
+        message,
+        data: { code: shape.data.code, httpStatus: shape.data.httpStatus, ...(issues && { issues }) },
+      };
+    },
+  });
+
+function zodIssues(error: TRPCError): ErrorIssue[] | undefined {
+  if (error.code !== "BAD_REQUEST" || (error.cause as Error | undefined)?.name !== "ZodError") return undefined;
+  return (error.cause as unknown as ZodError).issues.map((issue) => ({
+    path: issue.path.map((key) => (typeof key === "symbol" ? String(key) : key)),
+    message: issue.message,
+  }));
+}
+
+export function logUnexpected(error: TRPCError, path: string | undefined): void {
+  if (error.code === "INTERNAL_SERVER_ERROR") log.error(`unexpected error in ${path ?? "request"}`, error.cause ?? error);
+}

@@ -1,0 +1,11 @@
+import { authRouter } from "../modules/auth/router";
+import { notesRouter } from "../modules/notes/router";
+import { router } from "./procedures";
+
+export const appRouter = router({
+  auth: authRouter,
+  notes: notesRouter,
+});
+
+/** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createClient } from "@libsql/client";
+import { Api, expectError } from "../support/api";
+import { startTestServer, type TestServer } from "../support/server";
+
+let server: TestServer;
+let api: Api;
+let user: Api;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  api = new Api(server.url);
+  user = (await api.newUser("errors")).api;
+});
+afterAll(() => server.stop());
+
+describe("every layer answers with the contract's error body", () => {
+  test("an unknown path under /api is a 404", async () => {
+    expectError(await user.get("/api/unknown"), 404, "NOT_FOUND");
+    expectError(await user.post("/api/notes/1/extra", {}), 404, "NOT_FOUND");
+  });
+
+  test("an unknown path outside /api is a 404", async () => {
+    expectError(await api.get("/nowhere"), 404, "NOT_FOUND");
+  });
+
+  test("a wrong method is a 405 with Allow", async () => {
+    const response = await user.request("PATCH", "/api/notes/1", { json: {} });
+    expectError(response, 405, "METHOD_NOT_SUPPORTED");
+    expect(response.headers.get("allow")).toBe("GET, PUT, DELETE");
+    expectError(await user.delete("/api/auth/me"), 405, "METHOD_NOT_SUPPORTED");
+  });
+
+  test("one byte over the 2 MiB limit is a 413, exactly the limit is read", async () => {
+    const limit = 2 * 1024 * 1024;
+    const padded = (size: number) => {
+      const body = JSON.stringify({ title: "t", content: "" });
+      return body.slice(0, -2) + " ".repeat(size - body.length) + '"}';
+    };
+    expect(padded(limit).length).toBe(limit);
+    const atLimit = await user.request("POST", "/api/notes", { body: padded(limit), headers: { "content-type": "application/json" } });
+    expect(atLimit.status).not.toBe(413);
+    const over = await user.request("POST", "/api/notes", { body: padded(limit + 1), headers: { "content-type": "application/json" } });
+    expectError(over, 413, "PAYLOAD_TOO_LARGE");
+  });
+
+  test("a chunked body without Content-Length is cut off at the limit too", async () => {
+    const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream({
+      pull(controller) {
+        if (sent++ < 64) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const response = await fetch(`${server.url}/api/notes`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${user.token}`, "content-type": "application/json" },
+      body: stream,
+    });
+    expect(response.status).toBe(413);
+  });
+
+  test("malformed JSON is a 400 that says so", async () => {
+    const response = await user.request("POST", "/api/notes", { body: '{"title": ', headers: { "content-type": "application/json" } });
+    expectError(response, 400, "BAD_REQUEST");
+    expect(response.body.message).toStartWith("Malformed JSON");
+  });
+
+  test("an unsupported or missing content type is a 415", async () => {
+    expectError(await user.request("POST", "/api/notes", { body: "title=x", headers: { "content-type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(await user.request("POST", "/api/notes", { body: "title=x", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    const missing = await fetch(`${server.url}/api/notes`, { method: "POST", headers: { authorization: `Bearer ${user.token}` }, body: new Uint8Array([123, 125]) });
+    expect(missing.status).toBe(415);
+  });
+
+  test("validation errors list each problem with its path", async () => {
+    const response = await user.post("/api/notes", { title: "", tags: [""] });
+    expectError(response, 400, "BAD_REQUEST");
+    expect(response.body.message).toBe("Input validation failed");
+    const paths = response.body.issues.map((issue: { path: unknown[] }) => issue.path.join("."));
+    expect(paths).toEqual(["title", "tags.0"]);
+    for (const issue of response.body.issues) expect(Object.keys(issue).sort()).toEqual(["message", "path"]);
+  });
+
+  test("a JSON body that is not an object is a 400", async () => {
+    expectError(await user.post("/api/notes", [1, 2]), 400, "BAD_REQUEST");
+    expectError(await user.post("/api/notes", "title"), 400, "BAD_REQUEST");
+    expectError(await user.post("/api/notes", null), 400, "BAD_REQUEST");
+  });
+
+  test("tRPC errors carry no stack trace either", async () => {
+    const response = await fetch(`${server.url}/trpc/notes.get?input=${encodeURIComponent(JSON.stringify({ id: 424242 }))}`, {
+      headers: { authorization: `Bearer ${user.token}` },
+    });
+    expect(response.status).toBe(404);
+    const text = await response.text();
+    expect(text).not.toMatch(/stack|\.ts:\d+|node_modules/);
+    expect(JSON.parse(text).error.data.code).toBe("NOT_FOUND");
+  });
+});
+
+describe("an unexpected failure", () => {
+  test("is a generic 500 with no SQL, path or stack in the body", async () => {
+    const { api: victim } = await api.newUser("broken");
+    // Break the database under the running server: the next list query fails inside libSQL.
+    const client = createClient({ url: `file:${server.dbFile}` });
+    await client.execute("ALTER TABLE note_counts RENAME TO note_counts_gone");
+    try {
+      const response = await victim.get("/api/notes");
+      expectError(response, 500, "INTERNAL_SERVER_ERROR");
+      expect(response.body.message).toBe("Internal server error");
+    } finally {
+      await client.execute("ALTER TABLE note_counts_gone RENAME TO note_counts");
+      client.close();
+    }
+    expect((await victim.get("/api/notes")).status).toBe(200);
+  });
+});
+
+describe("GET /healthz", () => {
+  test("answers ok when the database is reachable", async () => {
+    const response = await api.get("/healthz");
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: "ok" });
+  });
+});

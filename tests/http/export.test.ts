@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { unzipSync } from "fflate";
+import { parse } from "yaml";
+import { Api, expectError } from "../support/api";
+import { startTestServer, type TestServer } from "../support/server";
+
+let server: TestServer;
+let api: Api;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  api = new Api(server.url);
+});
+afterAll(() => server.stop());
+
+async function exportZip(client: Api, body?: unknown) {
+  const response = await fetch(`${server.url}/api/notes/export`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${client.token}`, ...(body !== undefined && { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  return { response, bytes, files: response.status === 200 ? unzipSync(bytes) : {} };
+}
+
+function readFrontMatter(file: Uint8Array) {
+  const text = new TextDecoder().decode(file);
+  const match = text.match(/^---\n([\s\S]*?)\n---\n\n([\s\S]*)$/);
+  expect(match).not.toBeNull();
+  return { meta: parse(match![1]!), content: match![2]! };
+}
+
+describe("POST /api/notes/export", () => {
+  test("streams a ZIP of Markdown files with front matter that round-trips", async () => {
+    const { api: alice } = await api.newUser("exporter");
+    const notes = [
+      { title: "Första anteckning: ÅÄÖ", content: "# Heading\n\nBody with `code`.", tags: ["sv", "ünïcode"] },
+      { title: "---\nyaml: injection\n---", content: "---\nnot: front matter\n---", tags: [] },
+      { title: "Same title", content: "one", tags: ["dup"] },
+      { title: "same TITLE", content: "two", tags: ["dup"] },
+    ];
+    const created = [];
+    for (const note of notes) created.push((await alice.post("/api/notes", note)).body);
+
+    const { response, bytes, files } = await exportZip(alice);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/zip");
+    expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="notes-\d{8}\.zip"$/);
+    expect(Object.keys(files)).toHaveLength(notes.length);
+
+    for (const note of created) {
+      const name = Object.keys(files).find((entry) => entry.endsWith(`-${note.id}.md`))!;
+      expect(name).toBeDefined();
+      const { meta, content } = readFrontMatter(files[name]!);
+      expect(meta).toEqual({ id: note.id, title: note.title, tags: note.tags, created_at: note.created_at, updated_at: note.updated_at });
+      expect(content).toBe(note.content);
+    }
+    // Names differ even where titles differ only in case; and are unique case-insensitively.
+    const lower = Object.keys(files).map((name) => name.toLowerCase());
+    expect(new Set(lower).size).toBe(lower.length);
+    // Entries declare UTF-8 names (general purpose flag bit 11) in the central directory.
+    const view = new DataView(bytes.buffer);
+    for (let offset = bytes.length - 22; offset >= 0; offset--) {
+      if (view.getUint32(offset, true) !== 0x06054b50) continue;
+      let entry = view.getUint32(offset + 16, true);
+      for (let i = 0; i < notes.length; i++) {
+        expect(view.getUint32(entry, true)).toBe(0x02014b50);
+        expect(view.getUint16(entry + 8, true) & 0x0800).toBe(0x0800);
+        entry += 46 + view.getUint16(entry + 28, true) + view.getUint16(entry + 30, true) + view.getUint16(entry + 32, true);
+      }
+      break;
+    }
+  });
+
+  test("narrows by ids and by tag, and by both together", async () => {
+    const { api: alice } = await api.newUser("narrow");
+    const a = (await alice.post("/api/notes", { title: "a", tags: ["x"] })).body;
+    const b = (await alice.post("/api/notes", { title: "b", tags: ["x", "y"] })).body;
+    const c = (await alice.post("/api/notes", { title: "c", tags: ["y"] })).body;
+    const names = async (body: unknown) => Object.keys((await exportZip(alice, body)).files).sort();
+    expect(await names({ ids: [a.id, c.id] })).toEqual([`a-${a.id}.md`, `c-${c.id}.md`]);
+    expect(await names({ tag: "y" })).toEqual([`b-${b.id}.md`, `c-${c.id}.md`]);
+    expect(await names({ ids: [a.id, b.id], tag: "y" })).toEqual([`b-${b.id}.md`]);
+    expect(await names({})).toHaveLength(3);
+  });
+
+  test("ignores another user's ids and yields a valid empty ZIP when nothing matches", async () => {
+    const { api: alice } = await api.newUser("owner");
+    const { api: mallory } = await api.newUser("mallory");
+    const secret = (await alice.post("/api/notes", { title: "secret", content: "do not leak" })).body;
+    const stolen = await exportZip(mallory, { ids: [secret.id] });
+    expect(stolen.response.status).toBe(200);
+    expect(Object.keys(stolen.files)).toEqual([]);
+    expect(new TextDecoder().decode(stolen.bytes)).not.toContain("do not leak");
+    const none = await exportZip(alice, { tag: "no-such-tag" });
+    expect(none.response.status).toBe(200);
+    expect(Object.keys(none.files)).toEqual([]);
+  });
+
+  test("exports every note of a larger account, page after page", async () => {
+    const { api: alice } = await api.newUser("bulk");
+    for (let i = 0; i < 250; i++) await alice.post("/api/notes", { title: `Bulk ${i}`, content: `note ${i}` });
+    const { files } = await exportZip(alice);
+    expect(Object.keys(files)).toHaveLength(250);
+  });
+
+  test("rejects bad input and missing tokens with the contract's errors", async () => {
+    const { api: alice } = await api.newUser("badexport");
+    expectError(await alice.post("/api/notes/export", { ids: ["x"] }), 400, "BAD_REQUEST");
+    expectError(await alice.post("/api/notes/export", { tag: "" }), 400, "BAD_REQUEST");
+    expectError(await alice.request("POST", "/api/notes/export", { body: "{", headers: { "content-type": "application/json" } }), 400, "BAD_REQUEST");
+    expectError(await alice.request("POST", "/api/notes/export", { body: "ids=1", headers: { "content-type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(await api.post("/api/notes/export", {}), 401, "UNAUTHORIZED");
+    const wrongMethod = await alice.get("/api/notes/export");
+    expectError(wrongMethod, 405, "METHOD_NOT_SUPPORTED");
+    expect(wrongMethod.headers.get("allow")).toBe("POST");
+  });
+});
