@@ -30,6 +30,8 @@ export interface SafeFetcherOptions {
   allowedPorts?: number[];
   /** Test seam: lets a loopback fixture stand in for a public host. */
   classifyAddress?: (address: string) => AddressClass;
+  /** Test seam: sees every address a socket is about to connect to, and may throw to stop it. */
+  beforeConnect?: (address: string) => void;
 }
 
 export const DEFAULT_ALLOWED_CONTENT_TYPES = [
@@ -70,6 +72,7 @@ interface Settings {
   allowedContentTypes: string[];
   allowedPorts: number[];
   classifyAddress: (address: string) => AddressClass;
+  beforeConnect: (address: string) => void;
 }
 
 /** The only way imports reach the network: public addresses only, pinned per hop, capped in time and size. */
@@ -85,6 +88,7 @@ export function createSafeFetcher(options: SafeFetcherOptions): Fetcher {
     ),
     allowedPorts: options.allowedPorts ?? [80, 443, 8080, 8443],
     classifyAddress: options.classifyAddress ?? classifyAddress,
+    beforeConnect: options.beforeConnect ?? (() => {}),
   };
   return (url, fetchOptions) => fetchPage(settings, url, fetchOptions ?? {});
 }
@@ -214,6 +218,13 @@ function send(
   if (signal.aborted) return Promise.reject(signal.reason);
   const { url } = hop;
   const literal = ipLiteralOf(url.hostname);
+  if (literal) {
+    try {
+      settings.beforeConnect(literal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
   const secure = url.protocol === "https:";
   return new Promise((resolve, reject) => {
     // The lookup's own error wins over whatever error the client wraps it in.
@@ -267,6 +278,7 @@ async function resolveChecked(settings: Settings, hop: Hop, hostname: string): P
   if (answers.length === 0) throw failure(hop, `${hostname} does not resolve to any address`, true);
   for (const answer of answers) checkAddress(settings, hop, answer.address, literal ? null : hostname);
   const pinned = answers.map(({ address }) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  for (const { address } of pinned) settings.beforeConnect(address);
   // IPv4 first: many hosts publish AAAA records this machine cannot route.
   return pinned.sort((a, b) => a.family - b.family);
 }

@@ -4,7 +4,14 @@ import net from "node:net";
 import zlib from "node:zlib";
 import { classifyAddress } from "../../../src/modules/imports/address-policy";
 import { ImportError } from "../../../src/modules/imports/import-error";
-import { createSafeFetcher, type Resolver } from "../../../src/modules/imports/safe-fetch";
+import { createSafeFetcher as createRealSafeFetcher, type Resolver, type SafeFetcherOptions } from "../../../src/modules/imports/safe-fetch";
+
+// Tripwire: should the address rules ever regress, no test may open a socket beyond loopback
+// (169.254.169.254 and friends would otherwise be really contacted from this machine).
+function loopbackOnly(address: string): void {
+  if (!/^(127\.|::1$|::ffff:127\.)/.test(address)) throw new Error(`test tripwire: would connect to ${address}`);
+}
+const createSafeFetcher = (options: SafeFetcherOptions) => createRealSafeFetcher({ beforeConnect: loopbackOnly, ...options });
 
 // Tests only ever touch loopback. 127.0.0.2 plays "a public host" through the injected policy.
 const FAKE_PUBLIC = "127.0.0.2";
