@@ -9,11 +9,11 @@ export function verifyPassword(password: string, hash: string): Promise<boolean>
   return Bun.password.verify(password, hash);
 }
 
-let dummyHash: Promise<string> | undefined;
+// Made once at start-up, so even the first unknown-user login costs no more than a real check.
+const dummyHash = hashPassword(crypto.randomUUID());
 
 /** Spends the same time as a real check, so an unknown username cannot be told apart by timing. */
 export async function verifyAgainstDummy(password: string): Promise<false> {
-  dummyHash ??= hashPassword("rhizome-dummy-password-for-timing");
   await verifyPassword(password, await dummyHash);
   return false;
 }

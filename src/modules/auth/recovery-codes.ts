@@ -21,10 +21,12 @@ export function hashRecoveryCode(code: string): string {
 
 /** Replaces all of a user's codes: regenerating revokes the old ones. */
 export async function replaceRecoveryCodes(db: Database, userId: number, codes: string[]): Promise<void> {
-  await db.batch([
-    db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)),
-    db.insert(recoveryCodes).values(codes.map((code) => ({ userId, codeHash: hashRecoveryCode(code) }))),
-  ]);
+  const removeOld = db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+  if (codes.length === 0) {
+    await removeOld;
+    return;
+  }
+  await db.batch([removeOld, db.insert(recoveryCodes).values(codes.map((code) => ({ userId, codeHash: hashRecoveryCode(code) })))]);
 }
 
 /** Marks an unused matching code used; true when one was consumed. */

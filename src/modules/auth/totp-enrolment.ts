@@ -5,6 +5,7 @@ import { ConflictError, InvalidInputError } from "../errors";
 import { verifyPassword } from "./passwords";
 import { generateRecoveryCodes, replaceRecoveryCodes } from "./recovery-codes";
 import { checkSecondFactor } from "./second-factor";
+import { assertNotThrottled, recordFailure, SECOND_FACTOR_PER_USER, throttleKeys } from "./throttle";
 import { generateTotpSecret, totpUri } from "./totp";
 
 async function loadUser(ctx: AuthedContext) {
@@ -42,7 +43,13 @@ export async function enableTotp({ ctx, input }: { ctx: AuthedContext; input: { 
 export async function disableTotp({ ctx, input }: { ctx: AuthedContext; input: { password: string; code: string } }): Promise<void> {
   const user = await loadUser(ctx);
   if (!user.totpEnabled) throw new ConflictError("TOTP is not enabled");
-  if (!(await verifyPassword(input.password, user.passwordHash))) throw new InvalidInputError("Incorrect password");
+  // A wrong password counts like a wrong code, so a stolen token cannot guess passwords here.
+  const throttleKey = throttleKeys.secondFactor(user.id);
+  await assertNotThrottled(ctx.db, [throttleKey], "Too many failed attempts; try again later");
+  if (!(await verifyPassword(input.password, user.passwordHash))) {
+    await recordFailure(ctx.db, throttleKey, SECOND_FACTOR_PER_USER);
+    throw new InvalidInputError("Incorrect password");
+  }
   if (!(await checkSecondFactor(ctx, user, input.code, { allowRecoveryCode: true }))) {
     throw new InvalidInputError("Invalid two-factor code");
   }
