@@ -1,43 +1,86 @@
+import type { Config } from "./config";
 import { openNotesDatabase } from "./db/client";
 import { createHttpApp } from "./http/app";
 import { buildOpenApiDocument } from "./http/openapi-document";
-import type { Config } from "./config";
-import { createSecretBox } from "./modules/auth/secret-box";
-import { appRouter } from "./trpc/root";
+import { createJobCatalogue, importQueueOn } from "./jobs/catalogue";
+import { startEmbeddedPostgres } from "./jobs/embedded-postgres";
+import { createQueue, type JobWorker } from "./jobs/queue";
 import { log } from "./log";
+import { createSecretBox } from "./modules/auth/secret-box";
+import { reconcileImportTasks } from "./modules/imports/reconcile-tasks";
+import { appRouter } from "./trpc/root";
 
 /** The largest request body any route takes: import tasks carry saved pages of up to 10 MiB. */
 export const MAX_BODY_BYTES = 12 * 1024 * 1024;
+const RECONCILE_EVERY_MS = 60_000;
 
 export interface RunningServer {
+  /** Empty for a worker-only process. */
   url: string;
   port: number;
   stop(): Promise<void>;
 }
 
-/** Opens the notes database (migrating it) and serves the API until `stop()`. */
+/**
+ * Starts what `ROLE` asks for on shared stores: the notes database (migrated), the queue's
+ * Postgres (DATABASE_URL, or an embedded one under DATA_DIR/pg), then the HTTP API and/or a worker
+ * with its reconciler. `stop()` drains in reverse order.
+ */
 export async function startServer(config: Config): Promise<RunningServer> {
-  const notesDb = await openNotesDatabase({ url: config.libsqlUrl, authToken: config.libsqlAuthToken });
-  const secretBox = await createSecretBox({ secretKey: config.secretKey, dataDir: config.dataDir });
-  const app = createHttpApp({
-    router: appRouter,
-    services: { db: notesDb.db, secretBox },
-    document: buildOpenApiDocument(appRouter),
-    maxBodyBytes: MAX_BODY_BYTES,
-    checkHealth: async () => {
-      await notesDb.client.execute("select 1");
-    },
-  });
-  app.listen({ port: config.port, hostname: config.host });
-  const port = app.server!.port!;
-  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  log.info(`Rhizome API listening on ${url} (docs at ${url}/docs)`);
-  return {
-    url,
-    port,
-    async stop() {
-      await app.stop();
-      notesDb.close();
-    },
+  const stops: (() => Promise<void> | void)[] = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step();
   };
+  try {
+    const notesDb = await openNotesDatabase({ url: config.libsqlUrl, authToken: config.libsqlAuthToken });
+    stops.push(() => notesDb.close());
+
+    let connectionString = config.databaseUrl;
+    if (!connectionString) {
+      const postgres = await startEmbeddedPostgres({ dataDir: config.dataDir, log });
+      stops.push(() => postgres.stop());
+      connectionString = postgres.connectionString;
+    }
+    const queue = createQueue({ connectionString, tasks: createJobCatalogue({ db: notesDb.db, imports: config.imports }), log });
+    stops.push(() => queue.close());
+    await queue.migrate();
+    const importQueue = importQueueOn(queue);
+
+    if (config.role !== "api") {
+      const worker: JobWorker = await queue.startWorker({ concurrency: config.worker.concurrency });
+      const reconcile = () => reconcileImportTasks(notesDb.db, importQueue).catch((error) => log.warn("reconciler failed", error));
+      await reconcile();
+      const timer = setInterval(reconcile, RECONCILE_EVERY_MS);
+      stops.push(async () => {
+        clearInterval(timer);
+        await worker.stop();
+      });
+      log.info(`worker ${worker.id} running ${config.worker.concurrency} job(s) at a time`);
+    }
+
+    if (config.role === "worker") return { url: "", port: 0, stop };
+
+    const secretBox = await createSecretBox({ secretKey: config.secretKey, dataDir: config.dataDir });
+    const app = createHttpApp({
+      router: appRouter,
+      services: { db: notesDb.db, secretBox, importQueue },
+      document: buildOpenApiDocument(appRouter),
+      maxBodyBytes: MAX_BODY_BYTES,
+      checkHealth: async () => {
+        await notesDb.client.execute("select 1");
+        await queue.jobExists("healthz:ping");
+      },
+    });
+    app.listen({ port: config.port, hostname: config.host });
+    stops.push(async () => {
+      await app.stop();
+    });
+    const port = app.server!.port!;
+    const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+    log.info(`Rhizome API listening on ${url} (docs at ${url}/docs)`);
+    return { url, port, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

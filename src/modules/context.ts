@@ -1,11 +1,13 @@
 import type { Database } from "../db/client";
 import type { SecretBox } from "./auth/secret-box";
 import type { Session, SessionUser } from "./auth/sessions";
+import type { ImportQueue } from "./imports/import-queue";
 
 /** What business functions need from the outside world; no HTTP or tRPC objects. */
 export interface ServiceContext {
   db: Database;
   secretBox: SecretBox;
+  importQueue: ImportQueue;
 }
 
 export interface RequestContext extends ServiceContext {

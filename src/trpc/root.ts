@@ -1,10 +1,12 @@
 import { authRouter } from "../modules/auth/router";
+import { importsRouter } from "../modules/imports/router";
 import { notesRouter } from "../modules/notes/router";
 import { router } from "./procedures";
 
 export const appRouter = router({
   auth: authRouter,
   notes: notesRouter,
+  tasks: importsRouter,
 });
 
 /** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */

@@ -18,7 +18,11 @@ export const notes = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (table) => [index("notes_user_updated_idx").on(table.userId, sql`${table.updatedAt} desc`, sql`${table.id} desc`)],
+  (table) => [
+    index("notes_user_updated_idx").on(table.userId, sql`${table.updatedAt} desc`, sql`${table.id} desc`),
+    // (user_id, rowid): the export's keyset pages (`id > ?` in id order) are ranges, not sorts.
+    index("notes_user_id_idx").on(table.userId),
+  ],
 );
 
 /**

@@ -7,18 +7,19 @@ import type { createNoteInput, NoteRecord } from "./schemas";
 
 /** One INSERT: the tag index and counters follow from triggers in the same statement. */
 export async function createNote({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof createNoteInput> }): Promise<NoteRecord> {
-  const now = Date.now();
-  const [row] = await ctx.db
-    .insert(notes)
-    .values({
-      userId: ctx.userId,
-      title: input.title,
-      content: input.content,
-      excerpt: plainTextExcerpt(input.content),
-      tags: JSON.stringify(input.tags),
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
+  const [row] = await ctx.db.insert(notes).values(newNoteRow(ctx.userId, input)).returning();
   return toNoteRecord(row!);
+}
+
+/** The row of a new note from already-validated fields (also used by imports). */
+export function newNoteRow(userId: number, input: { title: string; content: string; tags: string[] }, now = Date.now()) {
+  return {
+    userId,
+    title: input.title,
+    content: input.content,
+    excerpt: plainTextExcerpt(input.content),
+    tags: JSON.stringify(input.tags),
+    createdAt: now,
+    updatedAt: now,
+  };
 }

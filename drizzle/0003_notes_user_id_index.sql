@@ -1,0 +1,1 @@
+CREATE INDEX `notes_user_id_idx` ON `notes` (`user_id`);

@@ -1,0 +1,148 @@
+// `bun run scripts/bench/layers.ts`: where a read request's CPU time goes, in one process and
+// without sockets. The framework layers are timed on stub procedures that return a precomputed
+// result (so database noise cannot hide them); the work the service shares with the bare baseline
+// (token check, queries, JSON) is timed on its own. CPU µs per call, the median of interleaved
+// rounds, so other work on the machine disturbs the figures little.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openNotesDatabase } from "../../src/db/client";
+import { createHttpApp } from "../../src/http/app";
+import { buildOpenApiDocument } from "../../src/http/openapi-document";
+import { createRestHandler } from "../../src/http/rest-adapter";
+import { setLogLevel } from "../../src/log";
+import { createSession, validateSessionToken } from "../../src/modules/auth/sessions";
+import { getNote } from "../../src/modules/notes/get-note";
+import { listNotes } from "../../src/modules/notes/list-notes";
+import * as schemas from "../../src/modules/notes/schemas";
+import type { TrpcContext } from "../../src/trpc/context";
+import { t } from "../../src/trpc/init";
+import { publicProcedure } from "../../src/trpc/procedures";
+import { createRandom, seedNotes } from "./seed-notes";
+
+const NOTES = 10_000;
+const ROUNDS = 5;
+const CALLS_PER_ROUND = 300;
+
+type Stack = { name: string; call: () => Promise<unknown> };
+
+setLogLevel("warn");
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-layers-"));
+try {
+  await main();
+} finally {
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+async function main() {
+  const dbFile = path.join(dataDir, "rhizome.db");
+  const notesDb = await openNotesDatabase({ url: `file:${dbFile}` });
+  const [user] = (
+    await notesDb.client.execute("insert into users (username, username_key, password_hash, created_at) values ('bench', 'bench', '-', 0) returning id")
+  ).rows;
+  const userId = Number(user![0]);
+  await seedNotes({ dbFile, userId, count: NOTES, seed: 1 });
+  const { token } = await createSession(notesDb.db, userId, { pendingTotp: false });
+  const ctx = { db: notesDb.db, userId };
+  const random = createRandom(5);
+  const noteId = () => 1 + Math.floor(random() * NOTES);
+  const page = await listNotes({ ctx, input: { page: 1, size: 20 } });
+  const note = await getNote({ ctx, input: { id: 1 } });
+
+  // notesRouter.list and .get as they are declared, with the token check (authenticate) and the
+  // query stubbed out.
+  const stubAuthenticate = t.middleware(({ ctx: context, next }) => next({ ctx: { ...context, userId } }));
+  const stubRouter = t.router({
+    notes: t.router({
+      list: publicProcedure
+        .use(stubAuthenticate)
+        .meta({ openapi: { method: "GET", path: "/notes" } })
+        .input(schemas.listNotesInput)
+        .output(schemas.pageEnvelope(schemas.noteListItemSchema, "NotePage"))
+        .query(async () => page),
+      get: publicProcedure
+        .use(stubAuthenticate)
+        .meta({ openapi: { method: "GET", path: "/notes/{id}" } })
+        .input(schemas.noteIdInput)
+        .output(schemas.noteSchema)
+        .query(async () => note),
+    }),
+  });
+  // The notes routes touch neither the secret box nor the import queue.
+  const services = {
+    db: notesDb.db,
+    secretBox: { seal: async (text: string) => text, open: async (text: string) => text },
+    importQueue: { enqueueImport: async () => false, findImportJob: async () => null },
+  };
+  const context = (request: Request, transport: TrpcContext["transport"]): TrpcContext => ({
+    ...services,
+    clientAddress: "127.0.0.1",
+    authorization: request.headers.get("authorization"),
+    transport,
+  });
+  const app = createHttpApp({ router: stubRouter, services, document: buildOpenApiDocument(stubRouter), maxBodyBytes: 1 << 20, checkHealth: async () => {} });
+  const rest = createRestHandler(stubRouter, context);
+  const headers = { authorization: `Bearer ${token}` };
+  // The REST adapter builds a caller per request; so does this.
+  const caller = () => stubRouter.createCaller(context(new Request("http://127.0.0.1/", { headers }), "rest"));
+  const framework = (url: () => string, result: unknown, procedure: () => Promise<unknown>): Stack[] => [
+    { name: "JSON body only (what the baseline adds)", call: () => Response.json(result).text() },
+    { name: "+ tRPC procedure: middleware, Zod in/out", call: async () => JSON.stringify(await procedure()) },
+    { name: "+ REST adapter and trpc-to-openapi", call: async () => (await rest(new Request(url(), { headers }))).text() },
+    { name: "+ Elysia (app.handle)", call: async () => (await app.handle(new Request(url(), { headers }))).text() },
+  ];
+  const listUrl = () => "http://127.0.0.1/api/notes?page=1&size=20";
+  const getUrl = () => `http://127.0.0.1/api/notes/${noteId()}`;
+
+  console.log(`CPU µs per call, median of ${ROUNDS} interleaved rounds of ${CALLS_PER_ROUND}; ${NOTES.toLocaleString("en-US")} notes\n`);
+  const report = async (title: string, stacks: Stack[], cumulative: boolean) => {
+    console.log(title);
+    const results = await measure(stacks);
+    printStacks(results, cumulative);
+    return results;
+  };
+  const listLayers = await report("Framework, GET /api/notes?page=1&size=20 (stub procedure)", framework(listUrl, page, () => caller().notes.list({ page: 1, size: 20 })), true);
+  const getLayers = await report("Framework, GET /api/notes/{id} (stub procedure)", framework(getUrl, note, () => caller().notes.get({ id: noteId() })), true);
+  const shared = await report(
+    "Work the service and the baseline share",
+    [
+      { name: "validateSessionToken (SHA-256 + join)", call: () => validateSessionToken(ctx.db, token) },
+      { name: "listNotes (page of 20 + total)", call: () => listNotes({ ctx, input: { page: 1, size: 20 } }) },
+      { name: "getNote", call: () => getNote({ ctx, input: { id: noteId() } }) },
+      { name: "libSQL execute('select 1')", call: () => notesDb.client.execute("select 1") },
+    ],
+    false,
+  );
+  notesDb.close();
+
+  // Without the socket work (the same in both), so the real ratio sits a little closer to 1.
+  const micros = (results: { micros: number }[], index: number) => results[index]!.micros;
+  for (const [name, layers, query] of [["list", listLayers, 1], ["get", getLayers, 2]] as const) {
+    const base = micros(shared, 0) + micros(shared, query) + micros(layers, 0);
+    const added = micros(layers, 3) - micros(layers, 0);
+    console.log(`${name}: framework adds ${Math.round(added)} µs to ${Math.round(base)} µs of shared work; CPU-bound ratio ≈ ${(base / (base + added)).toFixed(2)}`);
+  }
+}
+
+/** Runs every stack once per round, in turn, so a burst of outside load hits them all alike. */
+async function measure(stacks: Stack[]): Promise<{ name: string; micros: number }[]> {
+  for (const stack of stacks) for (let call = 0; call < CALLS_PER_ROUND; call++) await stack.call();
+  const samples = stacks.map(() => [] as number[]);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [index, stack] of stacks.entries()) {
+      const before = process.cpuUsage();
+      for (let call = 0; call < CALLS_PER_ROUND; call++) await stack.call();
+      const used = process.cpuUsage(before);
+      samples[index]!.push((used.user + used.system) / CALLS_PER_ROUND);
+    }
+  }
+  return stacks.map((stack, index) => ({ name: stack.name, micros: samples[index]!.sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]! }));
+}
+
+function printStacks(results: { name: string; micros: number }[], cumulative: boolean) {
+  results.forEach((result, index) => {
+    const added = cumulative && index > 0 ? `  (+${Math.round(result.micros - results[index - 1]!.micros)})` : "";
+    console.log(`  ${result.name.padEnd(44)} ${String(Math.round(result.micros)).padStart(6)}${added}`);
+  });
+  console.log();
+}

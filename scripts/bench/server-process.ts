@@ -1,0 +1,96 @@
+import fs from "node:fs";
+import path from "node:path";
+
+export interface ServerProcess {
+  name: string;
+  pid: number;
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 30_000;
+
+/** Runs a server entry script in its own Bun process and waits for the `{"port":…}` line it prints. */
+export async function startServerProcess(name: string, entry: string, environment: Record<string, string>): Promise<ServerProcess> {
+  const child = Bun.spawn([process.execPath, "run", path.resolve(import.meta.dir, entry)], {
+    env: { ...process.env, ...environment },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const reader = child.stdout.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  const timeout = setTimeout(() => child.kill(), START_TIMEOUT_MS);
+  while (!buffered.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${name} server exited before printing its port (exit code ${await child.exited})`);
+    buffered += decoder.decode(value, { stream: true });
+  }
+  clearTimeout(timeout);
+  const { port } = JSON.parse(buffered.slice(0, buffered.indexOf("\n"))) as { port: number };
+  // Keep draining stdout so a chatty server never blocks on a full pipe.
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      process.stderr.write(`[${name}] ${decoder.decode(value)}`);
+    }
+  })();
+  return {
+    name,
+    pid: child.pid,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      child.kill("SIGTERM");
+      // The service stops its embedded Postgres first, which can take a few seconds.
+      const forced = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+      await child.exited;
+      clearTimeout(forced);
+    },
+  };
+}
+
+function statusField(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const match = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"));
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+/** Resident memory now, in bytes. */
+export const residentBytes = (pid: number) => statusField(pid, "VmRSS");
+
+/** The kernel's high-water mark of resident memory since the process started, in bytes. */
+export const peakResidentBytes = (pid: number) => statusField(pid, "VmHWM");
+
+/** User + system CPU time of the whole process (all threads), in milliseconds. */
+export function cpuMilliseconds(pid: number): number {
+  // Fields after the parenthesised command name; utime and stime are the 14th and 15th, in USER_HZ (100/s).
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Samples a process's RSS every `intervalMs` until stopped and keeps the peak. */
+export function watchResidentMemory(pid: number, intervalMs = 100) {
+  let peak = 0;
+  const sample = () => {
+    try {
+      peak = Math.max(peak, residentBytes(pid));
+    } catch {
+      // The process has exited; its earlier samples stand.
+    }
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  return {
+    get peak() {
+      return peak;
+    },
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
+}

@@ -1,0 +1,379 @@
+/**
+ * A typed layer over graphile-worker: one catalogue of tasks, `enqueue(name, payload)` checked against the task's
+ * Zod schema, and a runner that parses every payload again before the handler sees it.
+ *
+ * What graphile-worker gives and we keep: at-least-once delivery; retries after exp(min(attempt, 10)) seconds;
+ * jobs start through LISTEN/NOTIFY (polling every `pollIntervalMs` only finds retries and future `runAt`s).
+ * What we add: crashed workers' jobs are freed within a sweep interval, not 4 hours (see worker-liveness.ts).
+ *
+ * The app wires shutdown on SIGTERM/SIGINT: `await worker.stop(); await queue.close(); await postgres?.stop();`.
+ */
+import { EventEmitter } from "node:events";
+import { Logger, run, runMigrations, type Task, type TaskList, type WorkerEvents, type WorkerPool } from "graphile-worker";
+import pg from "pg";
+import { z } from "zod";
+import { type AnyTask, assertMaxAttempts } from "./define-task";
+import { type JobLog, prefixedLog } from "./log";
+import { findDeadWorkers, holdLiveness, type WorkerLiveness } from "./worker-liveness";
+
+const SCHEMA = "graphile_worker"; // pinned: graphile-worker would otherwise honour GRAPHILE_WORKER_SCHEMA
+
+type TaskNamed<Tasks extends readonly AnyTask[], Name> = Extract<Tasks[number], { name: Name }>;
+
+export interface EnqueueOptions {
+  /** One pending job per key, e.g. `import:<taskId>`. A job already running under the key is not replaced: a second one is queued. */
+  jobKey?: string;
+  /** `replace` (default) debounces: the new payload and runAt win. `preserve_run_at` throttles: the queued runAt stays. */
+  jobKeyMode?: "replace" | "preserve_run_at";
+  runAt?: Date;
+  /** Overrides the task's maxAttempts for this job. */
+  maxAttempts?: number;
+}
+
+export interface JobState {
+  jobId: string;
+  taskName: string;
+  attempts: number;
+  maxAttempts: number;
+  lastError: string | null;
+  runAt: Date;
+  /** The worker pool running it now, if any. */
+  lockedBy: string | null;
+  /** Out of attempts: it stays in the table for inspection but will not run again. */
+  permanentlyFailed: boolean;
+}
+
+export interface WorkerOptions {
+  concurrency: number;
+  /** How often to look for retries and future jobs; new jobs arrive by NOTIFY without waiting for this. */
+  pollIntervalMs?: number;
+  /** After stop(), how long running jobs get before their abort signal fires. */
+  abortAfterMs?: number;
+  /** After stop(), how long before jobs still running are failed (and so retried later) and the worker quits. */
+  drainTimeoutMs?: number;
+  /** How often this worker frees the jobs of dead workers (also once at start); 0 turns it off. */
+  deadWorkerSweepMs?: number;
+}
+
+export interface JobWorker {
+  /** graphile-worker's pool id: what `locked_by` says on the jobs this worker runs. */
+  readonly id: string;
+  /** Takes no new jobs, waits for running ones (their abort signal fires after `abortAfterMs`), then releases its liveness lock. */
+  stop(): Promise<void>;
+}
+
+export interface Queue<Tasks extends readonly AnyTask[]> {
+  /** graphile-worker's migrations; safe to run on every start. */
+  migrate(): Promise<void>;
+  /** Null when graphile-worker added nothing: a worker locked the keyed job at that instant. Enqueue again. */
+  enqueue<Name extends Tasks[number]["name"]>(
+    name: Name,
+    payload: z.input<TaskNamed<Tasks, Name>["payload"]>,
+    options?: EnqueueOptions,
+  ): Promise<{ jobId: string } | null>;
+  /** True while a job with this key is waiting, retrying or running; false once done or permanently failed. */
+  jobExists(jobKey: string): Promise<boolean>;
+  findJob(jobKey: string): Promise<JobState | null>;
+  startWorker(options: WorkerOptions): Promise<JobWorker>;
+  /**
+   * Frees jobs locked by worker pools that no longer hold their liveness lock (see worker-liveness.ts), so they run
+   * again now instead of 4 hours later. The interrupted run counts as an attempt; a job that used its last attempt
+   * that way gets its task's onPermanentFailure.
+   */
+  unlockJobsOfDeadWorkers(): Promise<{ workerIds: string[]; jobIds: string[] }>;
+  /** Stops any running workers, then closes the pool. */
+  close(): Promise<void>;
+}
+
+/** A queued payload that no longer matches its task's schema; retrying cannot fix it, so the job fails for good. */
+export class InvalidPayloadError extends Error {
+  constructor(taskName: string, error: z.ZodError) {
+    super(`invalid payload for task ${taskName}:\n${z.prettifyError(error)}`);
+    this.name = "InvalidPayloadError";
+  }
+}
+
+export function createQueue<const Tasks extends readonly AnyTask[]>({
+  connectionString,
+  tasks,
+  log,
+  maxConnections = 10,
+}: {
+  connectionString: string;
+  tasks: Tasks;
+  log: JobLog;
+  /** Size of the one pool; a worker holds concurrency + 1 (its LISTEN connection), enqueue borrows briefly. */
+  maxConnections?: number;
+}): Queue<Tasks> {
+  const byName = new Map<string, AnyTask>();
+  for (const task of tasks) {
+    if (byName.has(task.name)) throw new Error(`task ${task.name} is defined twice`);
+    byName.set(task.name, task);
+  }
+  const taskList: TaskList = Object.fromEntries(tasks.map((task) => [task.name, runnerFor(task, log)]));
+  const logger = graphileLogger(log);
+  const workers = new Set<JobWorker>();
+  const hooks = new Set<Promise<void>>();
+
+  // One pool for enqueueing and the worker. Without these handlers a dropped connection (a DB restart) crashes the process.
+  const pool = new pg.Pool({ connectionString, max: maxConnections, application_name: "rhizome-jobs" });
+  pool.on("error", (error) => log.warn(`idle Postgres connection lost: ${error.message}`));
+  pool.on("connect", (client) => client.on("error", (error) => log.warn(`Postgres connection lost: ${error.message}`)));
+
+  async function reportPermanentFailure(taskName: string, jobId: string, rawPayload: unknown, error: unknown) {
+    const task = byName.get(taskName);
+    if (!task?.onPermanentFailure || error instanceof InvalidPayloadError) return; // no typed payload to report
+    const parsed = task.payload.safeParse(rawPayload);
+    if (!parsed.success) return;
+    try {
+      await task.onPermanentFailure(parsed.data, error instanceof Error ? error : new Error(String(error)));
+    } catch (hookError) {
+      log.error(`onPermanentFailure of ${taskName} job ${jobId} failed: ${(hookError as Error).message}`);
+    }
+  }
+
+  /**
+   * graphile-worker writes a job's completion after the worker has moved on, so stop() can return before it lands.
+   * Holding the liveness lock until then keeps a sweep from taking the job for a dead worker's.
+   */
+  async function untilUnlocked(poolId: string) {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const { rows } = await pool
+        .query(`select 1 from ${SCHEMA}._private_jobs where locked_by = $1 limit 1`, [poolId])
+        .catch(() => ({ rows: [] }));
+      if (rows.length === 0) return;
+      if (Date.now() > deadline) return log.warn(`worker ${poolId} stopped with jobs still locked; a sweep will free them`);
+      await Bun.sleep(20);
+    }
+  }
+
+  const track = (hook: Promise<void>) => {
+    hooks.add(hook);
+    void hook.finally(() => hooks.delete(hook));
+  };
+
+  const queue: Queue<Tasks> = {
+    async migrate() {
+      await runMigrations({ pgPool: pool, schema: SCHEMA, logger });
+    },
+
+    async enqueue(name, payload, options = {}) {
+      const task = byName.get(name);
+      if (!task) throw new Error(`no task named ${name}`);
+      task.payload.parse(payload);
+      const json = JSON.stringify(payload) ?? "null";
+      // What the worker will parse is the JSON, so check it survives the round trip (a Date, a bigint would not).
+      const stored = task.payload.safeParse(JSON.parse(json));
+      if (!stored.success) throw new Error(`payload for task ${name} does not survive JSON: ${z.prettifyError(stored.error)}`);
+      const mode = options.jobKeyMode ?? "replace";
+      if (mode !== "replace" && mode !== "preserve_run_at") throw new Error(`jobKeyMode ${String(mode)} is not allowed`);
+      const maxAttempts = options.maxAttempts ?? task.maxAttempts;
+      assertMaxAttempts(maxAttempts, name);
+      const { rows } = await pool.query<{ id: string | null }>(
+        `select id from ${SCHEMA}.add_job(identifier => $1::text, payload => $2::json, run_at => $3::timestamptz,
+           max_attempts => $4::int, job_key => $5::text, job_key_mode => $6::text)`,
+        [name, json, options.runAt?.toISOString() ?? null, maxAttempts, options.jobKey ?? null, options.jobKey ? mode : null],
+      );
+      const jobId = rows[0]?.id;
+      return jobId == null ? null : { jobId: String(jobId) };
+    },
+
+    async jobExists(jobKey) {
+      const job = await queue.findJob(jobKey);
+      return job !== null && !job.permanentlyFailed;
+    },
+
+    async findJob(jobKey) {
+      const { rows } = await pool.query<{
+        id: string;
+        task_identifier: string;
+        attempts: number;
+        max_attempts: number;
+        last_error: string | null;
+        run_at: Date;
+        locked_by: string | null;
+      }>(
+        `select id, task_identifier, attempts, max_attempts, last_error, run_at, locked_by from ${SCHEMA}.jobs where key = $1`,
+        [jobKey],
+      );
+      const row = rows[0];
+      if (!row) return null;
+      return {
+        jobId: String(row.id),
+        taskName: row.task_identifier,
+        attempts: row.attempts,
+        maxAttempts: row.max_attempts,
+        lastError: row.last_error,
+        runAt: row.run_at,
+        lockedBy: row.locked_by,
+        permanentlyFailed: row.locked_by === null && row.attempts >= row.max_attempts,
+      };
+    },
+
+    async startWorker({
+      concurrency,
+      pollIntervalMs = 2_000,
+      abortAfterMs = 5_000,
+      drainTimeoutMs = 30_000,
+      deadWorkerSweepMs = 60_000,
+    }) {
+      if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer`);
+      const events = new EventEmitter() as WorkerEvents;
+      let workerPool: WorkerPool | undefined;
+      let liveness: WorkerLiveness | undefined;
+      events.on("pool:create", ({ workerPool: created }) => {
+        workerPool = created;
+        liveness = holdLiveness({ connectionString, poolId: created.id, log });
+      });
+      // graphile-worker emits this when attempts reach max_attempts, before it records the failure.
+      events.on("job:failed", ({ job, error }) =>
+        track(reportPermanentFailure(job.task_identifier, String(job.id), job.payload, error)),
+      );
+      const listening = new Promise<void>((resolve) => events.once("pool:listen:success", () => resolve()));
+
+      const runner = await run(
+        {
+          pgPool: pool,
+          schema: SCHEMA,
+          taskList,
+          concurrency,
+          pollInterval: pollIntervalMs,
+          gracefulShutdownAbortTimeout: abortAfterMs,
+          noHandleSignals: true, // the app decides when to stop, and calls stop()
+          logger,
+          events,
+          // No job is taken before this pool holds its liveness lock, or a sweep could take the pool for dead.
+          forbiddenFlags: () => (liveness?.held ? null : (liveness?.whenHeld() ?? Promise.resolve()).then(() => null)),
+        },
+        undefined,
+        [], // no crontab
+      );
+      const poolId = workerPool?.id ?? "unknown";
+      runner.promise.catch((error: unknown) => log.error(`worker ${poolId} stopped on an error: ${String(error)}`));
+      let slowTimer: ReturnType<typeof setTimeout> | undefined;
+      const slow = new Promise<"slow">((resolve) => (slowTimer = setTimeout(() => resolve("slow"), 30_000)));
+      const ready = Promise.all([listening, liveness?.whenHeld()]);
+      if ((await Promise.race([ready, slow])) === "slow") log.warn(`worker ${poolId} is not listening yet; it will poll`);
+      clearTimeout(slowTimer);
+
+      const sweep = () =>
+        queue.unlockJobsOfDeadWorkers().catch((error: Error) => log.warn(`dead-worker sweep failed: ${error.message}`));
+      void sweep();
+      const sweepTimer = deadWorkerSweepMs > 0 ? setInterval(sweep, deadWorkerSweepMs) : undefined;
+
+      let stopping: Promise<void> | undefined;
+      const worker: JobWorker = {
+        id: poolId,
+        stop() {
+          stopping ??= (async () => {
+            clearInterval(sweepTimer);
+            const forceTimer = setTimeout(() => {
+              log.warn(`jobs still running ${drainTimeoutMs} ms after stop(); failing them so they retry later`);
+              // Not runner.kill(): it does nothing once a graceful shutdown has begun.
+              void Promise.resolve(workerPool?.forcefulShutdown(`not drained within ${drainTimeoutMs} ms`)).catch(
+                () => undefined,
+              );
+            }, drainTimeoutMs);
+            await runner.stop().catch((error: Error) => log.warn(`worker ${poolId} stop: ${error.message}`));
+            clearTimeout(forceTimer);
+            await untilUnlocked(poolId);
+            await Promise.allSettled(hooks);
+            await liveness?.release();
+            workers.delete(worker);
+            log.info(`worker ${poolId} stopped`);
+          })();
+          return stopping;
+        },
+      };
+      workers.add(worker);
+      log.info(`worker ${poolId} started (concurrency ${concurrency})`);
+      return worker;
+    },
+
+    async unlockJobsOfDeadWorkers() {
+      const client = await pool.connect();
+      let workerIds: string[] = [];
+      let jobs: Array<{ id: string; task_identifier: string; attempts: number; max_attempts: number; payload: unknown }>;
+      try {
+        await client.query("begin");
+        workerIds = await findDeadWorkers(client, SCHEMA);
+        jobs = [];
+        if (workerIds.length > 0) {
+          ({ rows: jobs } = await client.query(
+            `with unlocked as (
+               update ${SCHEMA}._private_jobs set last_error = 'its worker ' || locked_by || ' died during this attempt'
+               where locked_by = any($1::text[])
+               returning id, task_id, attempts, max_attempts, payload
+             )
+             select unlocked.id, tasks.identifier as task_identifier, unlocked.attempts, unlocked.max_attempts, unlocked.payload
+             from unlocked join ${SCHEMA}._private_tasks as tasks on tasks.id = unlocked.task_id`,
+            [workerIds],
+          ));
+          await client.query(`select ${SCHEMA}.force_unlock_workers($1::text[])`, [workerIds]);
+          // Wakes idle workers now rather than at their next poll.
+          if (jobs.length > 0) await client.query(`select pg_notify('jobs:insert', $1)`, [JSON.stringify({ count: jobs.length })]);
+        }
+        await client.query("commit");
+        client.release();
+      } catch (error) {
+        await client.query("rollback").catch(() => undefined);
+        client.release(error as Error);
+        throw error;
+      }
+      for (const job of jobs) {
+        if (job.attempts < job.max_attempts) continue;
+        const error = new Error(`its worker died during the last attempt (${job.attempts} of ${job.max_attempts})`);
+        track(reportPermanentFailure(job.task_identifier, String(job.id), job.payload, error));
+      }
+      const jobIds = jobs.map((job) => String(job.id));
+      if (workerIds.length > 0) log.warn(`freed ${jobIds.length} job(s) of dead worker(s) ${workerIds.join(", ")}`);
+      return { workerIds, jobIds };
+    },
+
+    async close() {
+      await Promise.all([...workers].map((worker) => worker.stop()));
+      await Promise.allSettled(hooks);
+      await pool.end();
+    },
+  };
+  return queue;
+}
+
+/** Wraps a task for graphile-worker: parse the payload, then hand the handler only what it needs. */
+function runnerFor(task: AnyTask, log: JobLog): Task {
+  return async (rawPayload, helpers) => {
+    const { job } = helpers;
+    const parsed = task.payload.safeParse(rawPayload);
+    if (!parsed.success) {
+      // Make this attempt the last, in the row and in the job graphile-worker holds, so it fails for good now.
+      await helpers.query(`update ${SCHEMA}._private_jobs set max_attempts = attempts where id = $1`, [job.id]);
+      job.max_attempts = job.attempts;
+      const error = new InvalidPayloadError(task.name, parsed.error);
+      log.error(`job ${job.id} failed permanently: ${error.message}`);
+      throw error;
+    }
+    await task.handler(parsed.data, {
+      jobId: String(job.id),
+      attempts: job.attempts,
+      maxAttempts: job.max_attempts,
+      signal: helpers.abortSignal,
+      log: prefixedLog(log, `[${task.name} job ${job.id}]`),
+    });
+  };
+}
+
+/** graphile-worker's info lines (one per completed job) go to debug; warnings and errors stay. */
+function graphileLogger(log: JobLog): Logger {
+  return new Logger(() => (level, message) => {
+    const line = `graphile-worker: ${message}`;
+    switch (level as string) {
+      case "error":
+        return log.error(line);
+      case "warning":
+        return log.warn(line);
+      default:
+        return log.debug(line);
+    }
+  });
+}

@@ -1,0 +1,133 @@
+import { STOPWORDS } from "./stopwords";
+import { addOccurrence, addPhrases, type Piece, type TermSink } from "./term-index";
+
+/** The "·" (or Japanese "・") between parts of a transliterated name. */
+export const NAME_DOT = /[·・]/;
+const HAN_NUMERAL = /^[零〇一二三四五六七八九十百千万亿两几第]+$/u;
+
+// One segmenter for the process: building one loads ICU dictionaries, reusing it is cheap.
+let sharedSegmenter: Intl.Segmenter | undefined;
+function segmenter(): Intl.Segmenter {
+  sharedSegmenter ??= new Intl.Segmenter("zh", { granularity: "word" });
+  return sharedSegmenter;
+}
+
+/** A stretch of Han or kana characters in the prose. */
+export interface CjkRun {
+  start: number;
+  end: number;
+}
+
+interface Segment {
+  text: string;
+  /** Characters (code points), so an astral ideograph counts once. */
+  chars: number;
+  start: number;
+  usable: boolean;
+  isNameDot: boolean;
+}
+
+/**
+ * Segments every CJK run of the note in one Intl.Segmenter call (a call costs far more than a
+ * character). Runs are joined by a newline, which word segmentation never crosses, or by the "·"
+ * that separated them in the note, so transliterated names can be rebuilt.
+ */
+export function addCjkTerms(sink: TermSink, prose: string, runs: CjkRun[]): void {
+  if (runs.length === 0) return;
+  const segments = segmentRuns(prose, runs);
+  let pieces: Piece[] = [];
+  for (const segment of segments) {
+    if (!segment.usable) {
+      if (pieces.length > 0) addPhrases(sink, pieces, "");
+      pieces = [];
+      continue;
+    }
+    const { text, start } = segment;
+    pieces.push({ text, start, end: start + text.length, standsAlone: segment.chars >= 2 });
+  }
+  if (pieces.length > 0) addPhrases(sink, pieces, "");
+  addDottedNames(sink, prose, segments);
+}
+
+function segmentRuns(prose: string, runs: CjkRun[]): Segment[] {
+  const parts: string[] = [];
+  const offsets: number[] = [];
+  let length = 0;
+  runs.forEach((run, at) => {
+    offsets.push(length);
+    parts.push(prose.slice(run.start, run.end));
+    length += run.end - run.start;
+    const next = runs[at + 1];
+    if (!next) return;
+    const dotted = next.start === run.end + 1 && NAME_DOT.test(prose[run.end] ?? "");
+    parts.push(dotted ? "·" : "\n");
+    length++;
+  });
+  const segments: Segment[] = [];
+  let runIndex = 0;
+  for (const segment of segmenter().segment(parts.join(""))) {
+    while (runIndex + 1 < runs.length && segment.index >= offsets[runIndex + 1]!) runIndex++;
+    const run = runs[runIndex]!;
+    const text = segment.segment;
+    const start = run.start + segment.index - offsets[runIndex]!;
+    const usable = segment.isWordLike === true && !STOPWORDS.has(text) && !HAN_NUMERAL.test(text);
+    const chars = text.length === 1 ? 1 : [...text].length;
+    segments.push({ text, chars, start, usable, isNameDot: text === "·" });
+  }
+  return segments;
+}
+
+/**
+ * "尤瓦尔·赫拉利": the segmenter splits unknown transliterations into single characters, so a name
+ * is rebuilt around each "·" from single-character segments (up to four a side) or one dictionary
+ * word; it needs two single characters in all, so "学习·深度" in a list is not a name.
+ */
+function addDottedNames(sink: TermSink, prose: string, segments: Segment[]): void {
+  for (let at = 0; at < segments.length; at++) {
+    if (!segments[at]!.isNameDot) continue;
+    const before = namePart(segments, at, -1);
+    let after = namePart(segments, at, 1);
+    if (before.count === 0 || after.count === 0) continue;
+    let end = at + after.count;
+    let singles = before.singles + after.singles;
+    // Chained parts: 列奥纳多·达·芬奇.
+    while (segments[end + 1]?.isNameDot) {
+      after = namePart(segments, end + 1, 1);
+      if (after.count === 0) break;
+      singles += after.singles;
+      end += 1 + after.count;
+    }
+    if (singles >= 2) {
+      const start = segments[at - before.count]!.start;
+      const last = segments[end]!;
+      addOccurrence(sink, prose.slice(start, last.start + last.text.length), 2, start, last.start + last.text.length);
+    }
+    at = end;
+  }
+}
+
+const NAME_PART_LENGTH = 4;
+
+/** How many usable segments next to the dot (direction -1 before, 1 after) form one part of a name. */
+function namePart(segments: Segment[], dot: number, direction: 1 | -1): { count: number; singles: number } {
+  let count = 0;
+  let length = 0;
+  for (let at = dot + direction; at >= 0 && at < segments.length; at += direction) {
+    const segment = segments[at]!;
+    const single = segment.chars === 1;
+    if (!segment.usable || length + segment.chars > NAME_PART_LENGTH) break;
+    // A dictionary word is a whole part ("亚当"); it never joins single characters.
+    if (!single && count > 0) break;
+    count++;
+    length += segment.chars;
+    if (!single) break;
+  }
+  return { count, singles: length === count ? count : 0 };
+}
+
+/** The word-like segments of a CJK string, as the key phrase reader sees them. */
+export function cjkWords(text: string): string[] {
+  const words: string[] = [];
+  for (const segment of segmenter().segment(text)) if (segment.isWordLike) words.push(segment.segment);
+  return words;
+}

@@ -1,0 +1,120 @@
+import { conceptKey, displayLabel } from "../../concept-key";
+import type { NoteForExtraction, TextSpan } from "../../extraction";
+import type { Mark } from "./marks";
+import { cleanMarkedName, isConceptName, type NameLimits, subjectAfterLabel } from "./name-shape";
+import type { Heading } from "./sections";
+import { STOPWORDS } from "./stopwords";
+
+/**
+ * The fixed set of concept types the local extractor reports:
+ * - "tag": the note's tags and its #hashtags;
+ * - "link": [[wikilink]] targets (other notes or pages);
+ * - "topic": Markdown headings, and the note title when it is a short noun phrase;
+ * - "technology": identifier-like `inline code` (numpy, torch.nn, useEffect);
+ * - "concept": **bold**, ==highlighted== or *emphasised* terms, and TF-IDF key phrases.
+ */
+export const LOCAL_CONCEPT_TYPES = ["tag", "link", "topic", "technology", "concept"] as const;
+export type LocalConceptType = (typeof LOCAL_CONCEPT_TYPES)[number];
+
+export interface ConceptDraft {
+  key: string;
+  name: string;
+  type: LocalConceptType;
+  aliases: string[];
+  /** Where the markup that made it a concept sits (empty for note tags). */
+  spans: TextSpan[];
+}
+
+export interface ExplicitConcepts {
+  /** In priority order: tags, links, topics, technologies, emphasised terms; each in reading order. */
+  drafts: ConceptDraft[];
+  /** Concept key of each heading that names a concept, by heading index. */
+  headingKeys: (string | undefined)[];
+  titleKey?: string;
+}
+
+/** A note with more explicit markup than this (an index page) keeps the first ones by priority. */
+export const MAX_EXPLICIT_CONCEPTS = 40;
+const MAX_NAME_LENGTH = 100;
+
+const TITLE_LIMITS: NameLimits = { maxWords: 4, maxCjkChars: 12, maxChars: 60 };
+const HEADING_LIMITS: NameLimits = { maxWords: 6, maxCjkChars: 16, maxChars: 60 };
+const STRONG_LIMITS: NameLimits = { maxWords: 5, maxCjkChars: 16, maxChars: 50 };
+const EMPHASIS_LIMITS: NameLimits = { maxWords: 3, maxCjkChars: 10, maxChars: 40 };
+const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_.+#\-/:]{1,39}$/u;
+
+export function explicitConcepts(
+  note: Pick<NoteForExtraction, "title" | "tags">,
+  visible: string,
+  headings: Heading[],
+  marks: Mark[],
+): ExplicitConcepts {
+  const drafts = new Map<string, ConceptDraft>();
+  const add = (rawName: string, type: LocalConceptType, span?: TextSpan, alias?: string): string | undefined => {
+    const name = displayLabel(rawName);
+    const key = conceptKey(name);
+    if (key.length === 0 || name.length > MAX_NAME_LENGTH) return undefined;
+    let draft = drafts.get(key);
+    if (!draft) {
+      if (drafts.size >= MAX_EXPLICIT_CONCEPTS) return undefined;
+      draft = { key, name, type, aliases: [], spans: [] };
+      drafts.set(key, draft);
+    }
+    if (span) draft.spans.push(span);
+    const aliasLabel = alias === undefined ? "" : displayLabel(alias);
+    if (aliasLabel && conceptKey(aliasLabel) !== key && !draft.aliases.includes(aliasLabel)) draft.aliases.push(aliasLabel);
+    return key;
+  };
+  const ofKind = (kind: Mark["kind"]) => marks.filter((mark) => mark.kind === kind);
+
+  const tagMarks = ofKind("hashtag");
+  for (const tag of note.tags) add(tag, "tag");
+  for (const mark of tagMarks) add(mark.text.replace(/_+/g, " "), "tag", mark.span);
+  for (const mark of ofKind("wikilink")) add(mark.text, "link", mark.span, mark.alias);
+
+  const title = titleSubject(note.title);
+  const titleLimits = title?.afterLabel ? { ...TITLE_LIMITS, maxWords: 6, allowCommas: true } : TITLE_LIMITS;
+  const titleKey = title && isConceptName(title.name, titleLimits) ? add(title.name, "topic", title.span) : undefined;
+  const headingKeys = headings.map((heading) => {
+    const raw = visible.slice(heading.text.start, heading.text.end);
+    const cleaned = cleanMarkedName(raw);
+    const name = subjectAfterLabel(cleaned)?.trim() ?? cleaned;
+    if (!isConceptName(name, HEADING_LIMITS)) return undefined;
+    return add(name, "topic", locate(raw, name, heading.text));
+  });
+
+  for (const mark of ofKind("code")) {
+    if (isIdentifier(mark.text)) add(mark.text, "technology", mark.span);
+  }
+  for (const [kind, limits] of [["strong", STRONG_LIMITS], ["emphasis", EMPHASIS_LIMITS]] as const) {
+    for (const mark of ofKind(kind)) {
+      const name = cleanMarkedName(mark.text);
+      if (isConceptName(name, limits)) add(name, "concept", locate(mark.text, name, mark.span));
+    }
+  }
+  return { drafts: [...drafts.values()], headingKeys, ...(titleKey ? { titleKey } : {}) };
+}
+
+/**
+ * The title names a concept only when it is a short noun phrase ("Gradient descent", "人类简史");
+ * "Book notes: Sapiens" and "读书笔记：人类简史" name what follows the generic label.
+ */
+function titleSubject(title: string): { name: string; span: TextSpan; afterLabel: boolean } | undefined {
+  const subject = subjectAfterLabel(title);
+  if (subject === undefined && /[:：]/.test(title)) return undefined;
+  const raw = subject ?? title;
+  const name = displayLabel(raw);
+  const start = title.length - raw.length;
+  return name ? { name, span: locate(raw, name, { start, end: title.length }), afterLabel: subject !== undefined } : undefined;
+}
+
+/** `numpy`, `torch.nn`, `C++`: a name-like token, not an expression, command or path. */
+function isIdentifier(code: string): boolean {
+  return IDENTIFIER.test(code) && /\p{L}{2}/u.test(code) && !STOPWORDS.has(code.toLowerCase()) && !code.includes("://");
+}
+
+/** The span of `name` inside `raw` (which starts at `span.start`), or the whole span when markup splits it. */
+function locate(raw: string, name: string, span: TextSpan): TextSpan {
+  const at = raw.indexOf(name);
+  return at < 0 ? span : { start: span.start + at, end: span.start + at + name.length };
+}

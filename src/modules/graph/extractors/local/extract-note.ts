@@ -1,0 +1,156 @@
+import { conceptKey, displayLabel } from "../../concept-key";
+import type { ExtractedConcept, NoteExtraction, NoteForExtraction, TextSpan } from "../../extraction";
+import { analyseNote } from "./analyse-note";
+import { type CorpusStats, inverseDocumentFrequency } from "./corpus";
+import { sentenceReader } from "./describe";
+import { type ConceptDraft, explicitConcepts } from "./explicit-concepts";
+import { keyPhraseBudget, selectKeyPhrases } from "./keyphrases";
+import { findMarks } from "./marks";
+import { findNameSpans, MAX_MENTIONS, MAX_OCCURRENCES, mergeSpans } from "./mentions";
+import { type RelatableConcept, relateConcepts } from "./relations";
+import { findHeadings, type Heading, type Section, sectionIndexAt, splitSections } from "./sections";
+import type { TermIndex } from "./terms";
+
+// Markup is the author's own statement that something matters; weigh it above a statistical guess.
+const EXPLICIT_BOOST = 2;
+const MIN_DESCRIPTION_LENGTH = 8;
+
+interface PlacedConcept extends ConceptDraft {
+  occurrences: TextSpan[];
+  salience: number;
+}
+
+/** Concepts and relations of one note, from its Markdown structure and its TF-IDF key phrases. */
+export function extractNote(
+  note: NoteForExtraction,
+  corpus: CorpusStats,
+  existingNames: ReadonlyMap<string, string>,
+): NoteExtraction {
+  const analysed = analyseNote(note);
+  const { text, titleEnd, contentStart, analysedEnd, masked, terms } = analysed;
+  const { visible } = masked;
+  const headings = findHeadings(visible, contentStart);
+  const sections = splitSections(visible, titleEnd, contentStart, headings);
+  const explicit = explicitConcepts(note, visible, headings, findMarks(masked, text, contentStart));
+
+  const titleSpan: TextSpan = { start: 0, end: titleEnd };
+  const placed: PlacedConcept[] = explicit.drafts.map((draft) => {
+    const occurrences = occurrencesOf(draft, terms, visible);
+    const found = occurrences.length > 0 ? occurrences : [titleSpan];
+    const salience = (1 + Math.log(found.length)) * inverseDocumentFrequency(corpus, draft.key) * EXPLICIT_BOOST;
+    return { ...draft, occurrences: found, salience };
+  });
+
+  const prominent = [titleSpan, ...headings.map((heading) => heading.text)];
+  const phrases = selectKeyPhrases({
+    terms,
+    corpus,
+    explicit: takenKeys(placed),
+    existing: new Set(existingNames.keys()),
+    prominent,
+    budget: keyPhraseBudget(analysedEnd - contentStart),
+  });
+  for (const { term, score } of phrases) {
+    const occurrences = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));
+    const name = phraseName(text, term.key, occurrences);
+    placed.push({ key: term.key, name, type: "concept", aliases: [], spans: [], occurrences, salience: score });
+  }
+
+  const describe = describer(visible, contentStart, analysedEnd, headings, sections, explicit.headingKeys, explicit.titleKey);
+  const concepts: ExtractedConcept[] = placed.map((concept) => ({
+    name: existingNames.get(concept.key) ?? concept.name,
+    type: concept.type,
+    description: describe(concept),
+    aliases: concept.aliases,
+    mentions: concept.occurrences.slice(0, MAX_MENTIONS).map((span) => ({ ...span })),
+  }));
+
+  const relatable: RelatableConcept[] = placed.map((concept, index) => ({
+    key: concept.key,
+    name: concepts[index]!.name,
+    salience: concept.salience,
+    firstStart: concept.occurrences[0]!.start,
+    sections: new Set(concept.occurrences.map((span) => sectionIndexAt(sections, span.start)).filter((at) => at >= 0)),
+  }));
+  const relations = relateConcepts({
+    concepts: relatable,
+    sections,
+    headingKeys: explicit.headingKeys,
+    ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
+  });
+  return { concepts, relations, usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 } };
+}
+
+/** Keys key phrases may not take: explicit concepts (with their occurrences) and their aliases. */
+function takenKeys(placed: PlacedConcept[]): Map<string, readonly TextSpan[]> {
+  const taken = new Map<string, readonly TextSpan[]>();
+  for (const concept of placed) {
+    taken.set(concept.key, concept.occurrences);
+    for (const alias of concept.aliases) if (!taken.has(conceptKey(alias))) taken.set(conceptKey(alias), []);
+  }
+  return taken;
+}
+
+/** Where an explicit concept occurs: its markup, its prose occurrences (or a search for its name), and its aliases'. */
+function occurrencesOf(draft: ConceptDraft, terms: TermIndex, visible: string): TextSpan[] {
+  const found = [...draft.spans];
+  for (const [index, name] of [draft.name, ...draft.aliases].entries()) {
+    const term = terms.get(index === 0 ? draft.key : conceptKey(name));
+    if (term) found.push(...term.starts.slice(0, MAX_OCCURRENCES).map((start, at) => ({ start, end: term.ends[at]! })));
+    else found.push(...findNameSpans(visible, name, 0, MAX_OCCURRENCES));
+  }
+  return mergeSpans(found).slice(0, MAX_OCCURRENCES);
+}
+
+/**
+ * Lowercase when the note ever writes it so (sentence-initial capitals are not names), else its usual
+ * spelling; a spelling of the key itself wins over a merged plural.
+ */
+function phraseName(text: string, key: string, occurrences: TextSpan[]): string {
+  const counts = new Map<string, number>();
+  const surfaces = occurrences.slice(0, MAX_MENTIONS).map((span) => displayLabel(text.slice(span.start, span.end)));
+  const exact = surfaces.filter((surface) => conceptKey(surface) === key);
+  for (const surface of exact.length > 0 ? exact : surfaces) {
+    if (surface === surface.toLowerCase()) return surface;
+    counts.set(surface, (counts.get(surface) ?? 0) + 1);
+  }
+  let best = "";
+  let bestCount = 0;
+  for (const [surface, count] of counts) {
+    if (count > bestCount) [best, bestCount] = [surface, count];
+  }
+  return best;
+}
+
+/**
+ * A concept's description is the first sentence that mentions it outside the title and headings;
+ * a heading or title topic without one gets the first sentence under it; otherwise "".
+ */
+function describer(
+  visible: string,
+  contentStart: number,
+  analysedEnd: number,
+  headings: Heading[],
+  sections: Section[],
+  headingKeys: (string | undefined)[],
+  titleKey: string | undefined,
+): (concept: PlacedConcept) => string {
+  const headingLines = headings.map((heading) => heading.line);
+  const inHeadingLine = (position: number) => headingLines.some((line) => position >= line.start && position < line.end);
+  const sentences = sentenceReader(visible);
+  return (concept) => {
+    for (const span of concept.occurrences.slice(0, MAX_MENTIONS)) {
+      if (span.start < contentStart || inHeadingLine(span.start)) continue;
+      const sentence = sentences.at(span.start);
+      // "#baking" alone on a line describes nothing.
+      if (conceptKey(sentence.replace(/#[^\s#]+/gu, "")).length >= MIN_DESCRIPTION_LENGTH) return sentence;
+    }
+    const headingIndex = headingKeys.indexOf(concept.key);
+    const section = sections.find((candidate) => candidate.heading === headingIndex);
+    if (headingIndex >= 0 && section) {
+      return sentences.firstIn(headings[headingIndex]!.line.end, section.span.end, headingLines);
+    }
+    if (concept.key === titleKey) return sentences.firstIn(contentStart, analysedEnd, headingLines);
+    return "";
+  };
+}

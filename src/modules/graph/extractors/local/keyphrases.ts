@@ -1,0 +1,171 @@
+import type { TextSpan } from "../../extraction";
+import { type CorpusStats, inverseDocumentFrequency } from "./corpus";
+import { isLayoutLabel } from "./name-shape";
+import { WEAK_ALONE_WORDS } from "./stopwords";
+import type { TermIndex, TermOccurrences } from "./terms";
+
+export interface KeyPhrase {
+  term: TermOccurrences;
+  score: number;
+}
+
+export interface KeyPhraseInput {
+  terms: TermIndex;
+  corpus: CorpusStats;
+  /** Occurrences of the explicit concepts, by key: those keys are taken, and their words are not free. */
+  explicit: ReadonlyMap<string, readonly TextSpan[]>;
+  /** Keys of concepts already in the user's graph: reusing them connects notes. */
+  existing: ReadonlySet<string>;
+  /** Title and heading text, sorted: a phrase found there is what the note is about. */
+  prominent: readonly TextSpan[];
+  budget: number;
+}
+
+// Longer phrases name concepts more often than single words do ("gradient descent" vs "gradient").
+const SIZE_BOOST = [0, 1, 1.6, 1.8];
+const PROMINENT_BOOST = 1.5;
+const EXISTING_BOOST = 1.5;
+// A phrase seen once is as likely an accident of word order as a concept.
+const SINGLETON_PENALTY = 0.5;
+// Far below the note's best phrase is filler, even when the budget is not spent.
+const RELATIVE_FLOOR = 0.4;
+
+/** How many key phrases a note earns: more for longer notes, never many. */
+export function keyPhraseBudget(proseLength: number): number {
+  return Math.min(12, 3 + Math.floor(proseLength / 300));
+}
+
+/**
+ * The highest TF-IDF phrases that are not explicit concepts already. Term frequency counts only
+ * "free" occurrences: "descent" inside a repeated "gradient descent", or "学习" inside the tag
+ * "机器学习", is not a separate use. A phrase around a chosen one must recur to be kept too.
+ */
+export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
+  const covering = coveringSpans(input);
+  const ranked: (KeyPhrase & { free: number })[] = [];
+  for (const term of input.terms.values()) {
+    if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
+    if (term.size === 1 && WEAK_ALONE_WORDS.has(term.key)) continue;
+    const prominent = term.starts.some((start) => insideAny(input.prominent, start));
+    // Three words seen once are almost always a clause fragment ("people evaluate outcomes").
+    if (term.starts.length === 1 && term.size >= 3 && !prominent) continue;
+    const free = freeCount(term, covering);
+    if (free === 0 || (free === 1 && term.size >= 3 && !prominent)) continue;
+    ranked.push({ term, free, score: scoreTerm(term, free, prominent, input) });
+  }
+  ranked.sort((a, b) => b.score - a.score || compareKeys(a.term.key, b.term.key));
+
+  const chosen = [...input.explicit.keys()];
+  const selected: KeyPhrase[] = [];
+  const floor = (ranked[0]?.score ?? 0) * RELATIVE_FLOOR;
+  for (const phrase of ranked) {
+    if (selected.length >= input.budget || phrase.score < floor) break;
+    const { key } = phrase.term;
+    const clashes = chosen.some(
+      (other) => (containsPhrase(other, key) && phrase.free < 2) || (containsPhrase(key, other) && phrase.term.starts.length < 2),
+    );
+    if (clashes) continue;
+    selected.push({ term: phrase.term, score: phrase.score });
+    chosen.push(key);
+  }
+  return selected;
+}
+
+function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, input: KeyPhraseInput): number {
+  return (
+    (1 + Math.log(free)) *
+    inverseDocumentFrequency(input.corpus, term.key) *
+    (SIZE_BOOST[term.size] ?? 1) *
+    (free === 1 ? SINGLETON_PENALTY : 1) *
+    (prominent ? PROMINENT_BOOST : 1) *
+    (input.existing.has(term.key) ? EXISTING_BOOST : 1)
+  );
+}
+
+export function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Spans that own the words inside them: explicit concepts, and multi-word phrases that recur. */
+interface Covering {
+  /** Distinct span starts, ascending. */
+  starts: number[];
+  /** Largest end among spans starting at or before starts[i]. */
+  prefixMaxEnd: number[];
+  /** Largest end among spans starting exactly at a position. */
+  maxEndAt: Map<number, number>;
+}
+
+function coveringSpans(input: KeyPhraseInput): Covering {
+  const maxEndAt = new Map<number, number>();
+  const cover = (start: number, end: number): void => {
+    if ((maxEndAt.get(start) ?? -1) < end) maxEndAt.set(start, end);
+  };
+  for (const spans of input.explicit.values()) for (const span of spans) cover(span.start, span.end);
+  for (const term of input.terms.values()) {
+    if (term.size < 2 || term.starts.length < 2) continue;
+    term.starts.forEach((start, index) => cover(start, term.ends[index]!));
+  }
+  const starts = [...maxEndAt.keys()].sort((a, b) => a - b);
+  const prefixMaxEnd: number[] = [];
+  let running = -1;
+  for (const start of starts) {
+    running = Math.max(running, maxEndAt.get(start)!);
+    prefixMaxEnd.push(running);
+  }
+  return { starts, prefixMaxEnd, maxEndAt };
+}
+
+/** Occurrences not strictly inside a covering span. */
+function freeCount(term: TermOccurrences, covering: Covering): number {
+  let free = 0;
+  term.starts.forEach((start, index) => {
+    const end = term.ends[index]!;
+    const before = lastIndexBelow(covering.starts, start);
+    const coveredFromLeft = before >= 0 && covering.prefixMaxEnd[before]! >= end;
+    const coveredHere = (covering.maxEndAt.get(start) ?? -1) > end;
+    if (!coveredFromLeft && !coveredHere) free++;
+  });
+  return free;
+}
+
+/** Index of the last value strictly below `limit` in an ascending array, or -1. */
+function lastIndexBelow(sorted: number[], limit: number): number {
+  let low = 0;
+  let high = sorted.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (sorted[middle]! < limit) {
+      found = middle;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return found;
+}
+
+/** Whether `outer` contains `inner` as whole words (Latin) or as a substring (CJK). */
+function containsPhrase(outer: string, inner: string): boolean {
+  if (outer.length <= inner.length) return false;
+  for (let at = outer.indexOf(inner); at >= 0; at = outer.indexOf(inner, at + 1)) {
+    if (!isLatinWordChar(outer[at - 1] ?? " ") && !isLatinWordChar(outer[at + inner.length] ?? " ")) return true;
+  }
+  return false;
+}
+
+function isLatinWordChar(char: string): boolean {
+  return /[\p{L}\p{N}]/u.test(char) && !/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(char);
+}
+
+function insideAny(sortedSpans: readonly TextSpan[], position: number): boolean {
+  let low = 0;
+  let high = sortedSpans.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const span = sortedSpans[middle]!;
+    if (position < span.start) high = middle - 1;
+    else if (position >= span.end) low = middle + 1;
+    else return true;
+  }
+  return false;
+}

@@ -1,0 +1,42 @@
+import { displayLabel } from "../../concept-key";
+import type { TextSpan } from "../../extraction";
+
+/** More mentions than this per concept add nothing for a reader. */
+export const MAX_MENTIONS = 20;
+/** Enough occurrences to place a concept in every section that matters without scanning a huge note forever. */
+export const MAX_OCCURRENCES = 1000;
+
+const LATIN_EDGE = new RegExp(String.raw`[[\p{L}\p{N}]--[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]]`, "v");
+
+/** Case-insensitive, whole-word (for Latin edges) occurrences of a name in the masked text. */
+export function findNameSpans(visible: string, name: string, from: number, limit: number): TextSpan[] {
+  const words = displayLabel(name).split(" ").filter((word) => word.length > 0);
+  if (words.length === 0) return [];
+  const first = words[0]!;
+  const last = words[words.length - 1]!;
+  const before = LATIN_EDGE.test(first[0] ?? "") ? String.raw`(?<![\p{L}\p{N}_])` : "";
+  const after = LATIN_EDGE.test(last[last.length - 1] ?? "") ? String.raw`(?![\p{L}\p{N}_])` : "";
+  const pattern = new RegExp(before + words.map(escapeRegExp).join(String.raw`\s+`) + after, "giu");
+  pattern.lastIndex = from;
+  const spans: TextSpan[] = [];
+  for (let match = pattern.exec(visible); match && spans.length < limit; match = pattern.exec(visible)) {
+    spans.push({ start: match.index, end: match.index + match[0].length });
+  }
+  return spans;
+}
+
+/** Sorted by position, duplicates and spans nested in an earlier one removed. */
+export function mergeSpans(spans: TextSpan[]): TextSpan[] {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: TextSpan[] = [];
+  for (const span of sorted) {
+    const previous = merged[merged.length - 1];
+    if (previous && span.start >= previous.start && span.end <= previous.end) continue;
+    merged.push(span);
+  }
+  return merged;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}

@@ -1,0 +1,108 @@
+import { conceptKey } from "../../concept-key";
+
+/** Every place a candidate key phrase occurs in the prose, grouped by concept key; starts ascend. */
+export interface TermOccurrences {
+  key: string;
+  /** Words (Latin) or segments (CJK) in the phrase. */
+  size: number;
+  starts: number[];
+  ends: number[];
+}
+
+export type TermIndex = Map<string, TermOccurrences>;
+
+/** The index being filled for one note, with a cache of surface → key for non-trivial surfaces. */
+export interface TermSink {
+  index: TermIndex;
+  keys: Map<string, string>;
+}
+
+/** A word (Latin) or segment (CJK) that may be part of a phrase. */
+export interface Piece {
+  text: string;
+  start: number;
+  end: number;
+  /** Allowed on its own as a one-piece phrase. */
+  standsAlone: boolean;
+}
+
+const MAX_PHRASE_SIZE = 3;
+const PLAIN_ASCII = /^[\x20-\x7E]*$/;
+const BASIC_HAN = /^[\u4E00-\u9FFF]+$/;
+
+export function createTermSink(): TermSink {
+  return { index: new Map(), keys: new Map() };
+}
+
+/** Records every 1–3 piece phrase of a run of consecutive usable pieces. */
+export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): void {
+  for (let first = 0; first < pieces.length; first++) {
+    let surface = "";
+    let anyLong = false;
+    for (let size = 1; size <= MAX_PHRASE_SIZE && first + size <= pieces.length; size++) {
+      const piece = pieces[first + size - 1]!;
+      surface = size === 1 ? piece.text : surface + joiner + piece.text;
+      anyLong ||= piece.standsAlone;
+      // A phrase needs one piece that could stand alone, so "尤|瓦|尔" or "of it" never qualify.
+      if (size === 1 ? !piece.standsAlone : !anyLong) continue;
+      addOccurrence(sink, surface, size, pieces[first]!.start, piece.end);
+    }
+  }
+}
+
+export function addOccurrence(sink: TermSink, surface: string, size: number, start: number, end: number): void {
+  const { index } = sink;
+  const key = termKey(sink.keys, surface);
+  if (key.length === 0) return;
+  let entry = index.get(key);
+  if (!entry) {
+    entry = { key, size, starts: [], ends: [] };
+    index.set(key, entry);
+  }
+  entry.starts.push(start);
+  entry.ends.push(end);
+}
+
+function termKey(cache: Map<string, string>, surface: string): string {
+  // Plain ASCII words and basic Han already are their own key (no NFKC change, no edge punctuation).
+  if (PLAIN_ASCII.test(surface)) return surface.toLowerCase();
+  if (BASIC_HAN.test(surface)) return surface;
+  let key = cache.get(surface);
+  if (key === undefined) {
+    key = conceptKey(surface);
+    cache.set(surface, key);
+  }
+  return key;
+}
+
+/** "neural networks" counts as "neural network" when the note uses both (English plural -s / -es / -ies). */
+export function mergePlurals(index: TermIndex): void {
+  const plurals: TermOccurrences[] = [];
+  for (const term of index.values()) {
+    const { key } = term;
+    // Keys ending in a lowercase "s" after a letter, but not "-ss", "-us", "-is" (glass, corpus, analysis).
+    if (key.charCodeAt(key.length - 1) !== 115 || !/[a-z]s$/.test(key) || /(?:ss|us|is)$/.test(key)) continue;
+    plurals.push(term);
+  }
+  for (const term of plurals) {
+    const singular = singularOf(index, term);
+    if (!singular) continue;
+    const merged = [
+      ...singular.starts.map((start, at) => [start, singular.ends[at]!] as const),
+      ...term.starts.map((start, at) => [start, term.ends[at]!] as const),
+    ].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    singular.starts = merged.map(([start]) => start);
+    singular.ends = merged.map(([, end]) => end);
+    index.delete(term.key);
+  }
+}
+
+function singularOf(index: TermIndex, plural: TermOccurrences): TermOccurrences | undefined {
+  const { key } = plural;
+  const candidates = [key.slice(0, -1), key.endsWith("es") ? key.slice(0, -2) : "", key.endsWith("ies") ? `${key.slice(0, -3)}y` : ""];
+  for (const candidate of candidates) {
+    const singular = candidate ? index.get(candidate) : undefined;
+    if (singular && singular.size === plural.size) return singular;
+  }
+  return undefined;
+}

@@ -1,0 +1,140 @@
+import { addCjkTerms, type CjkRun, NAME_DOT } from "./cjk-terms";
+import { STOPWORDS } from "./stopwords";
+import { addPhrases, createTermSink, mergePlurals, type Piece, type TermIndex } from "./term-index";
+
+export type { TermIndex, TermOccurrences } from "./term-index";
+
+const MAX_WORD_LENGTH = 40;
+const NUMBER = /^[\d.,'’-]+(?:st|nd|rd|th|s|k|m|x|%)?$/i;
+const UPPERCASE_WORD = /^[\p{Lu}\p{N}]+$/u;
+const ROMAN_NUMERAL = /^[IVXLC]{1,5}$/;
+
+const enum CharKind {
+  Unknown = 0,
+  Space,
+  Newline,
+  /** A letter or digit outside CJK: starts and continues a word. */
+  Word,
+  /** A combining mark: continues a word. */
+  Mark,
+  /** Han, kana, 々, ー: read by the segmenter. */
+  Cjk,
+  /** Punctuation, symbols, anything else: ends a phrase. */
+  Other,
+}
+
+// Classifying by regex is slow; each UTF-16 unit is classified once per process.
+const KINDS = new Uint8Array(0x10000);
+const CJK_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3005\u30FC]$/u;
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+const MARK_CHAR = /^\p{M}$/u;
+
+function kindOf(text: string, index: number): CharKind {
+  const unit = text.charCodeAt(index);
+  const known = KINDS[unit]!;
+  if (known !== CharKind.Unknown) return known;
+  // Both halves of a surrogate pair take the kind of the whole code point (not cached).
+  if (unit >= 0xd800 && unit <= 0xdbff) return classify(String.fromCodePoint(text.codePointAt(index) ?? unit));
+  if (unit >= 0xdc00 && unit <= 0xdfff) {
+    const high = text.charCodeAt(index - 1);
+    return high >= 0xd800 && high <= 0xdbff ? classify(String.fromCodePoint(text.codePointAt(index - 1) ?? unit)) : CharKind.Other;
+  }
+  const kind = classify(String.fromCharCode(unit));
+  KINDS[unit] = kind;
+  return kind;
+}
+
+function classify(char: string): CharKind {
+  if (char === "\n") return CharKind.Newline;
+  if (/^\s$/.test(char)) return CharKind.Space;
+  if (CJK_CHAR.test(char)) return CharKind.Cjk;
+  if (WORD_CHAR.test(char)) return CharKind.Word;
+  if (MARK_CHAR.test(char)) return CharKind.Mark;
+  return CharKind.Other;
+}
+
+/**
+ * Candidate key phrases: 1–3 word runs between stopwords, numbers and punctuation (Latin and other
+ * spaced scripts), and 1–3 segment runs of Intl.Segmenter words (CJK; a lone segment needs two
+ * characters). Transliterated names joined by "·" (尤瓦尔·赫拉利) are candidates as a whole.
+ */
+export function collectTerms(prose: string, from: number, to: number): TermIndex {
+  const sink = createTermSink();
+  const cjkRuns: CjkRun[] = [];
+  let run: Piece[] = [];
+  const flush = (): void => {
+    if (run.length > 0) addPhrases(sink, run, " ");
+    run = [];
+  };
+  const end = Math.min(to, prose.length);
+  let position = from;
+  while (position < end) {
+    const kind = kindOf(prose, position);
+    if (kind === CharKind.Space) {
+      position++;
+    } else if (kind === CharKind.Cjk) {
+      flush();
+      const runEnd = scanWhile(prose, position, end, CharKind.Cjk);
+      // A lone character can form no candidate, unless it is part of a "·" name.
+      if (runEnd - position > 1 || NAME_DOT.test(prose[runEnd] ?? "") || NAME_DOT.test(prose[position - 1] ?? "")) {
+        cjkRuns.push({ start: position, end: runEnd });
+      }
+      position = runEnd;
+    } else if (kind === CharKind.Word) {
+      const wordEnd = scanWord(prose, position, end);
+      const token = prose.slice(position, wordEnd);
+      const word = latinWord(token, position);
+      if (word) run.push(word);
+      else flush();
+      // "Kahneman's book" is two things, not one phrase.
+      if (word && word.text.length < token.length) flush();
+      position = wordEnd;
+    } else {
+      flush();
+      position++;
+    }
+  }
+  flush();
+  addCjkTerms(sink, prose, cjkRuns);
+  mergePlurals(sink.index);
+  return sink.index;
+}
+
+function scanWhile(text: string, start: number, end: number, kind: CharKind): number {
+  let position = start;
+  while (position < end && kindOf(text, position) === kind) position++;
+  return position;
+}
+
+/** A word: letters, digits and marks, with single ' ’ . - inside ("don't", "Node.js", "coin-flip"). */
+function scanWord(text: string, start: number, end: number): number {
+  let position = start + 1;
+  while (position < end) {
+    const kind = kindOf(text, position);
+    if (kind === CharKind.Word || kind === CharKind.Mark) {
+      position++;
+      continue;
+    }
+    const char = text[position];
+    const joins = char === "'" || char === "’" || char === "." || char === "-";
+    if (joins && position + 1 < end && kindOf(text, position + 1) === CharKind.Word) {
+      position += 2;
+      continue;
+    }
+    break;
+  }
+  return position;
+}
+
+function latinWord(token: string, start: number): Piece | undefined {
+  const apostrophe = token[token.length - 2];
+  const possessive = (apostrophe === "'" || apostrophe === "’") && (token.endsWith("s") || token.endsWith("S"));
+  const text = possessive ? token.slice(0, -2) : token;
+  if (text.length < 2 || text.length > MAX_WORD_LENGTH) return undefined;
+  if (STOPWORDS.has(text.toLowerCase())) return undefined;
+  const first = text.charCodeAt(0);
+  if (first >= 48 && first <= 57 && NUMBER.test(text)) return undefined;
+  // Roman numerals ("Part II") are numbering, not names.
+  const standsAlone = (text.length >= 3 || UPPERCASE_WORD.test(text)) && !ROMAN_NUMERAL.test(text);
+  return { text, start, end: start + text.length, standsAlone };
+}

@@ -1,0 +1,9 @@
+/** How the task service reaches the job queue; implemented in jobs/, so modules never import it. */
+export interface ImportQueue {
+  /** Queues the task's job under the key `import:<id>`; false when the queue could not take it now. */
+  enqueueImport(task: { id: number; userId: number }): Promise<boolean>;
+  /** The task's job, if the queue still has one (`permanentlyFailed`: out of attempts, will not run). */
+  findImportJob(taskId: number): Promise<{ permanentlyFailed: boolean } | null>;
+}
+
+export const importJobKey = (taskId: number) => `import:${taskId}`;

@@ -1,0 +1,87 @@
+import { ImportError } from "./import-error";
+import type { ImportedDocument } from "./platforms/types";
+
+const MAX_TITLE_CHARS = 200;
+
+/**
+ * Whitespace collapsed, control and bidi-override characters dropped (they garble or spoof a
+ * title in lists), trimmed, at most 200 characters (cut on a code point, marked with "…").
+ */
+export function clampTitle(text: string): string {
+  const collapsed = text
+    .slice(0, 20 * MAX_TITLE_CHARS)
+    .replace(/[\u0000-\u0008\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  const chars = Array.from(collapsed);
+  if (chars.length <= MAX_TITLE_CHARS) return collapsed;
+  return `${chars.slice(0, MAX_TITLE_CHARS - 1).join("").trimEnd()}…`;
+}
+
+/** Title candidates come from the start of a line only: lines can be megabytes long. */
+const LINE_PREFIX_CHARS = 2000;
+
+/** The first non-empty line without its block marker (`#`, `>`, `-`, `1.`), as a title; "" when there is none. */
+export function titleFromFirstLine(markdown: string): string {
+  for (const line of markdown.split("\n")) {
+    const title = clampTitle(line.slice(0, LINE_PREFIX_CHARS).replace(/^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d{1,9}[.)]\s+)*/, ""));
+    if (title) return title;
+  }
+  return "";
+}
+
+/** An ATX heading's text (`## Title ##` → `Title`), or undefined for other lines. */
+function headingText(line: string): string | undefined {
+  const heading = /^ {0,3}#{1,6}[ \t]+/.exec(line);
+  if (!heading) return undefined;
+  let text = line.slice(heading[0].length, heading[0].length + LINE_PREFIX_CHARS).trimEnd();
+  const closing = text.length - text.replace(/#+$/, "").length;
+  if (closing > 0 && /[ \t]/.test(text[text.length - closing - 1] ?? "")) text = text.slice(0, -closing).trimEnd();
+  return text || undefined;
+}
+
+/** The first Markdown heading, else the first non-empty line, as a title; "" when there is none. */
+export function titleFromMarkdown(markdown: string): string {
+  for (const line of markdown.split("\n")) {
+    const heading = headingText(line);
+    if (heading) return clampTitle(heading);
+  }
+  return titleFromFirstLine(markdown);
+}
+
+/**
+ * True when pasted content is an HTML page or fragment rather than prose: it opens with a
+ * doctype, a comment or a structural tag. Prose that merely mentions `<b>` does not qualify.
+ */
+export function looksLikeHtml(content: string): boolean {
+  return /^\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title|div|section|article|main|p|h[1-6]|span|table|ul|ol|img|a)\b[^>]*>/i.test(
+    content.slice(0, 100_000).replace(/^\uFEFF/, ""),
+  );
+}
+
+/** An http(s) URL as given, or undefined: a pasted `url` is user input like the rest. */
+export function httpUrlOrUndefined(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const parsed = new URL(url.trim());
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Plain text or Markdown pasted by the user, kept as the note's body. */
+export function documentFromPastedText(content: string, url?: string): ImportedDocument {
+  const markdown = content.replace(/^\uFEFF/, "").replace(/\u0000/g, "").replace(/\r\n?/g, "\n").trim();
+  if (!markdown) {
+    throw new ImportError("The pasted content is empty. Paste the article's text or the page's HTML source.", {
+      permanent: true,
+    });
+  }
+  return {
+    title: titleFromMarkdown(markdown) || "Untitled",
+    markdown,
+    tags: [],
+    sourceUrl: httpUrlOrUndefined(url),
+  };
+}

@@ -1,0 +1,24 @@
+import { documentFromPastedText, looksLikeHtml } from "../../pasted-text";
+import type { PlatformImporter } from "../types";
+import { type BilibiliFetchOptions, fetchBilibiliVideo } from "./fetch";
+import { BILIBILI_HOSTS } from "./video-links";
+import { parseBilibiliVideoPage } from "./video-page";
+
+export type BilibiliImporterOptions = BilibiliFetchOptions;
+
+/** A Bilibili importer; pass `sessdata` (from configuration) to import subtitles. */
+export function createBilibiliImporter(options: BilibiliImporterOptions = {}): PlatformImporter {
+  return {
+    platform: "bilibili",
+    hosts: [...BILIBILI_HOSTS],
+    fetchDocument: (url, fetcher, signal) => fetchBilibiliVideo(url, fetcher, options, signal),
+    parsePasted(content, url) {
+      return looksLikeHtml(content) || content.includes("window.__INITIAL_STATE__")
+        ? parseBilibiliVideoPage(content, url)
+        : documentFromPastedText(content, url);
+    },
+  };
+}
+
+/** Without a SESSDATA cookie: videos import without subtitles. */
+export const bilibiliImporter = createBilibiliImporter();

@@ -1,0 +1,116 @@
+import { assertReadableNesting, htmlToMarkdown, parseHtmlDocument } from "../../html-to-markdown";
+import { clampTitle, titleFromFirstLine } from "../../pasted-text";
+import type { ImportedDocument } from "../types";
+import { cleanArticleBody } from "./article-body";
+import { isCaptchaUrl, normalizeWechatUrl } from "./article-url";
+import { blockedByWechat, explainFailurePage } from "./failure-page";
+import { assignedString, decodeHtmlEntities, isoFromUnixSeconds } from "./script-values";
+import { readSharePage, type WechatFields } from "./share-page";
+
+const SHARE_PAGE_TYPES = new Set(["8", "10"]);
+const MAX_TAGS = 16;
+
+function text(element: Element | null): string | undefined {
+  const value = element?.textContent?.replace(/\s+/g, " ").trim();
+  return value ? value : undefined;
+}
+
+function meta(document: Document, selector: string): string | undefined {
+  const value = document.querySelector(selector)?.getAttribute("content")?.trim();
+  return value ? value : undefined;
+}
+
+function scriptString(scripts: string, name: string): string | undefined {
+  const value = assignedString(scripts, name);
+  const decoded = value === undefined ? undefined : decodeHtmlEntities(value).replace(/\s+/g, " ").trim();
+  return decoded ? decoded : undefined;
+}
+
+function inlineScripts(document: Document): string {
+  return Array.from(document.querySelectorAll("script"))
+    .filter((script) => !script.hasAttribute("src"))
+    .map((script) => script.textContent ?? "")
+    .join("\n;\n");
+}
+
+/** Hashtag topics under the article (`#js_tags`): `#AI编程` chips, without the `#`. */
+function articleTags(document: Document): string[] {
+  const area = document.querySelector("#js_tags");
+  if (!area) return [];
+  const chips = Array.from(area.querySelectorAll(".article-tag__item"));
+  const raw = chips.length > 0 ? chips.map((chip) => chip.textContent ?? "") : (area.textContent ?? "").match(/#[^#\s]+/g) ?? [];
+  const tags = raw.map((tag) => tag.replace(/\s+/g, " ").trim().replace(/^#+/, "").trim()).filter((tag) => tag && tag.length <= 64);
+  return [...new Set(tags)].slice(0, MAX_TAGS);
+}
+
+function hasBody(content: Element | null): content is Element {
+  return !!content && (!!content.textContent?.trim() || content.querySelector("img") !== null);
+}
+
+/** A normal article (item_show_type 0): metadata around `#img-content`, body in `div#js_content`. */
+function readArticle(document: Document, scripts: string, content: Element): WechatFields {
+  return {
+    title:
+      text(document.querySelector("#activity-name")) ??
+      scriptString(scripts, "msg_title") ??
+      meta(document, 'meta[property="og:title"]'),
+    account:
+      text(document.querySelector("#js_name")) ??
+      scriptString(scripts, "nickname") ??
+      text(document.querySelector(".wx_follow_nickname")),
+    author:
+      scriptString(scripts, "author") ??
+      meta(document, 'meta[name="author"]') ??
+      text(document.querySelector("#js_author_name")),
+    publishedAt:
+      isoFromUnixSeconds(assignedString(scripts, "ct")) ?? isoFromUnixSeconds(assignedString(scripts, "create_time")),
+    markdown: htmlToMarkdown(cleanArticleBody(content)),
+    tags: articleTags(document),
+  };
+}
+
+/** "张三 (Account: 某公众号)": the person who wrote it, and the official account that published it. */
+function authorLine(author: string | undefined, account: string | undefined): string | undefined {
+  const person = author ? clampTitle(author) : undefined;
+  const publisher = account ? clampTitle(account) : undefined;
+  if (person && publisher && person !== publisher) return `${person} (Account: ${publisher})`;
+  if (publisher) return `Account: ${publisher}`;
+  return person;
+}
+
+function canonicalUrl(document: Document, scripts: string, pageUrl: string | undefined): string | undefined {
+  return (
+    normalizeWechatUrl(meta(document, 'meta[property="og:url"]')) ??
+    normalizeWechatUrl(assignedString(scripts, "msg_link")) ??
+    normalizeWechatUrl(pageUrl) ??
+    undefined
+  );
+}
+
+/**
+ * A saved or fetched mp.weixin.qq.com page as a document. `pageUrl` is where the page came from
+ * (after redirects). Throws a permanent ImportError for deleted, blocked and article-less pages.
+ */
+export function parseWechatPage(html: string, pageUrl?: string): ImportedDocument {
+  if (isCaptchaUrl(pageUrl)) throw blockedByWechat();
+
+  const document = parseHtmlDocument(html);
+  assertReadableNesting(document.documentElement);
+  const scripts = inlineScripts(document);
+  const showType = assignedString(scripts, "item_show_type");
+  const content = document.querySelector("#js_content");
+
+  let fields = showType !== undefined && SHARE_PAGE_TYPES.has(showType) ? readSharePage(document, scripts) : null;
+  if (!fields?.markdown && hasBody(content)) fields = readArticle(document, scripts, content);
+  if (!fields?.markdown) fields = readSharePage(document, scripts);
+  if (!fields?.markdown) throw explainFailurePage(document);
+
+  return {
+    title: clampTitle(fields.title ?? "") || titleFromFirstLine(fields.markdown) || "Untitled WeChat article",
+    markdown: fields.markdown,
+    tags: fields.tags,
+    sourceUrl: canonicalUrl(document, scripts, pageUrl),
+    author: authorLine(fields.author, fields.account),
+    publishedAt: fields.publishedAt,
+  };
+}

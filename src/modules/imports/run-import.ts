@@ -1,0 +1,127 @@
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { importTasks, notes } from "../../db/schema";
+import type { Database } from "../../db/client";
+import { log } from "../../log";
+import { newNoteRow } from "../notes/create-note";
+import { MAX_CONTENT_BYTES } from "../notes/schemas";
+import { ImportError } from "./import-error";
+import type { Fetcher, ImportedDocument, PlatformImporter } from "./platforms/types";
+import type { Platform } from "./schemas";
+
+export interface ImportRun {
+  db: Database;
+  fetcher: Fetcher;
+  importers: Record<Platform, PlatformImporter>;
+  signal: AbortSignal;
+  attempt: number;
+  maxAttempts: number;
+}
+
+const UNEXPECTED = "The import failed unexpectedly. Try again later, or paste the content instead.";
+
+/**
+ * The import job. Delivery is at least once, so it is idempotent: a finished task is left alone,
+ * the task's owner is re-checked, and the note is written in the same transaction that completes
+ * the task, so a retry can never create a second note. Permanent failures end the task; transient
+ * ones are thrown for the queue to retry, until the last attempt.
+ */
+export async function runImportTask(run: ImportRun, payload: { taskId: number; userId: number }): Promise<void> {
+  const { db } = run;
+  const [task] = await db
+    .select()
+    .from(importTasks)
+    .where(and(eq(importTasks.id, payload.taskId), eq(importTasks.userId, payload.userId)));
+  if (!task || task.status === "completed" || task.status === "failed") return;
+
+  const update = (fields: Partial<typeof importTasks.$inferInsert>) =>
+    db.update(importTasks).set({ ...fields, updatedAt: Date.now() }).where(eq(importTasks.id, task.id));
+  const platform = task.platform as Platform;
+  const importer = run.importers[platform];
+  await update({
+    status: "running",
+    startedAt: task.startedAt ?? Date.now(),
+    progress: 10,
+    message: task.url && task.content === null ? `Fetching ${new URL(task.url).host}` : "Reading the pasted content",
+  });
+
+  try {
+    let document: ImportedDocument;
+    if (task.content !== null) {
+      document = importer.parsePasted(task.content, task.url ?? undefined);
+    } else {
+      let fetches = 0;
+      // Each finished fetch moves progress on, so long multi-request imports (Bilibili) show movement.
+      const fetcher: Fetcher = async (url, options) => {
+        const page = await run.fetcher(url, { ...options, signal: run.signal });
+        fetches++;
+        await update({ progress: Math.min(60, 20 + fetches * 15), message: `Fetched ${new URL(page.url).host}; parsing` });
+        return page;
+      };
+      document = await importer.fetchDocument(task.url!, fetcher, run.signal);
+    }
+    await update({ progress: 80, message: "Saving the note" });
+    const noteId = await saveNote(db, task, document);
+    if (noteId !== null) log.info(`import task ${task.id} completed as note ${noteId}`);
+  } catch (error) {
+    const lastAttempt = run.attempt >= run.maxAttempts;
+    if (error instanceof ImportError && (error.permanent || lastAttempt)) {
+      await markTaskFailed(db, task.id, error.message);
+      return;
+    }
+    if (!(error instanceof ImportError)) log.error(`import task ${task.id} failed unexpectedly`, error);
+    if (lastAttempt) {
+      await markTaskFailed(db, task.id, UNEXPECTED);
+      return;
+    }
+    const reason = error instanceof ImportError ? error.message : "an unexpected error";
+    await update({ message: `Temporary problem (attempt ${run.attempt} of ${run.maxAttempts}): ${reason}. Retrying shortly.` });
+    throw error;
+  }
+}
+
+export async function markTaskFailed(db: Database, taskId: number, error: string): Promise<void> {
+  const now = Date.now();
+  await db
+    .update(importTasks)
+    .set({ status: "failed", error, message: "Failed", finishedAt: now, updatedAt: now, content: null })
+    .where(and(eq(importTasks.id, taskId), inArray(importTasks.status, ["pending", "running"])));
+}
+
+/** Writes the note and completes the task in one transaction; returns the note id (null if another run won). */
+async function saveNote(db: Database, task: typeof importTasks.$inferSelect, document: ImportedDocument): Promise<number | null> {
+  const source = document.sourceUrl ?? task.url;
+  const body = document.markdown.replaceAll("\u0000", "").trim();
+  const content = source ? `${body}\n\n---\n\nSource: <${source}>\n` : body;
+  if (Buffer.byteLength(content, "utf8") > MAX_CONTENT_BYTES) {
+    throw new ImportError("The imported content is larger than the 1 MiB a note can hold.", { permanent: true });
+  }
+  const title = Array.from(document.title.replaceAll("\u0000", "").replace(/\s+/g, " ").trim()).slice(0, 500).join("") || "Untitled import";
+  const tags = [...new Set([task.platform, ...document.tags].map((tag) => Array.from(tag.trim()).slice(0, 64).join("")).filter(Boolean))].slice(0, 32);
+  const now = Date.now();
+  const row = newNoteRow(task.userId, { title, content, tags }, now);
+  const stillRunning = and(eq(importTasks.id, task.id), eq(importTasks.status, "running"), isNull(importTasks.noteId));
+  // Both statements carry the same guard inside one transaction: the note exists iff the task
+  // completes with it. After the INSERT, last_insert_rowid() is the note (its triggers' rows do not count).
+  const [, completed] = await db.batch([
+    db.run(sql`
+      insert into ${notes} (user_id, title, content, excerpt, tags, created_at, updated_at)
+      select ${row.userId}, ${row.title}, ${row.content}, ${row.excerpt}, ${row.tags}, ${row.createdAt}, ${row.updatedAt}
+      from ${importTasks} where ${stillRunning}`),
+    db
+      .update(importTasks)
+      .set({
+        status: "completed",
+        noteId: sql`last_insert_rowid()`,
+        progress: 100,
+        message: "Imported",
+        error: null,
+        content: null,
+        finishedAt: now,
+        updatedAt: now,
+      })
+      .where(stillRunning)
+      .returning({ noteId: importTasks.noteId }),
+  ]);
+  // Another run finished (or failed) the task first: nothing was written, and there is nothing to do.
+  return completed[0]?.noteId ?? null;
+}

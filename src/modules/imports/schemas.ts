@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { pageQuery, pageEnvelope } from "../notes/schemas";
+
+export const PLATFORMS = ["wechat", "xiaohongshu", "bilibili", "douyin", "web"] as const;
+export type Platform = (typeof PLATFORMS)[number];
+export const MAX_PASTED_BYTES = 10 * 1024 * 1024;
+/** The saved HTML of a WeChat article is 2–4 MiB; the body limit leaves room for JSON escaping. */
+export const CREATE_TASK_BODY_LIMIT = 12 * 1024 * 1024;
+
+export const createTaskInput = z
+  .object({
+    platform: z.enum(PLATFORMS).describe("Where the content comes from; `web` is any article page"),
+    url: z
+      .url({ protocol: /^https?$/, error: "Must be an http or https URL" })
+      .max(2048)
+      .optional()
+      .describe("The page to import (http or https, up to 2048 characters)"),
+    content: z
+      .string()
+      .min(1)
+      .refine((value) => Buffer.byteLength(value, "utf8") <= MAX_PASTED_BYTES, "Must be at most 10 MiB of UTF-8")
+      .optional()
+      .describe("Pasted text, Markdown or the saved HTML source of the platform's page; nothing is fetched"),
+  })
+  .refine((input) => input.url !== undefined || input.content !== undefined, {
+    message: "Give a url to fetch, or the content to import",
+    path: ["url"],
+  });
+
+export const taskStatusSchema = z.enum(["pending", "running", "completed", "failed"]);
+
+export const taskSchema = z
+  .object({
+    id: z.number().int().positive(),
+    platform: z.enum(PLATFORMS),
+    url: z.string().nullable(),
+    status: taskStatusSchema,
+    progress: z.number().int().min(0).max(100),
+    message: z.string().describe("The current step, for people"),
+    error: z.string().nullable().describe("Why the import failed, and what to do"),
+    note_id: z.number().int().positive().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+    started_at: z.iso.datetime().nullable(),
+    finished_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: "ImportTask" });
+
+export const listTasksInput = z.object(pageQuery).prefault({});
+export const taskPageSchema = pageEnvelope(taskSchema, "ImportTaskPage");
+export const taskIdInput = z.object({
+  id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+});
+
+export type TaskRecord = z.infer<typeof taskSchema>;

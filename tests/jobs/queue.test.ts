@@ -1,0 +1,411 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import path from "node:path";
+import pg from "pg";
+import { z } from "zod";
+import { defineTask, type TaskHelpers } from "../../src/jobs/define-task";
+import { createQueue } from "../../src/jobs/queue";
+import { getTestPostgres, testLog } from "../support/postgres";
+
+let connectionString: string;
+let admin: pg.Pool; // inspects graphile_worker's tables and plays the DBA
+beforeAll(async () => {
+  ({ connectionString } = await getTestPostgres());
+  admin = new pg.Pool({ connectionString, max: 2 });
+  admin.on("error", () => undefined);
+  await createQueue({ connectionString, tasks: [], log: testLog }).migrate();
+}, 60_000);
+afterAll(async () => {
+  await admin.end();
+});
+
+/** Task names are unique per run, so tests never see each other's jobs, even on a shared DATABASE_URL. */
+const uniqueName = (base: string) => `test.${base}.${crypto.randomUUID().slice(0, 8)}`;
+const notePayload = z.object({ noteId: z.number().int().positive(), tags: z.array(z.string()).default([]) });
+
+async function until<T>(probe: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await Bun.sleep(20);
+  }
+}
+
+async function jobsOfTask(taskName: string) {
+  const { rows } = await admin.query<{ id: string; payload: unknown; attempts: number; key: string | null }>(
+    `select jobs.id, jobs.payload, jobs.attempts, jobs.key from graphile_worker._private_jobs as jobs
+     join graphile_worker._private_tasks as tasks on tasks.id = jobs.task_id where tasks.identifier = $1`,
+    [taskName],
+  );
+  return rows;
+}
+
+describe("job queue", () => {
+  test("migrate is idempotent", async () => {
+    const queue = createQueue({ connectionString, tasks: [], log: testLog });
+    const version = async () =>
+      (await admin.query<{ id: number }>("select max(id) as id from graphile_worker.migrations")).rows[0]?.id;
+    const before = await version();
+    await queue.migrate();
+    await queue.migrate();
+    expect(await version()).toBe(before);
+    expect(before).toBeGreaterThan(0);
+    await queue.close();
+  });
+
+  test("a queued job starts within milliseconds (LISTEN/NOTIFY) and its handler gets the parsed payload", async () => {
+    const seen: Array<{ payload: z.output<typeof notePayload>; helpers: TaskHelpers; startedAt: number }> = [];
+    const task = defineTask({
+      name: uniqueName("note"),
+      payload: notePayload,
+      maxAttempts: 3,
+      async handler(payload, helpers) {
+        seen.push({ payload, helpers, startedAt: performance.now() });
+      },
+    });
+    const queue = createQueue({ connectionString, tasks: [task], log: testLog });
+    const worker = await queue.startWorker({ concurrency: 1 }); // default 2 s poll: only NOTIFY explains a fast start
+    const latencies: number[] = [];
+    for (let noteId = 1; noteId <= 5; noteId++) {
+      const enqueuedAt = performance.now();
+      const job = await queue.enqueue(task.name, { noteId });
+      const run = await until(() => seen.find((entry) => entry.payload.noteId === noteId));
+      latencies.push(run.startedAt - enqueuedAt);
+      expect(run.payload).toEqual({ noteId, tags: [] });
+      expect(run.helpers).toMatchObject({ jobId: job?.jobId, attempts: 1, maxAttempts: 3 });
+      expect(run.helpers.signal.aborted).toBe(false);
+    }
+    const sorted = [...latencies].sort((a, b) => a - b);
+    console.log(`enqueue -> handler start: ${latencies.map((ms) => ms.toFixed(1)).join(", ")} ms`);
+    expect(sorted[2]).toBeLessThan(250);
+    await worker.stop();
+    await queue.close();
+  }, 30_000);
+
+  test("enqueue is typed by task name (checked by tsc)", async () => {
+    const byNote = defineTask({ name: "typed.note", payload: notePayload, maxAttempts: 1, handler: async () => {} });
+    const byUrl = defineTask({ name: "typed.url", payload: z.object({ url: z.url() }), maxAttempts: 1, handler: async () => {} });
+    const queue = createQueue({ connectionString, tasks: [byNote, byUrl], log: testLog });
+    const neverCalled = () => {
+      void queue.enqueue("typed.note", { noteId: 1 });
+      void queue.enqueue("typed.url", { url: "https://example.com" });
+      // @ts-expect-error typed.note takes a noteId, not a url
+      void queue.enqueue("typed.note", { url: "https://example.com" });
+      // @ts-expect-error there is no such task
+      void queue.enqueue("typed.missing", {});
+      // @ts-expect-error unsafe_dedupe is not offered
+      void queue.enqueue("typed.note", { noteId: 1 }, { jobKey: "k", jobKeyMode: "unsafe_dedupe" });
+    };
+    expect(neverCalled).toBeFunction();
+    await queue.close();
+  });
+
+  test("an invalid payload is refused at enqueue and nothing is queued", async () => {
+    const task = defineTask({ name: uniqueName("strict"), payload: notePayload, maxAttempts: 1, handler: async () => {} });
+    const dated = defineTask({
+      name: uniqueName("dated"),
+      payload: z.object({ at: z.date() }),
+      maxAttempts: 1,
+      handler: async () => {},
+    });
+    const queue = createQueue({ connectionString, tasks: [task, dated], log: testLog });
+    await expect(queue.enqueue(task.name, { noteId: "seven" } as never)).rejects.toBeInstanceOf(z.ZodError);
+    await expect(queue.enqueue(task.name, { noteId: -1 })).rejects.toBeInstanceOf(z.ZodError);
+    await expect(queue.enqueue(dated.name, { at: new Date() })).rejects.toThrow(/does not survive JSON/);
+    await expect(queue.enqueue("no.such.task" as never, {} as never)).rejects.toThrow(/no task named/);
+    await expect(
+      queue.enqueue(task.name, { noteId: 1 }, { jobKey: "k", jobKeyMode: "unsafe_dedupe" as never }),
+    ).rejects.toThrow(/not allowed/);
+    expect(await jobsOfTask(task.name)).toEqual([]);
+    expect(await jobsOfTask(dated.name)).toEqual([]);
+    await queue.close();
+  });
+
+  test("a job key added twice leaves one job, carrying the newer payload", async () => {
+    const task = defineTask({ name: uniqueName("keyed"), payload: notePayload, maxAttempts: 2, handler: async () => {} });
+    const queue = createQueue({ connectionString, tasks: [task], log: testLog });
+    const jobKey = `import:${crypto.randomUUID()}`;
+    const first = await queue.enqueue(task.name, { noteId: 1 }, { jobKey });
+    const second = await queue.enqueue(task.name, { noteId: 2, tags: ["b"] }, { jobKey, jobKeyMode: "preserve_run_at" });
+    expect(second?.jobId).toBe(first?.jobId as string);
+    const jobs = await jobsOfTask(task.name);
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({ key: jobKey, payload: { noteId: 2, tags: ["b"] } });
+    await queue.close();
+  });
+
+  test("jobExists is true while a keyed job waits, false once it is done, and false for an unknown key", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const task = defineTask({ name: uniqueName("exists"), payload: notePayload, maxAttempts: 1, handler: () => gate });
+    const queue = createQueue({ connectionString, tasks: [task], log: testLog });
+    const jobKey = `exists:${crypto.randomUUID()}`;
+    expect(await queue.jobExists(jobKey)).toBe(false);
+    await queue.enqueue(task.name, { noteId: 1 }, { jobKey });
+    expect(await queue.jobExists(jobKey)).toBe(true);
+    const worker = await queue.startWorker({ concurrency: 1 });
+    await until(async () => (await queue.findJob(jobKey))?.lockedBy);
+    expect(await queue.jobExists(jobKey)).toBe(true); // running its only attempt still counts
+    release();
+    await until(async () => !(await queue.jobExists(jobKey)));
+    expect(await queue.findJob(jobKey)).toBeNull();
+    await worker.stop();
+    await queue.close();
+  }, 15_000);
+
+  test("a throwing handler is retried with attempts counting up; onPermanentFailure fires once, after the last", async () => {
+    const attempts: number[] = [];
+    const permanentFailures: Array<{ payload: unknown; error: Error }> = [];
+    const task = defineTask({
+      name: uniqueName("flaky"),
+      payload: notePayload,
+      maxAttempts: 2,
+      async handler(_payload, helpers) {
+        attempts.push(helpers.attempts);
+        throw new Error(`boom on attempt ${helpers.attempts}`);
+      },
+      async onPermanentFailure(payload, error) {
+        permanentFailures.push({ payload, error });
+      },
+    });
+    const queue = createQueue({ connectionString, tasks: [task], log: { ...testLog, error: () => {} } });
+    const worker = await queue.startWorker({ concurrency: 1, pollIntervalMs: 100 });
+    const jobKey = `flaky:${crypto.randomUUID()}`;
+    await queue.enqueue(task.name, { noteId: 9 }, { jobKey });
+
+    await until(() => attempts.length === 1);
+    const afterFirst = await until(async () => {
+      const job = await queue.findJob(jobKey);
+      return job?.lockedBy === null && job.lastError ? job : null;
+    });
+    expect(afterFirst).toMatchObject({ attempts: 1, maxAttempts: 2, lastError: "boom on attempt 1", permanentlyFailed: false });
+    // graphile-worker's backoff: the second attempt waits exp(1) = 2.7 s.
+    expect(afterFirst.runAt.getTime() - Date.now()).toBeGreaterThan(1_500);
+    expect(permanentFailures).toEqual([]);
+
+    await until(() => permanentFailures.length === 1, 10_000);
+    expect(attempts).toEqual([1, 2]);
+    expect(permanentFailures[0]?.payload).toEqual({ noteId: 9, tags: [] });
+    expect(permanentFailures[0]?.error.message).toBe("boom on attempt 2");
+    const final = await until(async () => {
+      const job = await queue.findJob(jobKey);
+      return job?.permanentlyFailed ? job : null;
+    });
+    expect(final).toMatchObject({ attempts: 2, lastError: "boom on attempt 2" });
+    expect(await queue.jobExists(jobKey)).toBe(false);
+    await Bun.sleep(500);
+    expect(attempts).toEqual([1, 2]);
+    expect(permanentFailures).toHaveLength(1);
+    await worker.stop();
+    await queue.close();
+  }, 20_000);
+
+  test("with maxAttempts 1 the first failure is final", async () => {
+    const permanentFailures: string[] = [];
+    const task = defineTask({
+      name: uniqueName("once"),
+      payload: notePayload,
+      maxAttempts: 5,
+      handler: async () => {
+        throw new Error("no luck");
+      },
+      onPermanentFailure: async (payload) => void permanentFailures.push(`note ${payload.noteId}`),
+    });
+    const queue = createQueue({ connectionString, tasks: [task], log: { ...testLog, error: () => {} } });
+    const worker = await queue.startWorker({ concurrency: 1 });
+    const jobKey = `once:${crypto.randomUUID()}`;
+    await queue.enqueue(task.name, { noteId: 3 }, { jobKey, maxAttempts: 1 }); // the per-job override wins
+    await until(() => permanentFailures.length === 1);
+    const job = await until(async () => {
+      const found = await queue.findJob(jobKey);
+      return found?.permanentlyFailed ? found : null;
+    });
+    expect(job).toMatchObject({ attempts: 1, maxAttempts: 1, lastError: "no luck" });
+    expect(permanentFailures).toEqual(["note 3"]);
+    await worker.stop();
+    await queue.close();
+  }, 15_000);
+
+  test("a queued payload that no longer fits its schema fails for good without reaching the handler", async () => {
+    let handled = 0;
+    const permanentFailures: unknown[] = [];
+    const task = defineTask({
+      name: uniqueName("schema-drift"),
+      payload: notePayload,
+      maxAttempts: 5,
+      handler: async () => void handled++,
+      onPermanentFailure: async (payload) => void permanentFailures.push(payload),
+    });
+    const errors: string[] = [];
+    const queue = createQueue({ connectionString, tasks: [task], log: { ...testLog, error: (line) => errors.push(line) } });
+    const jobKey = `drift:${crypto.randomUUID()}`;
+    // As if queued by an older release whose schema differed: straight into graphile-worker, past enqueue().
+    await admin.query("select graphile_worker.add_job($1, $2::json, job_key => $3, max_attempts => 5)", [
+      task.name,
+      JSON.stringify({ noteId: "seven" }),
+      jobKey,
+    ]);
+    const worker = await queue.startWorker({ concurrency: 1 });
+    const job = await until(async () => {
+      const found = await queue.findJob(jobKey);
+      return found?.permanentlyFailed ? found : null;
+    });
+    expect(job).toMatchObject({ attempts: 1, maxAttempts: 1 });
+    expect(job.lastError).toContain(`invalid payload for task ${task.name}`);
+    expect(handled).toBe(0);
+    expect(permanentFailures).toEqual([]);
+    expect(errors.some((line) => line.includes("failed permanently"))).toBe(true);
+    await worker.stop();
+    await queue.close();
+  }, 15_000);
+
+  test("worker.stop() fires the running job's abort signal and waits for the job to finish", async () => {
+    let started = false;
+    let finished = false;
+    let signal: AbortSignal | undefined;
+    const task = defineTask({
+      name: uniqueName("long"),
+      payload: notePayload,
+      maxAttempts: 3,
+      async handler(_payload, helpers) {
+        signal = helpers.signal;
+        started = true;
+        await new Promise((resolve) => helpers.signal.addEventListener("abort", resolve, { once: true }));
+        await Bun.sleep(200); // cleanup after the abort, which stop() must wait for
+        finished = true;
+      },
+    });
+    const queue = createQueue({ connectionString, tasks: [task], log: testLog });
+    const worker = await queue.startWorker({ concurrency: 1, abortAfterMs: 300 });
+    const jobKey = `long:${crypto.randomUUID()}`;
+    await queue.enqueue(task.name, { noteId: 1 }, { jobKey });
+    await until(() => started);
+    const stopAt = performance.now();
+    await worker.stop();
+    const stopMs = performance.now() - stopAt;
+    expect(signal?.aborted).toBe(true);
+    expect(finished).toBe(true);
+    expect(stopMs).toBeGreaterThanOrEqual(450);
+    expect(await queue.findJob(jobKey)).toBeNull(); // it returned normally, so it completed
+    await queue.close();
+  }, 15_000);
+
+  test("a job that ignores its abort signal is failed, to retry later, when stop() runs out of time", async () => {
+    let started = false;
+    const task = defineTask({
+      name: uniqueName("stubborn"),
+      payload: notePayload,
+      maxAttempts: 3,
+      handler: async () => {
+        started = true;
+        await new Promise(() => undefined);
+      },
+    });
+    const queue = createQueue({ connectionString, tasks: [task], log: { ...testLog, warn: () => {}, error: () => {} } });
+    const worker = await queue.startWorker({ concurrency: 1, abortAfterMs: 100, drainTimeoutMs: 400 });
+    const jobKey = `stubborn:${crypto.randomUUID()}`;
+    await queue.enqueue(task.name, { noteId: 1 }, { jobKey });
+    await until(() => started);
+    await worker.stop();
+    expect(await queue.findJob(jobKey)).toMatchObject({
+      lockedBy: null,
+      attempts: 1,
+      lastError: "not drained within 400 ms",
+      permanentlyFailed: false,
+    });
+    await queue.close();
+  }, 15_000);
+
+  test("a job locked by a killed worker is freed by unlockJobsOfDeadWorkers and then runs exactly once here", async () => {
+    const name = uniqueName("orphaned");
+    const runs: TaskHelpers[] = [];
+    const task = defineTask({
+      name,
+      payload: z.object({ noteId: z.number() }),
+      maxAttempts: 3,
+      async handler(_payload, helpers) {
+        runs.push(helpers);
+      },
+    });
+    const queue = createQueue({ connectionString, tasks: [task], log: { ...testLog, warn: () => {} } });
+    const jobKey = `orphaned:${crypto.randomUUID()}`;
+    const job = await queue.enqueue(task.name, { noteId: 5 }, { jobKey });
+
+    const child = Bun.spawn([process.execPath, path.join(import.meta.dir, "fixtures", "hold-job.ts")], {
+      env: { ...process.env, CONNECTION_STRING: connectionString, TASK_NAME: name },
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    try {
+      expect(await readLine(child.stdout)).toBe(`started ${job?.jobId}`);
+      const locked = await queue.findJob(jobKey);
+      expect(locked?.lockedBy).toBeString();
+      expect(await queue.unlockJobsOfDeadWorkers()).toEqual({ workerIds: [], jobIds: [] }); // alive: left alone
+    } finally {
+      child.kill("SIGKILL");
+      await child.exited;
+    }
+
+    // Postgres ends the dead worker's liveness session (and so its lock) once it sees the socket close.
+    const freed = await until(async () => {
+      const result = await queue.unlockJobsOfDeadWorkers();
+      return result.jobIds.length > 0 ? result : null;
+    }, 5_000);
+    expect(freed.jobIds).toEqual([job?.jobId as string]);
+    expect(await queue.findJob(jobKey)).toMatchObject({ lockedBy: null, attempts: 1, permanentlyFailed: false });
+
+    const worker = await queue.startWorker({ concurrency: 1 });
+    await until(() => runs.length === 1);
+    await until(async () => !(await queue.jobExists(jobKey)));
+    await Bun.sleep(300);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ jobId: job?.jobId, attempts: 2 });
+    await worker.stop();
+    await queue.close();
+  }, 30_000);
+
+  test("the pool and worker survive their Postgres connections being terminated", async () => {
+    const ran: number[] = [];
+    const task = defineTask({
+      name: uniqueName("survivor"),
+      payload: notePayload,
+      maxAttempts: 3,
+      handler: async ({ noteId }) => void ran.push(noteId),
+    });
+    const warnings: string[] = [];
+    const queue = createQueue({
+      connectionString,
+      tasks: [task],
+      log: { ...testLog, warn: (line) => warnings.push(line), error: (line) => warnings.push(line) },
+    });
+    const worker = await queue.startWorker({ concurrency: 2 });
+    await queue.enqueue(task.name, { noteId: 1 });
+    await until(() => ran.includes(1));
+
+    const { rows } = await admin.query<{ terminated: boolean }>(
+      `select pg_terminate_backend(pid) as terminated from pg_stat_activity
+       where application_name like 'rhizome-jobs%' and pid <> pg_backend_pid()`,
+    );
+    expect(rows.length).toBeGreaterThanOrEqual(2); // at least the LISTEN connection and the liveness one
+    await until(() => warnings.some((line) => line.includes("connection")));
+
+    await until(async () => (await queue.enqueue(task.name, { noteId: 2 }).catch(() => null)) !== null);
+    await until(() => ran.includes(2), 10_000);
+    await worker.stop();
+    await queue.close();
+  }, 30_000);
+});
+
+async function readLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`stream ended before a full line: ${text}`);
+    text += decoder.decode(value);
+  }
+  reader.releaseLock();
+  return text.slice(0, text.indexOf("\n"));
+}

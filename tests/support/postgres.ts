@@ -1,0 +1,56 @@
+/**
+ * One Postgres per test process. With DATABASE_URL set, that database is used as it is (point it at a disposable
+ * one; tests stay apart through unique task names and job keys, never by truncating tables). Otherwise an embedded
+ * Postgres starts in a temp directory on first use. A watchdog shell stops it and deletes the directory once this
+ * process has gone, because `bun test` fires no `exit` event, and so that a crashed run cleans up too.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { startEmbeddedPostgres } from "../../src/jobs/embedded-postgres";
+import { type JobLog, silentLog } from "../../src/jobs/log";
+
+export interface TestPostgres {
+  connectionString: string;
+}
+
+let started: Promise<TestPostgres> | undefined;
+
+export function getTestPostgres(): Promise<TestPostgres> {
+  started ??= start();
+  return started;
+}
+
+/** Warnings and errors only: enough to explain a failing test without Postgres's chatter. */
+export const testLog: JobLog = { ...silentLog, warn: console.warn, error: console.error };
+
+async function start(): Promise<TestPostgres> {
+  const url = process.env.DATABASE_URL;
+  if (url) return { connectionString: url };
+  const dataDir = await mkdtemp(path.join(tmpdir(), "rhizome-test-pg-"));
+  reapAfterExit(dataDir);
+  const postgres = await startEmbeddedPostgres({ dataDir, log: testLog });
+  return { connectionString: postgres.connectionString };
+}
+
+const REAPER = `
+while kill -0 "$1" 2>/dev/null; do sleep 0.2; done
+pidfile="$2/pg/postmaster.pid"
+if [ -f "$pidfile" ]; then
+  pid="$(head -n 1 "$pidfile")"
+  kill -INT "$pid" 2>/dev/null
+  tries=0
+  while [ -f "$pidfile" ] && kill -0 "$pid" 2>/dev/null && [ "$tries" -lt 150 ]; do sleep 0.2; tries=$((tries + 1)); done
+fi
+rm -rf "$2"
+`;
+
+function reapAfterExit(dataDir: string): void {
+  // Its own session, so a runner that kills the test's process group (e.g. `timeout`) does not kill it too.
+  const reaper = spawn("sh", ["-c", REAPER, "rhizome-test-pg-reaper", String(process.pid), dataDir], {
+    detached: true,
+    stdio: "ignore",
+  });
+  reaper.unref();
+}
