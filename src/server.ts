@@ -2,11 +2,12 @@ import type { Config } from "./config";
 import { openNotesDatabase } from "./db/client";
 import { createHttpApp } from "./http/app";
 import { buildOpenApiDocument } from "./http/openapi-document";
-import { createJobCatalogue, importQueueOn } from "./jobs/catalogue";
+import { createJobCatalogue, graphQueueOn, importQueueOn } from "./jobs/catalogue";
 import { startEmbeddedPostgres } from "./jobs/embedded-postgres";
 import { createQueue, type JobWorker } from "./jobs/queue";
 import { log } from "./log";
 import { createSecretBox } from "./modules/auth/secret-box";
+import { reconcileGraphBuilds } from "./modules/graph/reconcile-builds";
 import { reconcileImportTasks } from "./modules/imports/reconcile-tasks";
 import { appRouter } from "./trpc/root";
 
@@ -41,14 +42,18 @@ export async function startServer(config: Config): Promise<RunningServer> {
       stops.push(() => postgres.stop());
       connectionString = postgres.connectionString;
     }
-    const queue = createQueue({ connectionString, tasks: createJobCatalogue({ db: notesDb.db, imports: config.imports }), log });
+    const queue = createQueue({ connectionString, tasks: createJobCatalogue({ db: notesDb.db, imports: config.imports, graph: config.graph }), log });
     stops.push(() => queue.close());
     await queue.migrate();
     const importQueue = importQueueOn(queue);
+    const graphQueue = graphQueueOn(queue);
 
     if (config.role !== "api") {
       const worker: JobWorker = await queue.startWorker({ concurrency: config.worker.concurrency });
-      const reconcile = () => reconcileImportTasks(notesDb.db, importQueue).catch((error) => log.warn("reconciler failed", error));
+      const reconcile = () =>
+        Promise.all([reconcileImportTasks(notesDb.db, importQueue), reconcileGraphBuilds(notesDb.db, graphQueue)]).catch((error) =>
+          log.warn("reconciler failed", error),
+        );
       await reconcile();
       const timer = setInterval(reconcile, RECONCILE_EVERY_MS);
       stops.push(async () => {
@@ -63,7 +68,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     const secretBox = await createSecretBox({ secretKey: config.secretKey, dataDir: config.dataDir });
     const app = createHttpApp({
       router: appRouter,
-      services: { db: notesDb.db, secretBox, importQueue },
+      services: { db: notesDb.db, secretBox, importQueue, graphQueue },
       document: buildOpenApiDocument(appRouter),
       maxBodyBytes: MAX_BODY_BYTES,
       checkHealth: async () => {

@@ -73,6 +73,7 @@ async function main() {
     db: notesDb.db,
     secretBox: { seal: async (text: string) => text, open: async (text: string) => text },
     importQueue: { enqueueImport: async () => false, findImportJob: async () => null },
+    graphQueue: { enqueueBuild: async () => false, findBuildJob: async () => null },
   };
   const context = (request: Request, transport: TrpcContext["transport"]): TrpcContext => ({
     ...services,

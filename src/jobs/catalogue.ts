@@ -1,5 +1,8 @@
 import { z } from "zod";
 import type { Database } from "../db/client";
+import { failBuild, runGraphBuild } from "../modules/graph/build-graph";
+import type { ExtractorSettings } from "../modules/graph/create-extractor";
+import { graphJobKey, type GraphQueue } from "../modules/graph/graph-queue";
 import { importJobKey, type ImportQueue } from "../modules/imports/import-queue";
 import { markTaskFailed, runImportTask, type ImportRun } from "../modules/imports/run-import";
 import { defineTask } from "./define-task";
@@ -7,10 +10,13 @@ import type { Queue } from "./queue";
 
 /** Fetch retries back off 2.7 s, 7.4 s, 20 s: enough for a blip, short enough to report failure soon. */
 const IMPORT_MAX_ATTEMPTS = 4;
+/** A build resumes where it stopped, so a few attempts cover a worker restart without retrying for days. */
+const GRAPH_BUILD_MAX_ATTEMPTS = 3;
 
 export interface JobDependencies {
   db: Database;
   imports: { allowPrivateNetworks: boolean; bilibiliSessdata?: string };
+  graph: ExtractorSettings;
 }
 
 /** Every background task of the service, with its payload schema. */
@@ -39,6 +45,17 @@ export function createJobCatalogue(deps: JobDependencies) {
       onPermanentFailure: (payload) =>
         markTaskFailed(deps.db, payload.taskId, "The import was interrupted too many times. Try again, or paste the content instead."),
     }),
+    defineTask({
+      name: "graph-build",
+      payload: z.object({ buildId: z.number().int().positive(), userId: z.number().int().positive() }),
+      maxAttempts: GRAPH_BUILD_MAX_ATTEMPTS,
+      handler: (payload, helpers) =>
+        runGraphBuild(
+          { db: deps.db, settings: deps.graph, signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts },
+          payload,
+        ),
+      onPermanentFailure: (payload) => failBuild(deps.db, payload.buildId, "The build was interrupted too many times; start it again"),
+    }),
   ] as const;
 }
 
@@ -53,6 +70,20 @@ export function importQueueOn(queue: Queue<JobCatalogue>): ImportQueue {
     },
     async findImportJob(taskId) {
       const job = await queue.findJob(importJobKey(taskId));
+      return job && { permanentlyFailed: job.permanentlyFailed };
+    },
+  };
+}
+
+/** The graph service's view of the queue. */
+export function graphQueueOn(queue: Queue<JobCatalogue>): GraphQueue {
+  return {
+    async enqueueBuild(build) {
+      const job = await queue.enqueue("graph-build", { buildId: build.id, userId: build.userId }, { jobKey: graphJobKey(build.userId) });
+      return job !== null;
+    },
+    async findBuildJob(userId) {
+      const job = await queue.findJob(graphJobKey(userId));
       return job && { permanentlyFailed: job.permanentlyFailed };
     },
   };

@@ -1,6 +1,7 @@
 import type { Database } from "../db/client";
 import type { SecretBox } from "./auth/secret-box";
 import type { Session, SessionUser } from "./auth/sessions";
+import type { GraphQueue } from "./graph/graph-queue";
 import type { ImportQueue } from "./imports/import-queue";
 
 /** What business functions need from the outside world; no HTTP or tRPC objects. */
@@ -8,6 +9,7 @@ export interface ServiceContext {
   db: Database;
   secretBox: SecretBox;
   importQueue: ImportQueue;
+  graphQueue: GraphQueue;
 }
 
 export interface RequestContext extends ServiceContext {

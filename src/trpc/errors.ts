@@ -1,4 +1,5 @@
 import { TRPCError } from "@trpc/server";
+import { sqliteErrorCode } from "../db/errors";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import {
   ConflictError,
@@ -28,8 +29,8 @@ export function toTrpcError(error: unknown): TRPCError | undefined {
 
 /** SQLite lock contention that outlasted the busy timeout: the client may retry, so 503. */
 export function isDatabaseBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED";
+  const code = sqliteErrorCode(error);
+  return code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED");
 }
 
 /** Headers an error needs: a challenge on 401, a wait on 429. */

@@ -1,4 +1,5 @@
 import { authRouter } from "../modules/auth/router";
+import { graphRouter } from "../modules/graph/router";
 import { importsRouter } from "../modules/imports/router";
 import { notesRouter } from "../modules/notes/router";
 import { router } from "./procedures";
@@ -7,6 +8,7 @@ export const appRouter = router({
   auth: authRouter,
   notes: notesRouter,
   tasks: importsRouter,
+  graph: graphRouter,
 });
 
 /** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */

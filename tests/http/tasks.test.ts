@@ -220,7 +220,7 @@ describe("consistency between task rows and jobs", () => {
     const stuck = await insertTask("running", me.id);
     const queue = createQueue({
       connectionString: server.databaseUrl,
-      tasks: createJobCatalogue({ db: orm(), imports: { allowPrivateNetworks: true } }),
+      tasks: createJobCatalogue({ db: orm(), imports: { allowPrivateNetworks: true }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} } }),
       log: silentLog,
     });
     try {

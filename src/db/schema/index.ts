@@ -1,3 +1,4 @@
 export * from "./auth";
 export * from "./notes";
 export * from "./imports";
+export * from "./graph";

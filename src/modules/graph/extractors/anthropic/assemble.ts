@@ -1,18 +1,10 @@
+import { conceptKey } from "../../concept-key";
 import type { ExtractedConcept, ExtractedRelation, TextSpan } from "../../extraction";
 import type { TextChunk } from "./chunk";
 import { TextLocator } from "./locate";
 import type { AnswerConcept, KnowledgeGraphAnswer } from "./schema";
 
 const MAX_MENTIONS = 20;
-
-/** How names are compared inside one note: NFKC, case-folded, whitespace collapsed, quotes/brackets trimmed. */
-export function conceptKey(name: string): string {
-  return name
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(/\s+/g, " ")
-    .replace(/^[\s"'“”‘’«»()[\]{}.,;:!?]+|[\s"'“”‘’«»()[\]{}.,;:!?]+$/g, "");
-}
 
 interface ConceptDraft {
   concept: ExtractedConcept;

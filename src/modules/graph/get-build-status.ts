@@ -1,0 +1,48 @@
+import { count, desc, eq } from "drizzle-orm";
+import { graphBuilds, graphEdges, graphNodes } from "../../db/schema";
+import type { Database } from "../../db/client";
+import type { BuildStatus } from "./schemas";
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The user's latest build, with the size of the graph readers see now; `idle` before any build. */
+export async function getBuildStatus({ ctx }: { ctx: { db: Database; userId: number } }): Promise<BuildStatus> {
+  const [[build], [nodes], [edges]] = await ctx.db.batch([
+    ctx.db.select().from(graphBuilds).where(eq(graphBuilds.userId, ctx.userId)).orderBy(desc(graphBuilds.id)).limit(1),
+    ctx.db.select({ total: count() }).from(graphNodes).where(eq(graphNodes.userId, ctx.userId)),
+    ctx.db.select({ total: count() }).from(graphEdges).where(eq(graphEdges.userId, ctx.userId)),
+  ]);
+  const graph = { nodes: nodes?.total ?? 0, edges: edges?.total ?? 0 };
+  if (!build) {
+    return {
+      status: "idle",
+      progress: 0,
+      message: "No graph has been built yet: POST /api/knowledge-graph/build",
+      mode: null,
+      build_id: null,
+      started_at: null,
+      finished_at: null,
+      notes_total: 0,
+      notes_processed: 0,
+      ...graph,
+      error: null,
+      failed_notes: [],
+      usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 },
+    };
+  }
+  return {
+    status: build.status,
+    progress: build.progress,
+    message: build.message,
+    mode: build.mode,
+    build_id: build.id,
+    started_at: iso(build.startedAt),
+    finished_at: iso(build.finishedAt),
+    notes_total: build.notesTotal,
+    notes_processed: build.notesProcessed,
+    ...graph,
+    error: build.error,
+    failed_notes: JSON.parse(build.failedNotes) as BuildStatus["failed_notes"],
+    usage: { llm_calls: build.llmCalls, input_tokens: build.inputTokens, output_tokens: build.outputTokens },
+  };
+}

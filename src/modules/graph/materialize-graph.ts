@@ -1,0 +1,77 @@
+import { and, eq } from "drizzle-orm";
+import { graphEdges, graphMentions, graphNodes, graphNoteExtractions } from "../../db/schema";
+import type { Database } from "../../db/client";
+import { computeGraphMetrics } from "./graph-metrics";
+import { resolveEntities } from "./resolve-entities";
+import { storedExtractionSchema } from "./stored-extraction";
+
+const CHUNK = 400;
+
+/**
+ * Recomputes the user's graph from the stored note extractions and swaps it in with one write
+ * transaction, so readers see the old graph or the new one, never a mix. Nodes keep their ids
+ * across builds while their concept remains; what only deleted notes supported disappears.
+ */
+export async function materializeGraph(db: Database, userId: number): Promise<{ nodes: number; edges: number }> {
+  const rows = await db
+    .select({ noteId: graphNoteExtractions.noteId, result: graphNoteExtractions.result })
+    .from(graphNoteExtractions)
+    .where(and(eq(graphNoteExtractions.userId, userId), eq(graphNoteExtractions.status, "ok")));
+  const extractions = rows.flatMap((row) => {
+    const parsed = storedExtractionSchema.safeParse(JSON.parse(row.result));
+    return parsed.success ? [{ noteId: row.noteId, extraction: parsed.data }] : [];
+  });
+  const { nodes, edges } = resolveEntities(extractions);
+  const metrics = computeGraphMetrics(
+    nodes.map((_, index) => index),
+    edges.map((edge) => ({ sourceId: edge.source, targetId: edge.target, weight: edge.weight })),
+  );
+
+  await db.transaction(async (tx) => {
+    const previous = await tx.select({ id: graphNodes.id, key: graphNodes.key }).from(graphNodes).where(eq(graphNodes.userId, userId));
+    const keptIds = new Map(previous.map((node) => [node.key, node.id]));
+    // Deleting cascades to the old edges and mentions; surviving concepts are re-inserted under their old ids.
+    await tx.delete(graphNodes).where(eq(graphNodes.userId, userId));
+    const ids: number[] = new Array(nodes.length);
+    for (let offset = 0; offset < nodes.length; offset += CHUNK) {
+      const slice = nodes.slice(offset, offset + CHUNK);
+      const inserted = await tx
+        .insert(graphNodes)
+        .values(
+          slice.map((node, i) => ({
+            ...(keptIds.has(node.key) && { id: keptIds.get(node.key)! }),
+            userId,
+            key: node.key,
+            label: node.label,
+            type: node.type,
+            description: node.description,
+            weight: node.mentions.length,
+            degree: metrics.get(offset + i)?.degree ?? 0,
+            community: metrics.get(offset + i)?.community ?? 0,
+            noteIds: JSON.stringify(node.noteIds),
+            aliases: JSON.stringify(node.aliases),
+          })),
+        )
+        .returning({ id: graphNodes.id, key: graphNodes.key });
+      const byKey = new Map(inserted.map((row) => [row.key, row.id]));
+      slice.forEach((node, i) => (ids[offset + i] = byKey.get(node.key)!));
+    }
+    for (let offset = 0; offset < edges.length; offset += CHUNK) {
+      await tx.insert(graphEdges).values(
+        edges.slice(offset, offset + CHUNK).map((edge) => ({
+          userId,
+          sourceId: ids[edge.source]!,
+          targetId: ids[edge.target]!,
+          label: edge.label,
+          weight: edge.weight,
+          noteIds: JSON.stringify(edge.noteIds),
+        })),
+      );
+    }
+    const mentions = nodes.flatMap((node, index) => node.mentions.map((mention) => ({ nodeId: ids[index]!, ...mention })));
+    for (let offset = 0; offset < mentions.length; offset += CHUNK) {
+      await tx.insert(graphMentions).values(mentions.slice(offset, offset + CHUNK)).onConflictDoNothing();
+    }
+  });
+  return { nodes: nodes.length, edges: edges.length };
+}

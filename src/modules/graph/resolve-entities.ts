@@ -1,0 +1,134 @@
+import { conceptKey, displayLabel } from "./concept-key";
+import type { StoredExtraction } from "./stored-extraction";
+
+export interface ResolvedNode {
+  key: string;
+  label: string;
+  type: string;
+  description: string;
+  aliases: string[];
+  mentions: { noteId: number; start: number; end: number; passage: string }[];
+  noteIds: number[];
+}
+
+export interface ResolvedEdge {
+  source: number;
+  target: number;
+  label: string;
+  noteIds: number[];
+  weight: number;
+}
+
+/**
+ * Entity resolution across all of a user's note extractions: names that share a concept key
+ * (NFKC, case-folded, trimmed), or are reported as aliases of each other, become one node.
+ * Nodes and edges are indices into the returned `nodes`.
+ */
+export function resolveEntities(extractions: { noteId: number; extraction: StoredExtraction }[]): {
+  nodes: ResolvedNode[];
+  edges: ResolvedEdge[];
+} {
+  const parent = new Map<string, string>();
+  const find = (key: string): string => {
+    let root = key;
+    while (parent.get(root) !== root) root = parent.get(root)!;
+    parent.set(key, root);
+    return root;
+  };
+  const add = (key: string) => {
+    if (!parent.has(key)) parent.set(key, key);
+  };
+  const union = (a: string, b: string) => {
+    const [ra, rb] = [find(a), find(b)];
+    // The smaller key wins, so the outcome does not depend on note order.
+    if (ra !== rb) ra < rb ? parent.set(rb, ra) : parent.set(ra, rb);
+  };
+
+  for (const { extraction } of extractions) {
+    for (const concept of extraction.concepts) {
+      const key = conceptKey(concept.name);
+      if (!key) continue;
+      add(key);
+      for (const alias of concept.aliases) {
+        const aliasKey = conceptKey(alias);
+        if (!aliasKey) continue;
+        add(aliasKey);
+        union(key, aliasKey);
+      }
+    }
+  }
+
+  interface Group {
+    labels: Map<string, number>;
+    types: Map<string, number>;
+    descriptions: string[];
+    mentions: ResolvedNode["mentions"];
+    notes: Set<number>;
+  }
+  const groups = new Map<string, Group>();
+  const group = (key: string) => {
+    const root = find(key);
+    let entry = groups.get(root);
+    if (!entry) groups.set(root, (entry = { labels: new Map(), types: new Map(), descriptions: [], mentions: [], notes: new Set() }));
+    return entry;
+  };
+  const bump = (counts: Map<string, number>, value: string, by: number) => counts.set(value, (counts.get(value) ?? 0) + by);
+
+  for (const { noteId, extraction } of extractions) {
+    for (const concept of extraction.concepts) {
+      const key = conceptKey(concept.name);
+      if (!key) continue;
+      const entry = group(key);
+      const weight = Math.max(1, concept.mentions.length);
+      bump(entry.labels, displayLabel(concept.name), weight);
+      for (const alias of concept.aliases) if (conceptKey(alias)) bump(entry.labels, displayLabel(alias), 0);
+      bump(entry.types, concept.type || "concept", weight);
+      if (concept.description) entry.descriptions.push(concept.description);
+      for (const mention of concept.mentions) entry.mentions.push({ noteId, ...mention });
+      entry.notes.add(noteId);
+    }
+  }
+
+  const index = new Map<string, number>();
+  const nodes: ResolvedNode[] = [];
+  for (const [root, entry] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const label = mostCommon(entry.labels);
+    index.set(root, nodes.length);
+    nodes.push({
+      key: root,
+      label,
+      type: mostCommon(entry.types),
+      description: entry.descriptions.sort((a, b) => b.length - a.length)[0] ?? "",
+      aliases: [...entry.labels.keys()].filter((name) => name !== label).sort(),
+      mentions: entry.mentions,
+      noteIds: [...entry.notes].sort((a, b) => a - b),
+    });
+  }
+
+  const edges = new Map<string, ResolvedEdge>();
+  for (const { noteId, extraction } of extractions) {
+    for (const relation of extraction.relations) {
+      const [sourceKey, targetKey] = [conceptKey(relation.source), conceptKey(relation.target)];
+      if (!sourceKey || !targetKey || !parent.has(sourceKey) || !parent.has(targetKey)) continue;
+      const [source, target] = [index.get(find(sourceKey))!, index.get(find(targetKey))!];
+      if (source === target) continue;
+      const label = relation.label.trim().toLowerCase() || "related to";
+      const id = `${source}|${target}|${label}`;
+      const edge = edges.get(id) ?? { source, target, label, noteIds: [], weight: 0 };
+      edge.weight++;
+      if (!edge.noteIds.includes(noteId)) edge.noteIds.push(noteId);
+      edges.set(id, edge);
+    }
+  }
+  for (const edge of edges.values()) edge.noteIds.sort((a, b) => a - b);
+  return { nodes, edges: [...edges.values()] };
+}
+
+function mostCommon(counts: Map<string, number>): string {
+  let best = "";
+  let bestCount = -1;
+  for (const [value, count] of counts) {
+    if (count > bestCount) [best, bestCount] = [value, count];
+  }
+  return best;
+}

@@ -1,0 +1,298 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createClient, type Client } from "@libsql/client";
+import { Api, expectError } from "../support/api";
+import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
+import { startTestServer, type TestServer } from "../support/server";
+
+let fake: FakeAnthropic;
+let server: TestServer;
+let local: TestServer;
+let api: Api;
+
+beforeAll(async () => {
+  fake = await startFakeAnthropic({ latencyMs: 20 });
+  server = await startTestServer({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MODEL: "claude-haiku-4-5" });
+  local = await startTestServer();
+  api = new Api(server.url);
+});
+afterAll(async () => {
+  await server.stop();
+  await local.stop();
+  await fake.stop();
+});
+
+/** Polls the status until the build is over, keeping every distinct state seen. */
+async function awaitBuild(client: Api, timeoutMs = 30_000) {
+  const seen: any[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await client.get("/api/knowledge-graph/status");
+    if (JSON.stringify(seen.at(-1)) !== JSON.stringify(body)) seen.push(body);
+    if (body.status !== "building") return { status: body, seen };
+    if (Date.now() > deadline) throw new Error(`build still running: ${JSON.stringify(body)}`);
+    await Bun.sleep(20);
+  }
+}
+
+async function build(client: Api, mode?: "full" | "incremental") {
+  const before = fake.calls;
+  const started = await client.post("/api/knowledge-graph/build", mode ? { mode } : {});
+  expect(started.status).toBe(202);
+  const result = await awaitBuild(client);
+  return { ...result, started: started.body, calls: fake.calls - before };
+}
+
+// The fake model names [[wikilinks]] (and Capitalised Words) as concepts, so these notes say what to expect.
+const NOTES = [
+  { title: "Learning plan", content: "Study [[Machine Learning]] with [[Andrew Ng]].\n\nThen read about [[Neural Networks]].", tags: ["study"] },
+  { title: "Course notes", content: "The course says [[machine learning]] needs [[Linear Algebra]].\n\n[[Gradient Descent]] minimises loss.", tags: ["study"] },
+  { title: "Weekend", content: "Visited [[Kyoto]] with [[Hana]].\n\nThe [[Golden Pavilion]] was crowded.", tags: ["travel"] },
+];
+
+describe("building with the Anthropic extractor", () => {
+  let alice: Api;
+  const ids: number[] = [];
+
+  beforeAll(async () => {
+    alice = (await api.newUser("grapher")).api;
+    for (const note of NOTES) ids.push((await alice.post("/api/notes", note)).body.id);
+  });
+
+  test("before any build the status is idle and the graph empty", async () => {
+    const status = await alice.get("/api/knowledge-graph/status");
+    expect(status.body).toMatchObject({ status: "idle", progress: 0, build_id: null, nodes: 0, edges: 0 });
+    expect((await alice.get("/api/knowledge-graph")).body).toMatchObject({ nodes: [], edges: [] });
+  });
+
+  test("a full build makes one LLM call per note and reports real progress", async () => {
+    const { status, seen, started, calls } = await build(alice, "full");
+    expect(started).toMatchObject({ status: "building", mode: "full" });
+    expect(calls).toBe(3);
+    expect(status).toMatchObject({ status: "completed", progress: 100, mode: "full", notes_total: 3, notes_processed: 3, error: null });
+    expect(status.usage.llm_calls).toBe(3);
+    expect(status.usage.input_tokens).toBeGreaterThan(0);
+    expect(status.usage.output_tokens).toBeGreaterThan(0);
+    expect(status.nodes).toBeGreaterThan(3);
+    const progress = seen.map((state) => state.progress);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(status.message).toMatch(/^Built \d+ nodes and \d+ edges from 3 notes$/);
+  });
+
+  test("the same concept in two notes is one node linked to both, with the passages", async () => {
+    const graph = (await alice.get("/api/knowledge-graph")).body;
+    const ml = graph.nodes.filter((node: any) => node.label.toLowerCase() === "machine learning");
+    expect(ml).toHaveLength(1);
+    expect(ml[0].note_ids).toEqual([ids[0], ids[1]]);
+    expect(ml[0].weight).toBeGreaterThanOrEqual(2);
+    for (const node of graph.nodes) {
+      expect(Object.keys(node).sort()).toEqual(["community", "degree", "description", "id", "label", "note_ids", "type", "weight"]);
+    }
+    for (const edge of graph.edges) {
+      expect(graph.nodes.some((node: any) => node.id === edge.source)).toBe(true);
+      expect(graph.nodes.some((node: any) => node.id === edge.target)).toBe(true);
+      expect(edge.note_ids.length).toBeGreaterThan(0);
+    }
+    const detail = (await alice.get(`/api/knowledge-graph/nodes/${ml[0].id}`)).body;
+    expect(detail.node.id).toBe(ml[0].id);
+    expect(detail.notes.map((note: any) => note.id).sort()).toEqual([ids[0], ids[1]]);
+    for (const note of detail.notes) expect(note.excerpt.toLowerCase()).toContain("machine learning");
+  });
+
+  test("limit keeps the heaviest nodes and only the edges among them; node+depth gives a neighbourhood", async () => {
+    const all = (await alice.get("/api/knowledge-graph")).body;
+    const top = (await alice.get("/api/knowledge-graph?limit=2")).body;
+    expect(top.nodes).toHaveLength(2);
+    const heaviest = [...all.nodes].sort((a: any, b: any) => b.weight - a.weight || a.id - b.id).slice(0, 2);
+    expect(top.nodes.map((node: any) => node.id).sort()).toEqual(heaviest.map((node: any) => node.id).sort());
+    const kept = new Set(top.nodes.map((node: any) => node.id));
+    for (const edge of top.edges) expect(kept.has(edge.source) && kept.has(edge.target)).toBe(true);
+
+    const kyoto = all.nodes.find((node: any) => node.label === "Kyoto");
+    const around = (await alice.get(`/api/knowledge-graph?node=${kyoto.id}&depth=1`)).body;
+    expect(around.nodes.map((node: any) => node.id)).toContain(kyoto.id);
+    expect(around.nodes.some((node: any) => node.label.toLowerCase() === "machine learning")).toBe(false);
+    expectError(await alice.get("/api/knowledge-graph?limit=5001"), 400, "BAD_REQUEST");
+    expectError(await alice.get("/api/knowledge-graph?depth=4&node=1"), 400, "BAD_REQUEST");
+  });
+
+  test("an incremental build with nothing changed makes no LLM call", async () => {
+    const { status, calls } = await build(alice);
+    expect(calls).toBe(0);
+    expect(status).toMatchObject({ status: "completed", mode: "incremental", notes_total: 0 });
+    expect(status.usage.llm_calls).toBe(0);
+  });
+
+  test("editing one note re-extracts exactly that note", async () => {
+    await alice.put(`/api/notes/${ids[2]}`, { content: "Visited [[Kyoto]] and [[Nara]] with [[Hana]]." });
+    const { status, calls } = await build(alice, "incremental");
+    expect(calls).toBe(1);
+    expect(status).toMatchObject({ notes_total: 1, notes_processed: 1 });
+    const labels = (await alice.get("/api/knowledge-graph")).body.nodes.map((node: any) => node.label);
+    expect(labels).toContain("Nara");
+    expect(labels).not.toContain("Golden Pavilion");
+  });
+
+  test("deleting a note removes what only it supported, with no LLM call", async () => {
+    await alice.delete(`/api/notes/${ids[2]}`);
+    const { calls } = await build(alice);
+    expect(calls).toBe(0);
+    const graph = (await alice.get("/api/knowledge-graph")).body;
+    const labels = graph.nodes.map((node: any) => node.label);
+    expect(labels).not.toContain("Kyoto");
+    expect(labels).not.toContain("Hana");
+    expect(graph.nodes.every((node: any) => !node.note_ids.includes(ids[2]))).toBe(true);
+    expect(labels.map((label: string) => label.toLowerCase())).toContain("machine learning");
+  });
+
+  test("node ids survive an incremental build", async () => {
+    const before = (await alice.get("/api/knowledge-graph")).body.nodes;
+    await alice.post("/api/notes", { title: "More", content: "[[Linear Algebra]] again." });
+    await build(alice);
+    const after = (await alice.get("/api/knowledge-graph")).body.nodes;
+    const id = (nodes: any[], label: string) => nodes.find((node) => node.label === label)?.id;
+    expect(id(after, "Linear Algebra")).toBe(id(before, "Linear Algebra"));
+  });
+
+  test("a second build while one runs is a 409", async () => {
+    const { api: busy } = await api.newUser("busy");
+    for (let i = 0; i < 6; i++) await busy.post("/api/notes", { title: `Note ${i}`, content: `About Topic${i} and Paris.` });
+    const slowFirst = busy.post("/api/knowledge-graph/build", { mode: "full" });
+    const [first, second] = await Promise.all([slowFirst, busy.post("/api/knowledge-graph/build", { mode: "full" })]);
+    expect([first.status, second.status].sort()).toEqual([202, 409]);
+    expectError([first, second].find((response) => response.status === 409)!, 409, "CONFLICT");
+    await awaitBuild(busy);
+  });
+
+  test("an overloaded API (529) is retried by the SDK and the build completes", async () => {
+    const { api: user } = await api.newUser("overload");
+    await user.post("/api/notes", { title: "One", content: "About Berlin." });
+    fake.failNext(1, "overloaded");
+    const { status, calls } = await build(user, "full");
+    expect(status.status).toBe("completed");
+    expect(calls).toBe(2);
+    expect(status.failed_notes).toEqual([]);
+  });
+
+  test("a note whose answer stays malformed after a retry is recorded as failed; the build goes on", async () => {
+    // One call in flight, so the two malformed answers are the first note's call and its retry.
+    const serial = await startTestServer({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fake.url, GRAPH_LLM_CONCURRENCY: "1" });
+    const { api: user } = await new Api(serial.url).newUser("malformed");
+    const bad = (await user.post("/api/notes", { title: "Bad", content: "About [[Lisbon]]." })).body;
+    fake.failNext(2, "malformed_tool_input");
+    await user.post("/api/notes", { title: "Good", content: "About [[Madrid]]." });
+    const { status } = await build(user, "full");
+    expect(status.status).toBe("completed");
+    expect(status.failed_notes).toHaveLength(1);
+    expect(status.failed_notes[0].note_id).toBe(bad.id);
+    expect(status.message).toContain("1 note(s) could not be extracted");
+    expect((await user.get("/api/knowledge-graph")).body.nodes.map((node: any) => node.label)).toContain("Madrid");
+    await serial.stop();
+  });
+
+  test("another user's graph is invisible: their node is a 404 and nothing leaks into the status", async () => {
+    const { api: bob } = await api.newUser("bob");
+    const aliceNode = (await alice.get("/api/knowledge-graph")).body.nodes[0];
+    expectError(await bob.get(`/api/knowledge-graph/nodes/${aliceNode.id}`), 404, "NOT_FOUND");
+    expectError(await bob.get(`/api/knowledge-graph?node=${aliceNode.id}`), 404, "NOT_FOUND");
+    expect((await bob.get("/api/knowledge-graph")).body.nodes).toEqual([]);
+    expect((await bob.get("/api/knowledge-graph/status")).body).toMatchObject({ status: "idle", nodes: 0 });
+    expectError(await api.get("/api/knowledge-graph/status"), 401, "UNAUTHORIZED");
+    expectError(await alice.post("/api/knowledge-graph/build", { mode: "sideways" }), 400, "BAD_REQUEST");
+    expectError(await alice.get("/api/knowledge-graph/nodes/abc"), 400, "BAD_REQUEST");
+  });
+});
+
+describe("a build stuck without its job", () => {
+  test("is marked failed by the reconciler, so a new build can start", async () => {
+    const { api: user } = await api.newUser("stuck");
+    const me = (await user.get("/api/auth/me")).body;
+    const db: Client = createClient({ url: `file:${server.dbFile}` });
+    const old = Date.now() - 10 * 60_000;
+    await db.execute({
+      sql: "insert into graph_builds (user_id, mode, status, message, started_at, updated_at) values (?, 'full', 'building', 'Extracting', ?, ?)",
+      args: [me.id, old, old],
+    });
+    db.close();
+    expectError(await user.post("/api/knowledge-graph/build", {}), 409, "CONFLICT");
+    const { reconcileGraphBuilds } = await import("../../src/modules/graph/reconcile-builds");
+    const { drizzle } = await import("drizzle-orm/libsql");
+    const schema = await import("../../src/db/schema");
+    const client = createClient({ url: `file:${server.dbFile}` });
+    const failed = await reconcileGraphBuilds(drizzle(client, { schema }), { enqueueBuild: async () => false, findBuildJob: async () => null });
+    client.close();
+    expect(failed).toBe(1);
+    expect((await user.get("/api/knowledge-graph/status")).body).toMatchObject({ status: "failed" });
+    expect((await user.post("/api/knowledge-graph/build", {})).status).toBe(202);
+    await awaitBuild(user);
+  });
+});
+
+describe("the local extractor", () => {
+  test("builds a useful graph from English and Chinese notes with no network", async () => {
+    const client = new Api(local.url);
+    const { api: user } = await client.newUser("local");
+    await user.post("/api/notes", {
+      title: "Gradient descent",
+      content: "# Optimisation\n\n**Gradient descent** updates the weights of a neural network.\nThe learning rate controls the step size of gradient descent.\n\nSee [[Backpropagation]].",
+      tags: ["machine-learning"],
+    });
+    await user.post("/api/notes", {
+      title: "深度学习笔记",
+      content: "## 神经网络\n\n**神经网络**由多层神经元组成，训练时使用反向传播算法。\n\n神经网络需要大量数据。 #深度学习",
+      tags: ["读书笔记"],
+    });
+    const started = await user.post("/api/knowledge-graph/build", { mode: "full" });
+    expect(started.status).toBe(202);
+    const { status } = await awaitBuild(user);
+    expect(status).toMatchObject({ status: "completed", usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 } });
+    const labels = (await user.get("/api/knowledge-graph")).body.nodes.map((node: any) => node.label.toLowerCase());
+    expect(labels).toContain("gradient descent");
+    expect(labels).toContain("backpropagation");
+    expect(labels).toContain("神经网络");
+    expect(labels).toContain("深度学习");
+    expect((await user.get("/api/knowledge-graph")).body.edges.length).toBeGreaterThan(0);
+  });
+});
+
+describe("a build interrupted with its worker", () => {
+  test("resumes where it stopped: the next run extracts only the notes not yet done", async () => {
+    const { runGraphBuild } = await import("../../src/modules/graph/build-graph");
+    const { drizzle } = await import("drizzle-orm/libsql");
+    const schema = await import("../../src/db/schema");
+    const { api: user } = await api.newUser("resume");
+    for (let i = 0; i < 6; i++) await user.post("/api/notes", { title: `Resume ${i}`, content: `About [[City ${i}]].` });
+    const me = (await user.get("/api/auth/me")).body;
+    const client = createClient({ url: `file:${server.dbFile}` });
+    const db = drizzle(client, { schema });
+    const now = Date.now();
+    const inserted = await client.execute({
+      sql: "insert into graph_builds (user_id, mode, status, message, started_at, updated_at) values (?, 'full', 'building', 'Queued', ?, ?) returning id",
+      args: [me.id, now, now],
+    });
+    const buildId = Number(inserted.rows[0]!.id);
+    const settings = { extractor: "anthropic" as const, llmConcurrency: 1, anthropic: { apiKey: "test-key", baseURL: fake.url } };
+
+    // The first run is cut off (as a worker's shutdown or death would) after two notes.
+    const before = fake.calls;
+    const controller = new AbortController();
+    const watcher = setInterval(() => fake.calls - before >= 2 && controller.abort(new Error("worker stopped")), 2);
+    const first = await runGraphBuild({ db, settings, signal: controller.signal, attempt: 1, maxAttempts: 3 }, { buildId, userId: me.id }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    clearInterval(watcher);
+    expect(first).toBeInstanceOf(Error);
+    const firstCalls = fake.calls - before;
+    expect((await user.get("/api/knowledge-graph/status")).body.status).toBe("building");
+
+    const resumedFrom = fake.calls;
+    await runGraphBuild({ db, settings, signal: new AbortController().signal, attempt: 2, maxAttempts: 3 }, { buildId, userId: me.id });
+    client.close();
+    const status = (await user.get("/api/knowledge-graph/status")).body;
+    expect(status).toMatchObject({ status: "completed", notes_total: 6, notes_processed: 6 });
+    // Each note was extracted once in all: what the first run finished was not redone.
+    expect(firstCalls + (fake.calls - resumedFrom)).toBeLessThanOrEqual(6 + 1);
+    expect(fake.calls - resumedFrom).toBeLessThan(6);
+    expect((await user.get("/api/knowledge-graph")).body.nodes.map((node: any) => node.label)).toContain("City 5");
+  });
+});
