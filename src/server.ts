@@ -3,7 +3,6 @@ import { openNotesDatabase } from "./db/client";
 import { createHttpApp } from "./http/app";
 import { buildOpenApiDocument } from "./http/openapi-document";
 import { createJobCatalogue, graphQueueOn, importQueueOn } from "./jobs/catalogue";
-import { startEmbeddedPostgres } from "./jobs/embedded-postgres";
 import { createQueue, type JobWorker } from "./jobs/queue";
 import { log } from "./log";
 import { createSecretBox } from "./modules/auth/secret-box";
@@ -38,13 +37,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
     let connectionString = config.databaseUrl;
     if (!connectionString) {
+      const { startEmbeddedPostgres } = await import("./jobs/embedded-postgres");
       const postgres = await startEmbeddedPostgres({ dataDir: config.dataDir, log });
       stops.push(() => postgres.stop());
       connectionString = postgres.connectionString;
     }
     const queue = createQueue({ connectionString, tasks: createJobCatalogue({ db: notesDb.db, imports: config.imports, graph: config.graph }), log });
     stops.push(() => queue.close());
-    await queue.migrate();
+    // Workers keep the queue's schema current; an API process only creates it on a fresh database.
+    await (config.role === "api" ? queue.migrateIfMissing() : queue.migrate());
     const importQueue = importQueueOn(queue);
     const graphQueue = graphQueueOn(queue);
 

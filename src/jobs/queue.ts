@@ -9,7 +9,7 @@
  * The app wires shutdown on SIGTERM/SIGINT: `await worker.stop(); await queue.close(); await postgres?.stop();`.
  */
 import { EventEmitter } from "node:events";
-import { Logger, run, runMigrations, type Task, type TaskList, type WorkerEvents, type WorkerPool } from "graphile-worker";
+import type { Logger, Task, TaskList, WorkerEvents, WorkerPool } from "graphile-worker";
 import pg from "pg";
 import { z } from "zod";
 import { type AnyTask, assertMaxAttempts } from "./define-task";
@@ -17,6 +17,11 @@ import { type JobLog, prefixedLog } from "./log";
 import { findDeadWorkers, holdLiveness, type WorkerLiveness } from "./worker-liveness";
 
 const SCHEMA = "graphile_worker"; // pinned: graphile-worker would otherwise honour GRAPHILE_WORKER_SCHEMA
+
+// Enqueueing is plain SQL; graphile-worker itself loads only to migrate or run jobs,
+// so an API-only process whose database is already migrated never carries it.
+let graphileWorker: Promise<typeof import("graphile-worker")> | undefined;
+const loadGraphileWorker = () => (graphileWorker ??= import("graphile-worker"));
 
 type TaskNamed<Tasks extends readonly AnyTask[], Name> = Extract<Tasks[number], { name: Name }>;
 
@@ -65,6 +70,8 @@ export interface JobWorker {
 export interface Queue<Tasks extends readonly AnyTask[]> {
   /** graphile-worker's migrations; safe to run on every start. */
   migrate(): Promise<void>;
+  /** Migrates only when the queue's schema does not exist yet (API processes; workers run `migrate`). */
+  migrateIfMissing(): Promise<void>;
   /** Null when graphile-worker added nothing: a worker locked the keyed job at that instant. Enqueue again. */
   enqueue<Name extends Tasks[number]["name"]>(
     name: Name,
@@ -111,7 +118,8 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
     byName.set(task.name, task);
   }
   const taskList: TaskList = Object.fromEntries(tasks.map((task) => [task.name, runnerFor(task, log)]));
-  const logger = graphileLogger(log);
+  let logger: Promise<Logger> | undefined;
+  const loadLogger = () => (logger ??= loadGraphileWorker().then(({ Logger }) => graphileLogger(Logger, log)));
   const workers = new Set<JobWorker>();
   const hooks = new Set<Promise<void>>();
 
@@ -155,7 +163,13 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
 
   const queue: Queue<Tasks> = {
     async migrate() {
-      await runMigrations({ pgPool: pool, schema: SCHEMA, logger });
+      const { runMigrations } = await loadGraphileWorker();
+      await runMigrations({ pgPool: pool, schema: SCHEMA, logger: await loadLogger() });
+    },
+
+    async migrateIfMissing() {
+      const { rows } = await pool.query("select to_regclass($1) as migrations", [`${SCHEMA}.migrations`]);
+      if (rows[0]?.migrations === null) await queue.migrate();
     },
 
     async enqueue(name, payload, options = {}) {
@@ -232,6 +246,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
       );
       const listening = new Promise<void>((resolve) => events.once("pool:listen:success", () => resolve()));
 
+      const { run } = await loadGraphileWorker();
       const runner = await run(
         {
           pgPool: pool,
@@ -241,7 +256,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
           pollInterval: pollIntervalMs,
           gracefulShutdownAbortTimeout: abortAfterMs,
           noHandleSignals: true, // the app decides when to stop, and calls stop()
-          logger,
+          logger: await loadLogger(),
           events,
           // No job is taken before this pool holds its liveness lock, or a sweep could take the pool for dead.
           forbiddenFlags: () => (liveness?.held ? null : (liveness?.whenHeld() ?? Promise.resolve()).then(() => null)),
@@ -364,8 +379,8 @@ function runnerFor(task: AnyTask, log: JobLog): Task {
 }
 
 /** graphile-worker's info lines (one per completed job) go to debug; warnings and errors stay. */
-function graphileLogger(log: JobLog): Logger {
-  return new Logger(() => (level, message) => {
+function graphileLogger(LoggerClass: typeof Logger, log: JobLog): Logger {
+  return new LoggerClass(() => (level, message) => {
     const line = `graphile-worker: ${message}`;
     switch (level as string) {
       case "error":

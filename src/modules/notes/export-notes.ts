@@ -1,6 +1,5 @@
 import { and, asc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import { downloadZip } from "client-zip";
-import { stringify } from "yaml";
 import type { z } from "zod";
 import { notes, noteTags } from "../../db/schema";
 import type { Database } from "../../db/client";
@@ -24,6 +23,8 @@ export function exportNotes({ ctx, input }: { ctx: { db: Database; userId: numbe
 }
 
 async function* noteFiles(db: Database, userId: number, input: z.infer<typeof exportNotesInput>) {
+  // The YAML writer is only needed here, so it is loaded with the first export, not at start-up.
+  const { stringify } = await import("yaml");
   const filters: SQL[] = [eq(notes.userId, userId)];
   if (input.ids) filters.push(inArray(notes.id, input.ids.length ? input.ids : [0]));
   if (input.tag !== undefined) {
@@ -38,14 +39,14 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
       .orderBy(asc(notes.id))
       .limit(PAGE_SIZE);
     for (const note of page) {
-      yield { name: exportEntryName(note), lastModified: new Date(note.updatedAt), input: markdownFile(note) };
+      yield { name: exportEntryName(note), lastModified: new Date(note.updatedAt), input: markdownFile(note, stringify) };
     }
     if (page.length < PAGE_SIZE) return;
     afterId = page[page.length - 1]!.id;
   }
 }
 
-function markdownFile(note: typeof notes.$inferSelect): string {
+function markdownFile(note: typeof notes.$inferSelect, stringify: (value: unknown) => string): string {
   const frontMatter = stringify({
     id: note.id,
     title: note.title,
