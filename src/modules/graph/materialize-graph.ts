@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { graphEdges, graphMentions, graphNodes, graphNoteExtractions } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { computeGraphMetrics } from "./graph-metrics";
@@ -6,6 +6,8 @@ import { resolveEntities } from "./resolve-entities";
 import { storedExtractionSchema } from "./stored-extraction";
 
 const CHUNK = 400;
+/** Rows per json_each statement: one bound JSON array instead of thousands of bound values. */
+const JSON_CHUNK = 5000;
 
 /**
  * Recomputes the user's graph from the stored note extractions and swaps it in with one write
@@ -56,21 +58,21 @@ export async function materializeGraph(db: Database, userId: number): Promise<{ 
       const byKey = new Map(inserted.map((row) => [row.key, row.id]));
       slice.forEach((node, i) => (ids[offset + i] = byKey.get(node.key)!));
     }
-    for (let offset = 0; offset < edges.length; offset += CHUNK) {
-      await tx.insert(graphEdges).values(
-        edges.slice(offset, offset + CHUNK).map((edge) => ({
-          userId,
-          sourceId: ids[edge.source]!,
-          targetId: ids[edge.target]!,
-          label: edge.label,
-          weight: edge.weight,
-          noteIds: JSON.stringify(edge.noteIds),
-        })),
-      );
+    // Edges and mentions are the bulk of a graph (tens of thousands of rows): each chunk is one
+    // JSON array expanded by json_each inside SQLite, several times faster than bound VALUES lists.
+    const edgeRows = edges.map((edge) => [ids[edge.source], ids[edge.target], edge.label, edge.weight, JSON.stringify(edge.noteIds)]);
+    for (let offset = 0; offset < edgeRows.length; offset += JSON_CHUNK) {
+      await tx.run(sql`
+        insert into ${graphEdges} (user_id, source_id, target_id, label, weight, note_ids)
+        select ${userId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4
+        from json_each(${JSON.stringify(edgeRows.slice(offset, offset + JSON_CHUNK))})`);
     }
-    const mentions = nodes.flatMap((node, index) => node.mentions.map((mention) => ({ nodeId: ids[index]!, ...mention })));
-    for (let offset = 0; offset < mentions.length; offset += CHUNK) {
-      await tx.insert(graphMentions).values(mentions.slice(offset, offset + CHUNK)).onConflictDoNothing();
+    const mentionRows = nodes.flatMap((node, index) => node.mentions.map((m) => [ids[index], m.noteId, m.start, m.end, m.passage]));
+    for (let offset = 0; offset < mentionRows.length; offset += JSON_CHUNK) {
+      await tx.run(sql`
+        insert or ignore into ${graphMentions} (node_id, note_id, start, end, passage)
+        select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4
+        from json_each(${JSON.stringify(mentionRows.slice(offset, offset + JSON_CHUNK))})`);
     }
   });
   return { nodes: nodes.length, edges: edges.length };
