@@ -2,7 +2,7 @@ import { Lexer, type Token } from "marked";
 
 const EXCERPT_LENGTH = 200;
 // Enough Markdown to yield 200 characters of text without parsing a whole 1 MiB note.
-const SOURCE_PREFIX = 8 * 1024;
+const SOURCE_PREFIX = 4 * 1024;
 
 /** The first 200 characters of a note's Markdown as plain text, whitespace collapsed. */
 export function plainTextExcerpt(markdown: string): string {
