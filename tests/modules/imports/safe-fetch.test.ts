@@ -3,8 +3,8 @@ import http from "node:http";
 import net from "node:net";
 import zlib from "node:zlib";
 import { classifyAddress } from "../../../src/modules/imports/address-policy";
-import { ImportError } from "../../../src/modules/imports/import-error";
 import { createSafeFetcher as createRealSafeFetcher, type Resolver, type SafeFetcherOptions } from "../../../src/modules/imports/safe-fetch";
+import { importRejectionOf as failureOf } from "../../support/import-failure";
 
 // Tripwire: should the address rules ever regress, no test may open a socket beyond loopback
 // (169.254.169.254 and friends would otherwise be really contacted from this machine).
@@ -52,15 +52,6 @@ async function listen(host: string, port: number, handler?: http.RequestListener
   };
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<ImportError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ImportError);
-    return error as ImportError;
-  }
-  throw new Error("expected the fetch to fail");
-}
 
 const settle = () => Bun.sleep(30);
 

@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { ImportError, PASTE_INSTEAD } from "../../../../src/modules/imports/import-error";
+import { PASTE_INSTEAD } from "../../../../src/modules/imports/import-error";
 import type { Fetcher } from "../../../../src/modules/imports/platforms/types";
 import { webImporter } from "../../../../src/modules/imports/platforms/web";
 import { readFixture, startFixtureServer } from "../../../fixtures/platforms/web/fixture-server";
+import { importRejectionOf as failureOf } from "../../../support/import-failure";
 
 const SITE = "https://fieldnotes.example.com";
 
@@ -30,15 +31,6 @@ function fetchWeb(url: string, fetcher: Fetcher = server.fetcher) {
   return webImporter.fetchDocument(url, fetcher);
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<ImportError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ImportError);
-    return error as ImportError;
-  }
-  throw new Error("expected an ImportError, but a document came out");
-}
 
 describe("fetching web pages through the fetcher", () => {
   test("a blog article comes out with its metadata and resolved images", async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { ImportError } from "../../../../src/modules/imports/import-error";
 import { documentFromPastedText } from "../../../../src/modules/imports/pasted-text";
 import type { ImportedDocument } from "../../../../src/modules/imports/platforms/types";
 import { webImporter } from "../../../../src/modules/imports/platforms/web";
 import { readFixture } from "../../../fixtures/platforms/web/fixture-server";
+import { importFailureOf as failureOf } from "../../../support/import-failure";
 
 const BLOG_URL = "https://fieldnotes.example.com/2025/03/sqlite-is-enough/";
 const CNBLOGS_URL = "https://www.cnblogs.com/slowthink/p/18765432";
@@ -12,15 +12,6 @@ function paste(html: string, url?: string): ImportedDocument {
   return webImporter.parsePasted(html, url);
 }
 
-function failureOf(run: () => unknown): ImportError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ImportError);
-    return error as ImportError;
-  }
-  throw new Error("expected an ImportError, but a document came out");
-}
 
 function blogWith(from: string | RegExp, to: string): string {
   const html = readFixture("web", "blog-article.html");

@@ -3,6 +3,7 @@ import { ImportError, PASTE_INSTEAD } from "../../../../src/modules/imports/impo
 import type { Fetcher } from "../../../../src/modules/imports/platforms/types";
 import { wechatImporter } from "../../../../src/modules/imports/platforms/wechat";
 import { readFixture, startFixtureServer } from "../../../fixtures/platforms/web/fixture-server";
+import { importRejectionOf as failureOf } from "../../../support/import-failure";
 
 const WECHAT = "https://mp.weixin.qq.com";
 
@@ -30,15 +31,6 @@ function fetchWechat(path: string, fetcher: Fetcher = server.fetcher) {
   return wechatImporter.fetchDocument(`${WECHAT}${path}`, fetcher);
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<ImportError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ImportError);
-    return error as ImportError;
-  }
-  throw new Error("expected an ImportError, but a document came out");
-}
 
 describe("fetching WeChat articles through the fetcher", () => {
   test("a normal article comes out with its metadata, images and code", async () => {

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { ImportError, PASTE_INSTEAD } from "../../../../src/modules/imports/import-error";
+import { PASTE_INSTEAD } from "../../../../src/modules/imports/import-error";
 import type { ImportedDocument } from "../../../../src/modules/imports/platforms/types";
 import { wechatImporter } from "../../../../src/modules/imports/platforms/wechat";
 import { readFixture } from "../../../fixtures/platforms/web/fixture-server";
+import { importFailureOf as failureOf } from "../../../support/import-failure";
 
 const ARTICLE_URL = "https://mp.weixin.qq.com/s/Lq1fJ8h2cZ3xVYn0KmTr4w";
 
@@ -10,15 +11,6 @@ function paste(html: string, url: string | undefined = ARTICLE_URL): ImportedDoc
   return wechatImporter.parsePasted(html, url);
 }
 
-function failureOf(run: () => unknown): ImportError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ImportError);
-    return error as ImportError;
-  }
-  throw new Error("expected an ImportError, but a document came out");
-}
 
 /** The normal-article fixture with one piece of its markup swapped, to test fallbacks and hostile input. */
 function articleWith(from: string | RegExp, to: string): string {
