@@ -5,7 +5,8 @@ const booleanFlag = z
   .enum(["true", "false", "1", "0", "yes", "no", ""])
   .transform((value) => value === "true" || value === "1" || value === "yes");
 
-const port = z.coerce.number().int().min(0).max(65535);
+const PORT_RANGE = "must be a port number from 0 to 65535";
+const port = z.coerce.number({ error: PORT_RANGE }).int(PORT_RANGE).min(0, PORT_RANGE).max(65535, PORT_RANGE);
 
 const environmentSchema = z.object({
   PORT: port.default(3000),

@@ -41,6 +41,6 @@ describe("configuration", () => {
   test("the process exits with that line and status 2", () => {
     const result = Bun.spawnSync([process.execPath, "src/main.ts"], { env: { ...process.env, PORT: "nope" }, cwd: path.resolve(import.meta.dir, "..") });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr.toString().trim()).toBe("Invalid configuration: PORT Invalid input: expected number, received NaN");
+    expect(result.stderr.toString().trim()).toBe("Invalid configuration: PORT must be a port number from 0 to 65535");
   });
 });
