@@ -118,6 +118,25 @@ describe("an unexpected failure", () => {
   });
 });
 
+describe("a database that stays locked", () => {
+  test("past the busy timeout answers 503 SERVICE_UNAVAILABLE, not 500, and works again after", async () => {
+    const { api: writer } = await api.newUser("locked");
+    // Another connection holds SQLite's write lock for longer than the server's 5 s busy timeout.
+    const client = createClient({ url: `file:${server.dbFile}` });
+    const lock = await client.transaction("write");
+    await lock.execute("update note_counts set total = total where 0");
+    try {
+      const response = await writer.post("/api/notes", { title: "waits for the lock" });
+      expectError(response, 503, "SERVICE_UNAVAILABLE");
+      expect(response.body.message).toContain("busy");
+    } finally {
+      await lock.rollback();
+      client.close();
+    }
+    expect((await writer.post("/api/notes", { title: "after the lock" })).status).toBe(201);
+  });
+});
+
 describe("GET /healthz", () => {
   test("answers ok when the database is reachable", async () => {
     const response = await api.get("/healthz");
