@@ -74,7 +74,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       maxBodyBytes: MAX_BODY_BYTES,
       checkHealth: async () => {
         await notesDb.client.execute("select 1");
-        await queue.jobExists("healthz:ping");
+        await queue.ping();
       },
     });
     app.listen({ port: config.port, hostname: config.host });

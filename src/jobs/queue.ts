@@ -78,6 +78,8 @@ export interface Queue<Tasks extends readonly AnyTask[]> {
     payload: z.input<TaskNamed<Tasks, Name>["payload"]>,
     options?: EnqueueOptions,
   ): Promise<{ jobId: string } | null>;
+  /** Resolves when Postgres answers on the queue's pool (for health checks). */
+  ping(): Promise<void>;
   /** True while a job with this key is waiting, retrying or running; false once done or permanently failed. */
   jobExists(jobKey: string): Promise<boolean>;
   findJob(jobKey: string): Promise<JobState | null>;
@@ -165,6 +167,10 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
     async migrate() {
       const { runMigrations } = await loadGraphileWorker();
       await runMigrations({ pgPool: pool, schema: SCHEMA, logger: await loadLogger() });
+    },
+
+    async ping() {
+      await pool.query("select 1");
     },
 
     async migrateIfMissing() {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClient } from "@libsql/client";
+import pg from "pg";
+import { getTestPostgres } from "../support/postgres";
 import { Api, expectError } from "../support/api";
 import { startTestServer, type TestServer } from "../support/server";
 
@@ -138,9 +140,35 @@ describe("a database that stays locked", () => {
 });
 
 describe("GET /healthz", () => {
-  test("answers ok when the database is reachable", async () => {
+  test("answers ok when the databases are reachable", async () => {
     const response = await api.get("/healthz");
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ status: "ok" });
+  });
+
+  test("answers 503 while the queue's Postgres cannot be reached, and ok again after", async () => {
+    const own = await startTestServer();
+    const name = new URL(own.databaseUrl).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: (await getTestPostgres()).connectionString });
+    await admin.connect();
+    try {
+      await admin.query(`alter database ${name} connection limit 0`);
+      await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1", [name]);
+      const down = await new Api(own.url).get("/healthz");
+      expect(down.status).toBe(503);
+      expect(down.body).toEqual({ status: "unavailable" });
+      await admin.query(`alter database ${name} connection limit -1`);
+      // The pool drops its terminated connections and reconnects; health follows within moments.
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        status = (await new Api(own.url).get("/healthz")).status;
+        if (status !== 200) await Bun.sleep(100);
+      }
+      expect(status).toBe(200);
+    } finally {
+      await admin.query(`alter database ${name} connection limit -1`).catch(() => {});
+      await admin.end();
+      await own.stop();
+    }
   });
 });
