@@ -19,6 +19,8 @@ const SLICE_MS = Number(process.env.BENCH_SLICE_MS ?? 1_000);
 const SETTLE_MS = 250;
 const SCALING = { small: 1_000, large: 100_000, warmup: 30, samples: 300, tag: "ideas" };
 const MIB = 1024 * 1024;
+/** The variables `npm run start:api` sets before `bun run`: the role and the runtime's memory settings. */
+const API_NODE_ENVIRONMENT = startScriptEnvironment("start:api");
 const TARGET = { readRatio: 0.7, rssBytes: 150 * MIB, scalingRatio: 1.5, exportGrowthBytes: 50 * MIB };
 
 interface Route {
@@ -62,16 +64,17 @@ try {
 async function main() {
   progress(`work directory ${workDir}`);
 
-  // The service (API role; its job queue's embedded Postgres is a separate process) seeds the data,
-  // then the baseline gets a copy of the same database file.
-  const service = await start("service", "service-server.ts", serviceDir, { ROLE: "api" });
+  // The service runs as `npm run start:api` runs it (API role, its runtime memory settings; its job
+  // queue's embedded Postgres is a separate process) and seeds the data, then the baseline gets a
+  // copy of the same database file and the same runtime settings.
+  const service = await start("service", "service-server.ts", serviceDir, API_NODE_ENVIRONMENT);
   const owner = await registerAndLogin(service.url, "bench");
   let seconds = performance.now();
   const dbFile = path.join(serviceDir, "rhizome.db");
   const { minId, maxId } = await seedNotes({ dbFile, userId: owner.id, count: NOTES, seed: 1 });
   progress(`seeded ${NOTES.toLocaleString("en-US")} notes in ${elapsed(seconds)}`);
   await copyDatabase(dbFile, path.join(baselineDir, "rhizome.db"));
-  const baseline = await start("baseline", "baseline-server.ts", baselineDir);
+  const baseline = await start("baseline", "baseline-server.ts", baselineDir, runtimeSettings(API_NODE_ENVIRONMENT));
   const idle = { service: residentBytes(service.pid), baseline: residentBytes(baseline.pid) };
   const serviceRss = watchResidentMemory(service.pid);
   const baselineRss = watchResidentMemory(baseline.pid);
@@ -272,6 +275,26 @@ async function measureScaling(service: ServerProcess, small: Account, large: Acc
   };
 }
 
+function startScriptEnvironment(script: string): Record<string, string> {
+  const packageJson = JSON.parse(fs.readFileSync(path.resolve(import.meta.dir, "../../package.json"), "utf8")) as { scripts: Record<string, string> };
+  const assignments = packageJson.scripts[script]?.match(/^(?:\w+=\S+\s+)+/)?.[0];
+  if (!assignments?.includes("ROLE=api ")) throw new Error(`package.json script ${script} should start with ROLE=api and the runtime's settings`);
+  return Object.fromEntries(assignments.trim().split(/\s+/).map((pair) => pair.split("=") as [string, string]));
+}
+
+/** The JavaScriptCore (GC) and mimalloc settings among some variables. */
+function runtimeSettings(environment: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(environment).filter((entry): entry is [string, string] => /^(BUN_JSC_|MIMALLOC_)/.test(entry[0]) && entry[1] !== undefined),
+  );
+}
+
+/** RSS figures depend on these, so the report names them. */
+function runtimeMemorySettings(): string {
+  const settings = Object.entries(runtimeSettings({ ...process.env, ...API_NODE_ENVIRONMENT }));
+  return settings.length ? `runtime memory settings (both servers) ${settings.map(([name, value]) => `${name}=${value}`).join(" ")}` : "default runtime memory settings";
+}
+
 function report(run: {
   results: { route: Route; service: LoadResult; baseline: LoadResult }[];
   exported: Awaited<ReturnType<typeof measureExport>>;
@@ -282,7 +305,7 @@ function report(run: {
   const cpu = fs.readFileSync("/proc/cpuinfo", "utf8").match(/^model name\s*:\s*(.+)$/m)?.[1] ?? "unknown CPU";
   const header =
     `${NOTES.toLocaleString("en-US")} notes, ${CONNECTIONS} connections, per route and server ${WARMUP_MS / 1000} s warm-up + ` +
-    `${SLICES} × ${SLICE_MS / 1000} s recorded, service and baseline alternating`;
+    `${SLICES} × ${SLICE_MS / 1000} s recorded, service and baseline alternating; ${runtimeMemorySettings()}`;
   const machine = `${cpu}, ${os.cpus().length} cores, Bun ${Bun.version}, ${os.platform()} ${os.release()}`;
 
   console.log(`\nRhizome API benchmark: ${header}\n${machine}`);

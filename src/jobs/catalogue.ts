@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Database } from "../db/client";
-import { failBuild, runGraphBuild } from "../modules/graph/build-graph";
 import type { ExtractorSettings } from "../modules/graph/create-extractor";
+import { failBuild } from "../modules/graph/fail-build";
 import { graphJobKey, type GraphQueue } from "../modules/graph/graph-queue";
 import { importJobKey, type ImportQueue } from "../modules/imports/import-queue";
 import { markTaskFailed, runImportTask, type ImportRun } from "../modules/imports/run-import";
@@ -21,8 +21,9 @@ export interface JobDependencies {
 
 /** Every background task of the service, with its payload schema. */
 export function createJobCatalogue(deps: JobDependencies) {
-  // The page parsers (linkedom, Readability, turndown) load with the first import job, so an
-  // API-only process that just enqueues never carries them.
+  // The page parsers (linkedom, Readability, turndown) load with the first import job, and the graph
+  // builder (the Anthropic SDK, graphology) with the first build, so an API-only process that just
+  // enqueues never carries them.
   let importTools: Promise<Pick<ImportRun, "fetcher" | "importers">> | undefined;
   const loadImportTools = () =>
     (importTools ??= Promise.all([import("../modules/imports/safe-fetch"), import("../modules/imports/platforms")]).then(
@@ -31,6 +32,7 @@ export function createJobCatalogue(deps: JobDependencies) {
         importers: createImporters({ bilibiliSessdata: deps.imports.bilibiliSessdata }),
       }),
     ));
+  const loadGraphBuilder = () => import("../modules/graph/build-graph");
   return [
     defineTask({
       name: "import",
@@ -49,8 +51,8 @@ export function createJobCatalogue(deps: JobDependencies) {
       name: "graph-build",
       payload: z.object({ buildId: z.number().int().positive(), userId: z.number().int().positive() }),
       maxAttempts: GRAPH_BUILD_MAX_ATTEMPTS,
-      handler: (payload, helpers) =>
-        runGraphBuild(
+      handler: async (payload, helpers) =>
+        (await loadGraphBuilder()).runGraphBuild(
           { db: deps.db, settings: deps.graph, signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts },
           payload,
         ),

@@ -7,6 +7,7 @@ import { log } from "../../log";
 import { createBuildExtractor, type ExtractorSettings } from "./create-extractor";
 import { noteText, type ExtractionUsage, type NoteForExtraction } from "./extraction";
 import { AnthropicRequestError, ExtractionFailedError } from "./extractors/anthropic/errors";
+import { failBuild } from "./fail-build";
 import { materializeGraph } from "./materialize-graph";
 import { noteContentHash } from "./note-hash";
 import { toStoredExtraction } from "./stored-extraction";
@@ -149,13 +150,6 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
     await update({ message: `Retrying after a problem (attempt ${run.attempt} of ${run.maxAttempts})` });
     throw error;
   }
-}
-
-export async function failBuild(db: Database, buildId: number, error: string): Promise<void> {
-  await db
-    .update(graphBuilds)
-    .set({ status: "failed", error, message: "Failed", finishedAt: Date.now(), updatedAt: Date.now() })
-    .where(and(eq(graphBuilds.id, buildId), eq(graphBuilds.status, "building")));
 }
 
 async function loadNotes(db: Database, userId: number): Promise<{ note: NoteForExtraction; hash: string }[]> {

@@ -2,7 +2,7 @@ import { and, eq, lt } from "drizzle-orm";
 import { graphBuilds } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { log } from "../../log";
-import { failBuild } from "./build-graph";
+import { failBuild } from "./fail-build";
 import type { GraphQueue } from "./graph-queue";
 
 const GRACE_MS = 60_000;
