@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createClient } from "@libsql/client";
 import pg from "pg";
 import { getTestPostgres } from "../support/postgres";
 import { Api, expectError } from "../support/api";
@@ -106,7 +105,7 @@ describe("an unexpected failure", () => {
   test("is a generic 500 with no SQL, path or stack in the body", async () => {
     const { api: victim } = await api.newUser("broken");
     // Break the database under the running server: the next list query fails inside libSQL.
-    const client = createClient({ url: `file:${server.dbFile}` });
+    const client = server.openNotesClient();
     await client.execute("ALTER TABLE note_counts RENAME TO note_counts_gone");
     try {
       const response = await victim.get("/api/notes");
@@ -124,7 +123,7 @@ describe("a database that stays locked", () => {
   test("past the busy timeout answers 503 SERVICE_UNAVAILABLE, not 500, and works again after", async () => {
     const { api: writer } = await api.newUser("locked");
     // Another connection holds SQLite's write lock for longer than the server's 5 s busy timeout.
-    const client = createClient({ url: `file:${server.dbFile}` });
+    const client = server.openNotesClient();
     const lock = await client.transaction("write");
     await lock.execute("update note_counts set total = total where 0");
     try {
@@ -152,12 +151,13 @@ describe("GET /healthz", () => {
     const admin = new pg.Client({ connectionString: (await getTestPostgres()).connectionString });
     await admin.connect();
     try {
-      await admin.query(`alter database ${name} connection limit 0`);
+      // allow_connections, not a connection limit: the test user is a superuser, whom limits do not stop.
+      await admin.query(`alter database ${name} allow_connections false`);
       await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1", [name]);
       const down = await new Api(own.url).get("/healthz");
       expect(down.status).toBe(503);
       expect(down.body).toEqual({ status: "unavailable" });
-      await admin.query(`alter database ${name} connection limit -1`);
+      await admin.query(`alter database ${name} allow_connections true`);
       // The pool drops its terminated connections and reconnects; health follows within moments.
       let status = 0;
       for (let i = 0; i < 50 && status !== 200; i++) {
@@ -166,7 +166,7 @@ describe("GET /healthz", () => {
       }
       expect(status).toBe(200);
     } finally {
-      await admin.query(`alter database ${name} connection limit -1`).catch(() => {});
+      await admin.query(`alter database ${name} allow_connections true`).catch(() => {});
       await admin.end();
       await own.stop();
     }
