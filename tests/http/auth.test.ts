@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import { createClient, type Client } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import { Api, expectError } from "../support/api";
 import { startTestServer, type TestServer } from "../support/server";
 
@@ -16,7 +15,7 @@ let db: Client;
 beforeAll(async () => {
   server = await startTestServer();
   api = new Api(server.url);
-  db = createClient({ url: `file:${server.dbFile}` });
+  db = server.openNotesClient();
 });
 afterAll(async () => {
   db.close();
@@ -27,11 +26,6 @@ function uniqueName(prefix: string): string {
   return `${prefix}_${crypto.randomUUID().slice(0, 8)}`;
 }
 
-/** Everything SQLite has written: the main file plus the write-ahead log it has not checkpointed yet. */
-function databaseBytes(dbFile: string): Buffer {
-  const parts = [dbFile, `${dbFile}-wal`].filter((file) => fs.existsSync(file)).map((file) => fs.readFileSync(file));
-  return Buffer.concat(parts);
-}
 
 function sha256Hex(text: string): string {
   return new Bun.CryptoHasher("sha256").update(text).digest("hex");
@@ -188,7 +182,7 @@ describe("registering", () => {
     expect(p).toBe(1);
     // The plaintext is in no column and nowhere in the file.
     for (const value of Object.values(row)) expect(String(value)).not.toContain(password);
-    expect(databaseBytes(server.dbFile).includes(password)).toBe(false);
+    expect(server.writtenBytes().includes(password)).toBe(false);
   });
 });
 
@@ -253,7 +247,7 @@ describe("logging in", () => {
     const token = await api.login(user.username, user.password);
     const rows = await db.execute({ sql: "select id from sessions where id = ?", args: [sha256Hex(token)] });
     expect(rows.rows.length).toBe(1);
-    const bytes = databaseBytes(server.dbFile);
+    const bytes = server.writtenBytes();
     expect(bytes.includes(sha256Hex(token))).toBe(true);
     expect(bytes.includes(token)).toBe(false);
     expect(bytes.includes(token.toUpperCase())).toBe(false);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createClient, type Client } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import { Api, expectError } from "../support/api";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
 import { startTestServer, type TestServer } from "../support/server";
@@ -206,7 +206,7 @@ describe("a build stuck without its job", () => {
   test("is marked failed by the reconciler, so a new build can start", async () => {
     const { api: user } = await api.newUser("stuck");
     const me = (await user.get("/api/auth/me")).body;
-    const db: Client = createClient({ url: `file:${server.dbFile}` });
+    const db: Client = server.openNotesClient();
     const old = Date.now() - 10 * 60_000;
     await db.execute({
       sql: "insert into graph_builds (user_id, mode, status, message, started_at, updated_at) values (?, 'full', 'building', 'Extracting', ?, ?)",
@@ -217,7 +217,7 @@ describe("a build stuck without its job", () => {
     const { reconcileGraphBuilds } = await import("../../src/modules/graph/reconcile-builds");
     const { drizzle } = await import("drizzle-orm/libsql");
     const schema = await import("../../src/db/schema");
-    const client = createClient({ url: `file:${server.dbFile}` });
+    const client = server.openNotesClient();
     const failed = await reconcileGraphBuilds(drizzle(client, { schema }), { enqueueBuild: async () => false, findBuildJob: async () => null });
     client.close();
     expect(failed).toBe(1);
@@ -262,7 +262,7 @@ describe("a build interrupted with its worker", () => {
     const { api: user } = await api.newUser("resume");
     for (let i = 0; i < 6; i++) await user.post("/api/notes", { title: `Resume ${i}`, content: `About [[City ${i}]].` });
     const me = (await user.get("/api/auth/me")).body;
-    const client = createClient({ url: `file:${server.dbFile}` });
+    const client = server.openNotesClient();
     const db = drizzle(client, { schema });
     const now = Date.now();
     const inserted = await client.execute({

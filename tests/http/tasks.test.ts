@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { createClient, type Client } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import * as schema from "../../src/db/schema";
 import { createJobCatalogue, importQueueOn } from "../../src/jobs/catalogue";
@@ -48,7 +48,7 @@ beforeAll(async () => {
   guarded = await startTestServer();
   api = new Api(server.url);
   alice = (await api.newUser("importer")).api;
-  db = createClient({ url: `file:${server.dbFile}` });
+  db = server.openNotesClient();
 });
 afterAll(async () => {
   db.close();

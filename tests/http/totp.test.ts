@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import { createClient, type Client } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import { decodeBase32IgnorePadding } from "@oslojs/encoding";
 import { currentTotpStep, TOTP_PERIOD_SECONDS, totpCodeAt } from "../../src/modules/auth/totp";
 import { Api, expectError } from "../support/api";
@@ -21,7 +20,7 @@ let db: Client;
 beforeAll(async () => {
   server = await startTestServer();
   api = new Api(server.url);
-  db = createClient({ url: `file:${server.dbFile}` });
+  db = server.openNotesClient();
 });
 afterAll(async () => {
   db.close();
@@ -77,10 +76,6 @@ async function pendingToken(user: EnrolledUser): Promise<Api> {
   return api.withToken(response.body.access_token);
 }
 
-function databaseBytes(): Buffer {
-  const files = [server.dbFile, `${server.dbFile}-wal`].filter((file) => fs.existsSync(file));
-  return Buffer.concat(files.map((file) => fs.readFileSync(file)));
-}
 
 function sha256Hex(text: string): string {
   return new Bun.CryptoHasher("sha256").update(text).digest("hex");
@@ -199,7 +194,7 @@ describe("enrolment", () => {
   test("the TOTP secret is not stored in plain text", async () => {
     const user = await enrolledUser("atrest");
     const raw = Buffer.from(decodeBase32IgnorePadding(user.secret));
-    const bytes = databaseBytes();
+    const bytes = server.writtenBytes();
     expect(bytes.includes(user.secret)).toBe(false);
     expect(bytes.includes(user.secret.toLowerCase())).toBe(false);
     expect(bytes.includes(raw)).toBe(false);
@@ -212,7 +207,7 @@ describe("enrolment", () => {
 
   test("recovery codes are stored only as hashes", async () => {
     const user = await enrolledUser("rchash");
-    const bytes = databaseBytes();
+    const bytes = server.writtenBytes();
     for (const code of user.recoveryCodes) {
       expect(bytes.includes(code)).toBe(false);
       expect(bytes.includes(code.replace("-", ""))).toBe(false);

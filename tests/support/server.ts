@@ -4,6 +4,7 @@ import path from "node:path";
 import { loadConfig } from "../../src/config";
 import { setLogLevel } from "../../src/log";
 import { startServer, type RunningServer } from "../../src/server";
+import { createClient, type Client } from "@libsql/client";
 import pg from "pg";
 import { getTestPostgres } from "./postgres";
 
@@ -14,6 +15,10 @@ export interface TestServer extends RunningServer {
   dbFile: string;
   /** This server's own queue database. */
   databaseUrl: string;
+  /** A second connection to the notes database, for a test to read or change it behind the API; close it after. */
+  openNotesClient(): Client;
+  /** Everything SQLite has written: the main file plus the write-ahead log it has not checkpointed yet. */
+  writtenBytes(): Buffer;
 }
 
 /**
@@ -30,11 +35,14 @@ export async function startTestServer(environment: Record<string, string> = {}):
     ...environment,
   });
   const server = await startServer(config);
+  const dbFile = path.join(dataDir, "rhizome.db");
   return {
     ...server,
     dataDir,
-    dbFile: path.join(dataDir, "rhizome.db"),
+    dbFile,
     databaseUrl: config.databaseUrl!,
+    openNotesClient: () => createClient({ url: `file:${dbFile}` }),
+    writtenBytes: () => Buffer.concat([dbFile, `${dbFile}-wal`].filter((file) => fs.existsSync(file)).map((file) => fs.readFileSync(file))),
     async stop() {
       await server.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
