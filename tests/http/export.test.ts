@@ -27,7 +27,11 @@ function readFrontMatter(file: Uint8Array) {
   const text = new TextDecoder().decode(file);
   const match = text.match(/^---\n([\s\S]*?)\n---\n\n([\s\S]*)$/);
   expect(match).not.toBeNull();
-  return { meta: parse(match![1]!), content: match![2]! };
+  // Read with a different library than the one that wrote it, as YAML 1.2 and as YAML 1.1 (where
+  // `yes`, `no` and dates are not strings), and both readers must see the same values.
+  const meta = parse(match![1]!);
+  expect(parse(match![1]!, { version: "1.1" })).toEqual(meta);
+  return { meta, content: match![2]! };
 }
 
 describe("POST /api/notes/export", () => {
@@ -36,6 +40,9 @@ describe("POST /api/notes/export", () => {
     const notes = [
       { title: "Första anteckning: ÅÄÖ", content: "# Heading\n\nBody with `code`.", tags: ["sv", "ünïcode"] },
       { title: "---\nyaml: injection\n---", content: "---\nnot: front matter\n---", tags: [] },
+      // Scalars a YAML 1.1 reader would turn into booleans, numbers or dates, and titles that need escapes or would be folded.
+      { title: "yes", content: "", tags: ["no", "2026-11-21", "123", "null"] },
+      { title: `Line\u2028separator\ttab \u0085 and a long title ${"word ".repeat(30)}end`, content: "x", tags: ["# not a comment"] },
       { title: "Same title", content: "one", tags: ["dup"] },
       { title: "same TITLE", content: "two", tags: ["dup"] },
     ];
