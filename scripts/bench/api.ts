@@ -234,6 +234,16 @@ async function measureExport(service: ServerProcess, owner: Account) {
     body: "{}",
   });
   if (response.status !== 200 || !response.body) throw new Error(`export: ${response.status} ${await response.text()}`);
+  // Meanwhile, one request at a time to /healthz: how long another user waits while an export runs.
+  let streaming = true;
+  const probeWaits: number[] = [];
+  const probing = (async () => {
+    while (streaming) {
+      const sent = performance.now();
+      await (await fetch(`${service.url}/healthz`)).arrayBuffer();
+      probeWaits.push(performance.now() - sent);
+    }
+  })();
   let bytes = 0;
   let tail: Uint8Array = new Uint8Array(0);
   for await (const chunk of response.body) {
@@ -242,11 +252,16 @@ async function measureExport(service: ServerProcess, owner: Account) {
     tail = lastBytes(tail, chunk, 22);
   }
   const seconds = (performance.now() - startedAt) / 1000;
+  streaming = false;
+  await probing;
   const peak = rss.stop();
   const end = new DataView(tail.buffer, tail.byteOffset);
   const entries = tail.byteLength === 22 && end.getUint32(0, true) === 0x06054b50 ? end.getUint16(10, true) : Number.NaN;
-  const result = { bytes, seconds, entries, rssBefore, growth: Math.max(0, peak - rssBefore) };
-  progress(`export   ${format(bytes / 1e6, 1)} MB, ${entries} files in ${format(seconds, 2)} s; RSS +${format(result.growth / MIB, 1)} MiB`);
+  const result = { bytes, seconds, entries, rssBefore, growth: Math.max(0, peak - rssBefore), probes: probeWaits.length, longestWaitMs: Math.max(...probeWaits) };
+  progress(
+    `export   ${format(bytes / 1e6, 1)} MB, ${entries} files in ${format(seconds, 2)} s; RSS +${format(result.growth / MIB, 1)} MiB; ` +
+      `/healthz meanwhile: ${result.probes} answers, longest ${format(result.longestWaitMs, 1)} ms`,
+  );
   return result;
 }
 
@@ -358,7 +373,8 @@ function report(run: {
       `(target ≤ ${TARGET.scalingRatio}×) ${verdict(listRatio <= TARGET.scalingRatio && tagRatio <= TARGET.scalingRatio)}`,
     `Export of ${NOTES.toLocaleString("en-US")} notes: ${format(exported.bytes / 1e6, 1)} MB (${exported.entries} files) in ${format(exported.seconds, 2)} s = ` +
       `${format(exported.bytes / 1e6 / exported.seconds, 1)} MB/s; peak RSS growth ${mib(exported.growth)} over ${mib(exported.rssBefore)} ` +
-      `(target ≤ 50 MiB) ${verdict(exported.growth <= TARGET.exportGrowthBytes)}`,
+      `(target ≤ 50 MiB) ${verdict(exported.growth <= TARGET.exportGrowthBytes)}; meanwhile /healthz answered ${exported.probes} times, ` +
+      `the slowest in ${format(exported.longestWaitMs, 1)} ms`,
   ];
   console.log(`${lines.join("\n")}\nTotal time ${elapsed(started)}`);
 
