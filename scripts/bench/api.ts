@@ -6,7 +6,9 @@ import os from "node:os";
 import path from "node:path";
 import { createClient } from "@libsql/client";
 import { percentile, runLoad, type LoadResult } from "./load";
-import { createRandom, draftContent, draftTags, seedNotes, TAG_VOCABULARY } from "./seed-notes";
+import { seededRandom } from "../../src/modules/graph/seeded-random";
+import { draftContent, draftTags, seedNotes, TAG_VOCABULARY } from "./seed-notes";
+import { registerAndLogin, type Session } from "./tasks-client";
 import { peakResidentBytes, residentBytes, startServerProcess, watchResidentMemory, type ServerProcess } from "./server-process";
 
 const NOTES = 10_000;
@@ -30,11 +32,6 @@ interface Route {
   body?: string;
   /** Read routes carry the ≥ 0.7 target; POST is reported for context. */
   read: boolean;
-}
-
-interface Account {
-  id: number;
-  token: string;
 }
 
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-bench-"));
@@ -71,7 +68,7 @@ async function main() {
   const owner = await registerAndLogin(service.url, "bench");
   let seconds = performance.now();
   const dbFile = path.join(serviceDir, "rhizome.db");
-  const { minId, maxId } = await seedNotes({ dbFile, userId: owner.id, count: NOTES, seed: 1 });
+  const { minId, maxId } = await seedNotes({ dbFile, userId: owner.userId, count: NOTES, seed: 1 });
   progress(`seeded ${NOTES.toLocaleString("en-US")} notes in ${elapsed(seconds)}`);
   await copyDatabase(dbFile, path.join(baselineDir, "rhizome.db"));
   const baseline = await start("baseline", "baseline-server.ts", baselineDir, runtimeSettings(API_NODE_ENVIRONMENT));
@@ -86,7 +83,7 @@ async function main() {
     phaseRss = watchResidentMemory(service.pid);
   };
 
-  const random = createRandom(2);
+  const random = seededRandom(2);
   const routes: Route[] = [
     { name: "GET /api/notes", method: "GET", paths: ["/api/notes?page=1&size=20"], read: true },
     { name: "GET /api/notes?tag=…", method: "GET", paths: TAG_VOCABULARY.map((tag) => `/api/notes?tag=${tag}&page=1&size=20`), read: true },
@@ -121,8 +118,8 @@ async function main() {
   seconds = performance.now();
   const small = await registerAndLogin(service.url, "bench_small");
   const large = await registerAndLogin(service.url, "bench_large");
-  await seedNotes({ dbFile, userId: small.id, count: SCALING.small, seed: 3 });
-  await seedNotes({ dbFile, userId: large.id, count: SCALING.large, seed: 4 });
+  await seedNotes({ dbFile, userId: small.userId, count: SCALING.small, seed: 3 });
+  await seedNotes({ dbFile, userId: large.userId, count: SCALING.large, seed: 4 });
   progress(`seeded ${SCALING.small.toLocaleString("en-US")} + ${SCALING.large.toLocaleString("en-US")} notes in ${elapsed(seconds)}`);
   const scaling = await measureScaling(service, small, large);
   endPhase("scaling");
@@ -159,30 +156,8 @@ async function copyDatabase(source: string, target: string) {
   }
 }
 
-async function registerAndLogin(baseUrl: string, username: string): Promise<Account> {
-  const password = "bench-password-123";
-  // No keep-alive: an idle socket of ours would be counted among the load's connections.
-  const registered = await fetch(`${baseUrl}/api/auth/register`, {
-    method: "POST",
-    keepalive: false,
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username, password }),
-  });
-  if (registered.status !== 201) throw new Error(`register ${username}: ${registered.status} ${await registered.text()}`);
-  const { id } = (await registered.json()) as { id: number };
-  const login = await fetch(`${baseUrl}/api/auth/login`, {
-    method: "POST",
-    keepalive: false,
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ username, password }).toString(),
-  });
-  if (login.status !== 200) throw new Error(`login ${username}: ${login.status} ${await login.text()}`);
-  const { access_token: token } = (await login.json()) as { access_token: string };
-  return { id, token };
-}
-
 /** The comparison only means something if both servers send the same bodies for the same requests. */
-async function assertSameAnswers(service: ServerProcess, baseline: ServerProcess, owner: Account, routes: Route[]) {
+async function assertSameAnswers(service: ServerProcess, baseline: ServerProcess, owner: Session, routes: Route[]) {
   for (const route of routes) {
     for (const requestPath of route.paths.slice(0, 3)) {
       const answer = async (server: ServerProcess) => {
@@ -199,7 +174,7 @@ async function assertSameAnswers(service: ServerProcess, baseline: ServerProcess
 }
 
 /** Drives one route on both servers in alternating slices; see load.ts. */
-async function load(service: ServerProcess, baseline: ServerProcess, owner: Account, route: Route) {
+async function load(service: ServerProcess, baseline: ServerProcess, owner: Session, route: Route) {
   const [serviceResult, baselineResult] = await runLoad({
     targets: [service, baseline].map((server) => ({ name: server.name, baseUrl: server.url, pid: server.pid, port: server.port })),
     method: route.method,
@@ -223,7 +198,7 @@ async function load(service: ServerProcess, baseline: ServerProcess, owner: Acco
 }
 
 /** Streams the ZIP of every note, timing it and sampling the service's RSS every 10 ms. */
-async function measureExport(service: ServerProcess, owner: Account) {
+async function measureExport(service: ServerProcess, owner: Session) {
   const rssBefore = residentBytes(service.pid);
   const rss = watchResidentMemory(service.pid, 10);
   const startedAt = performance.now();
@@ -266,7 +241,7 @@ async function measureExport(service: ServerProcess, owner: Account) {
 }
 
 /** One connection, requests one at a time, alternating the two users so drift affects both alike. */
-async function measureScaling(service: ServerProcess, small: Account, large: Account) {
+async function measureScaling(service: ServerProcess, small: Session, large: Session) {
   const series = [
     { name: "list-small", account: small, path: "/api/notes?page=1&size=20" },
     { name: "list-large", account: large, path: "/api/notes?page=1&size=20" },

@@ -3,7 +3,7 @@
 // with headings, emphasis, lists and a `Tags:` line, in English and (one note in eight) Chinese.
 // Deterministic for a seed. The fake Messages API finds concepts in exactly these features, and the
 // local extractor's TF-IDF needs a vocabulary wider than seed-notes.ts's sixty words.
-import { createRandom } from "./seed-notes";
+import { seededRandom } from "../../src/modules/graph/seeded-random";
 
 export interface DraftNote {
   title: string;
@@ -71,13 +71,13 @@ const NAMED = [...PEOPLE, ...PLACES, ...TECH, ...CONCEPTS, ...WORKS, ...ORGS];
 
 /** `count` notes, the same for the same seed; `offset` makes titles unique across calls. */
 export function draftNotes(count: number, seed: number, offset = 0): DraftNote[] {
-  const random = createRandom(seed);
+  const random = seededRandom(seed);
   return Array.from({ length: count }, (_, index) => (random() < 0.125 ? chineseNote(random, offset + index) : englishNote(random, offset + index)));
 }
 
 /** A short paragraph to append when a note is edited (it names a new concept, so the extraction changes). */
 export function draftEdit(seed: number): string {
-  const random = createRandom(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
   return `\n\n## Update\n\nRevisited this after a conversation about [[${pick(CONCEPTS)}]] with ${pick(PEOPLE)} in ${pick(PLACES)}; the ${pick(NOUNS)} ${pick(VERBS)} the ${pick(NOUNS)} more than I thought.`;
 }

@@ -18,7 +18,8 @@ import * as schemas from "../../src/modules/notes/schemas";
 import type { TrpcContext } from "../../src/trpc/context";
 import { t } from "../../src/trpc/init";
 import { publicProcedure } from "../../src/trpc/procedures";
-import { createRandom, seedNotes } from "./seed-notes";
+import { seededRandom } from "../../src/modules/graph/seeded-random";
+import { seedNotes } from "./seed-notes";
 
 const NOTES = 10_000;
 const ROUNDS = 5;
@@ -44,7 +45,7 @@ async function main() {
   await seedNotes({ dbFile, userId, count: NOTES, seed: 1 });
   const { token } = await createSession(notesDb.db, userId, { pendingTotp: false });
   const ctx = { db: notesDb.db, userId };
-  const random = createRandom(5);
+  const random = seededRandom(5);
   const noteId = () => 1 + Math.floor(random() * NOTES);
   const page = await listNotes({ ctx, input: { page: 1, size: 20 } });
   const note = await getNote({ ctx, input: { id: 1 } });

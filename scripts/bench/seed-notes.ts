@@ -1,5 +1,6 @@
 import { createClient } from "@libsql/client";
 import { plainTextExcerpt } from "../../src/modules/notes/excerpt";
+import { seededRandom } from "../../src/modules/graph/seeded-random";
 
 /** Small enough that every `?tag=` page is full, large enough that tags select about a fifth of the notes. */
 export const TAG_VOCABULARY = ["books", "ideas", "work", "research", "travel", "recipes", "health", "code", "journal", "meetings"];
@@ -10,18 +11,6 @@ const WORDS = (
   "review summary insight example problem solution design trade-off latency budget schedule project " +
   "meeting decision context detail structure process archive library index search link tag outline"
 ).split(" ");
-
-/** A deterministic generator (mulberry32), so every run seeds the same notes. */
-export function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A Markdown body of 1–2 KB with headings, emphasis, a link, a list and a quote. */
 export function draftContent(random: () => number, index: number): string {
@@ -56,7 +45,7 @@ export function draftTags(random: () => number): string[] {
 const BODY_POOL = 1000;
 
 function bodyPool(seed: number): { content: string; excerpt: string }[] {
-  const random = createRandom(seed);
+  const random = seededRandom(seed);
   return Array.from({ length: BODY_POOL }, (_, index) => {
     const content = draftContent(random, index);
     return { content, excerpt: plainTextExcerpt(content) };
@@ -73,7 +62,7 @@ const INSERT_NOTES = `insert into notes (user_id, title, content, excerpt, tags,
  * counters right. Notes are spread over the past year, so the newest-first order is meaningful.
  */
 export async function seedNotes(options: { dbFile: string; userId: number; count: number; seed: number; batchSize?: number }) {
-  const random = createRandom(options.seed);
+  const random = seededRandom(options.seed);
   const bodies = bodyPool(options.seed);
   const batchSize = options.batchSize ?? 2000;
   const now = Date.now();

@@ -22,8 +22,10 @@ export const isTerminal = (task: TaskView) => task.status === "completed" || tas
 
 export async function registerAndLogin(baseUrl: string, username: string): Promise<Session> {
   const password = "bench-password-123";
+  // No keep-alive: an idle socket of ours would be counted among a load run's connections.
   const registered = await fetch(`${baseUrl}/api/auth/register`, {
     method: "POST",
+    keepalive: false,
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ username, password }),
   });
@@ -31,6 +33,7 @@ export async function registerAndLogin(baseUrl: string, username: string): Promi
   const { id } = (await registered.json()) as { id: number };
   const login = await fetch(`${baseUrl}/api/auth/login`, {
     method: "POST",
+    keepalive: false,
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ username, password }).toString(),
   });

@@ -1,7 +1,8 @@
 // Pasted content for the task benchmark: deterministic, a few KB each, over three kinds of paste.
 import fs from "node:fs";
 import path from "node:path";
-import { createRandom, draftContent } from "./seed-notes";
+import { seededRandom } from "../../src/modules/graph/seeded-random";
+import { draftContent } from "./seed-notes";
 
 export type ContentKind = "web-markdown" | "xiaohongshu-text" | "wechat-html";
 
@@ -56,7 +57,7 @@ function xiaohongshuText(random: () => number, index: number): string {
 
 /** `count` task bodies starting at `firstIndex` (indexes keep titles unique across runs). */
 export function taskSpecs(count: number, firstIndex: number, seed: number): TaskSpec[] {
-  const random = createRandom(seed);
+  const random = seededRandom(seed);
   return Array.from({ length: count }, (_, offset) => {
     const index = firstIndex + offset;
     const kind = kindOf(index);

@@ -5,6 +5,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../src/db/client";
 import { conceptKey } from "../../src/modules/graph/concept-key";
 import { computeGraphMetrics } from "../../src/modules/graph/graph-metrics";
+import { seededRandom } from "../../src/modules/graph/seeded-random";
 
 export interface SeedGraphOptions {
   nodes: number;
@@ -42,18 +43,6 @@ const FILLER = [
   "Nothing here is settled yet.",
   "A second reading changed my mind.",
 ];
-
-/** mulberry32: the same sequence for the same seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function insertUser(db: Database, username: string): Promise<number> {
   const row = await db.get<{ id: number }>(

@@ -1,5 +1,6 @@
 import Graph from "graphology";
 import louvain from "graphology-communities-louvain";
+import { seededRandom } from "./seeded-random";
 
 export interface MetricsEdge {
   sourceId: number;
@@ -67,14 +68,3 @@ function renumberCommunities(ids: readonly number[], rawOf: (id: number) => numb
   return new Map(ids.map((id) => [id, renumbered.get(rawOf(id))!]));
 }
 
-/** mulberry32: tiny, fast, and good enough to shuffle Louvain's visiting order. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -1,0 +1,14 @@
+/**
+ * mulberry32: a tiny, fast generator that gives the same sequence for the same seed. Louvain uses
+ * it so communities are stable from build to build; tests and benchmarks use it for repeatable data.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
