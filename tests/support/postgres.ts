@@ -5,7 +5,7 @@
  * process has gone, because `bun test` fires no `exit` event, and so that a crashed run cleans up too.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { chmod, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startEmbeddedPostgres } from "../../src/jobs/embedded-postgres";
@@ -29,6 +29,7 @@ async function start(): Promise<TestPostgres> {
   const url = process.env.DATABASE_URL;
   if (url) return { connectionString: url };
   const dataDir = await mkdtemp(path.join(tmpdir(), "rhizome-test-pg-"));
+  await chmod(dataDir, 0o755); // as root, so the cluster stays inside it (a private DATA_DIR moves it elsewhere)
   reapAfterExit(dataDir);
   const postgres = await startEmbeddedPostgres({ dataDir, log: testLog });
   return { connectionString: postgres.connectionString };

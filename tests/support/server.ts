@@ -52,7 +52,7 @@ export async function startTestServer(environment: Record<string, string> = {}):
 
 let databases = 0;
 
-async function freshQueueDatabase(): Promise<string> {
+export async function freshQueueDatabase(): Promise<string> {
   const { connectionString } = await getTestPostgres();
   const name = `rhizome_test_${process.pid}_${++databases}`;
   const client = new pg.Client({ connectionString });

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { type Socket, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { freshQueueDatabase } from "./support/server";
+
+const MAIN = path.resolve(import.meta.dir, "../src/main.ts");
+let scratch: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), "rhizome-startup-"));
+  await chmod(scratch, 0o755);
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** Runs `npm start`'s program with a bad setting and reports how it ended; a start that does not end in 30 s is killed. */
+async function start(environment: Record<string, string>) {
+  const started = performance.now();
+  const child = Bun.spawn([process.execPath, MAIN], {
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...environment },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const code = await child.exited;
+  clearTimeout(killer);
+  const stderr = await new Response(child.stderr).text();
+  return { code, seconds: (performance.now() - started) / 1000, errorLines: stderr.split("\n").filter((line) => line.trim()) };
+}
+
+function expectOneClearLine(result: Awaited<ReturnType<typeof start>>, ...words: string[]) {
+  expect(result.code).not.toBe(0);
+  expect(result.code).not.toBeNull(); // ended by itself, not by the 30 s kill
+  expect(result.errorLines).toHaveLength(1);
+  const [line] = result.errorLines;
+  for (const word of words) expect(line).toContain(word);
+  expect(line).not.toMatch(/^\s+at |\.ts:\d+/);
+}
+
+describe("a start-up failure ends the process with one clear line", () => {
+  test("a bad setting", async () => {
+    const result = await start({ DATA_DIR: path.join(scratch, "bad-setting"), PORT: "http" });
+    expectOneClearLine(result, "PORT");
+    expect(result.code).toBe(2);
+  });
+
+  test("a DATA_DIR that cannot be written", async () => {
+    const file = path.join(scratch, "a-file");
+    await writeFile(file, "");
+    expectOneClearLine(await start({ DATA_DIR: path.join(file, "data") }), "DATA_DIR", "not a writable directory");
+  });
+
+  test("an unreachable DATABASE_URL, its password not shown", async () => {
+    const result = await start({ DATA_DIR: path.join(scratch, "refused"), DATABASE_URL: "postgres://app:hunter2secret@127.0.0.1:1/rhizome" });
+    expectOneClearLine(result, "DATABASE_URL", "connection refused");
+    expect(result.errorLines[0]).not.toContain("hunter2secret");
+  });
+
+  test("a DATABASE_URL whose server never answers", async () => {
+    const silent: Socket[] = [];
+    const server = createServer((socket) => void silent.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const result = await start({ DATA_DIR: path.join(scratch, "silent"), DATABASE_URL: `postgres://app:pw@127.0.0.1:${port}/rhizome` });
+      expectOneClearLine(result, "DATABASE_URL", "timeout");
+    } finally {
+      for (const socket of silent) socket.destroy();
+      server.close();
+    }
+  });
+
+  test("a port in use", async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    const { port } = busy.address() as { port: number };
+    try {
+      const result = await start({ DATA_DIR: path.join(scratch, "busy"), DATABASE_URL: await freshQueueDatabase(), PORT: String(port) });
+      expectOneClearLine(result, `127.0.0.1:${port}`, "already in use", "PORT");
+    } finally {
+      busy.close();
+    }
+  });
+
+  test("an embedded Postgres that cannot start", async () => {
+    // A cluster directory from a Postgres major version this one cannot read.
+    const dataDir = path.join(scratch, "broken-cluster");
+    await mkdir(path.join(dataDir, "pg"), { recursive: true });
+    await writeFile(path.join(dataDir, "pg", "PG_VERSION"), "9\n");
+    await writeFile(path.join(dataDir, "pg-password"), "secret\n", { mode: 0o600 });
+    expectOneClearLine(await start({ DATA_DIR: dataDir }), "embedded Postgres");
+  }, 60_000);
+});
