@@ -94,3 +94,13 @@ describe("a start-up failure ends the process with one clear line", () => {
     expectOneClearLine(await start({ DATA_DIR: dataDir }), "embedded Postgres");
   }, 60_000);
 });
+
+describe("the test suite's server helper", () => {
+  test("rejects at once with the start-up failure, so a broken start fails a file instead of timing out each test", async () => {
+    const { startTestServer } = await import("./support/server");
+    const { StartupError } = await import("../src/startup-error");
+    const failure = await startTestServer({ DATABASE_URL: "postgres://app:pw@127.0.0.1:1/rhizome" }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StartupError);
+    expect((failure as Error).message).toContain("DATABASE_URL");
+  }, 15_000);
+});

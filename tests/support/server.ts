@@ -34,7 +34,10 @@ export async function startTestServer(environment: Record<string, string> = {}):
     DATABASE_URL: await freshQueueDatabase(),
     ...environment,
   });
-  const server = await startServer(config);
+  const server = await withinDeadline(startServer(config), START_DEADLINE_MS).catch((error: unknown) => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  });
   const dbFile = path.join(dataDir, "rhizome.db");
   return {
     ...server,
@@ -48,6 +51,21 @@ export async function startTestServer(environment: Record<string, string> = {}):
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** startServer bounds every step itself; this only turns a regression into one failed file instead of a hung suite. */
+const START_DEADLINE_MS = 90_000;
+
+async function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the test server did not start within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 let databases = 0;
