@@ -9,7 +9,7 @@ import { percentile, runLoad, type LoadResult } from "./load";
 import { seededRandom } from "../../src/modules/graph/seeded-random";
 import { draftContent, draftTags, seedNotes, TAG_VOCABULARY } from "./seed-notes";
 import { registerAndLogin, type Session } from "./tasks-client";
-import { peakResidentBytes, residentBytes, startServerProcess, watchResidentMemory, type ServerProcess } from "./server-process";
+import { benchWorkDir, peakResidentBytes, residentBytes, startServerProcess, watchResidentMemory, type ServerProcess } from "./server-process";
 
 const NOTES = 10_000;
 const CONNECTIONS = 64;
@@ -34,7 +34,7 @@ interface Route {
   read: boolean;
 }
 
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-bench-"));
+const workDir = benchWorkDir("rhizome-bench-");
 // Traversable by others: run as root, the embedded Postgres drops to a `postgres` user.
 fs.chmodSync(workDir, 0o711);
 const serviceDir = path.join(workDir, "service");

@@ -22,7 +22,7 @@ import { defaultRespond, startFakeAnthropic, type FakeAnthropic } from "../../te
 import { seedGraph } from "../../tests/support/graph-seed";
 import { draftEdit, draftNotes, type DraftNote } from "./graph-notes";
 import { percentile } from "./load";
-import { cpuMilliseconds, startServerProcess, type ServerProcess } from "./server-process";
+import { benchWorkDir, cpuMilliseconds, startServerProcess, type ServerProcess } from "./server-process";
 import { registerAndLogin, type Session } from "./tasks-client";
 
 const LATENCY_MS = 200;
@@ -39,7 +39,7 @@ const TARGET = { efficiency: 0.8, readP50Ms: 100 };
 
 const now = () => performance.timeOrigin + performance.now();
 const started = performance.now();
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-bench-graph-"));
+const workDir = benchWorkDir("rhizome-bench-graph-");
 // Traversable by others: run as root, the embedded Postgres drops to a `postgres` user.
 fs.chmodSync(workDir, 0o711);
 const dataDir = path.join(workDir, "service");

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 export interface ServerProcess {
@@ -93,4 +94,11 @@ export function watchResidentMemory(pid: number, intervalMs = 100) {
       return peak;
     },
   };
+}
+
+/** A scratch directory for a benchmark's data; open (0755), so as root the embedded Postgres keeps its cluster inside it. */
+export function benchWorkDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.chmodSync(dir, 0o755);
+  return dir;
 }

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../src/config";
 import { percentile } from "./load";
-import { startServerProcess, type ServerProcess } from "./server-process";
+import { benchWorkDir, startServerProcess, type ServerProcess } from "./server-process";
 import { createTask, findTasks, getTask, isTerminal, listTasks, registerAndLogin, type Session, type TaskView } from "./tasks-client";
 import { KIND_DESCRIPTIONS, taskSpecs, type ContentKind, type TaskSpec } from "./tasks-content";
 import { cpuBetween, cpuSnapshot, describeTree, type CpuUse } from "./tasks-cpu";
@@ -51,7 +51,7 @@ interface RunResult {
 
 const now = () => performance.timeOrigin + performance.now();
 const started = performance.now();
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-bench-tasks-"));
+const workDir = benchWorkDir("rhizome-bench-tasks-");
 // Traversable by others: run as root, the embedded Postgres drops to a `postgres` user.
 fs.chmodSync(workDir, 0o711);
 const dataDir = path.join(workDir, "service");
