@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
 import { unzipSync } from "fflate";
+import { load } from "js-yaml";
 import { parse } from "yaml";
 import { Api, expectError } from "../support/api";
 import { startTestServer, type TestServer } from "../support/server";
@@ -77,6 +80,39 @@ describe("POST /api/notes/export", () => {
       }
       break;
     }
+  });
+
+  test("an imported note's front matter says where it came from; a note written here has no source fields", async () => {
+    const { api: alice } = await api.newUser("sources");
+    const page = fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms/web/blog-article.html"), "utf8");
+    const task = (await alice.post("/api/tasks", { platform: "web", url: "https://blog.example.com/sqlite", content: page })).body;
+    let noteId: number | null = null;
+    for (let polls = 0; noteId === null && polls < 400; polls++) {
+      const current = (await alice.get(`/api/tasks/${task.id}`)).body;
+      expect(current.status).not.toBe("failed");
+      noteId = current.note_id;
+      if (noteId === null) await Bun.sleep(25);
+    }
+    const imported = (await alice.get(`/api/notes/${noteId}`)).body;
+    const written = (await alice.post("/api/notes", { title: "Written here" })).body;
+
+    const { files } = await exportZip(alice);
+    const fileOf = (id: number) => files[Object.keys(files).find((entry) => entry.endsWith(`-${id}.md`))!]!;
+    const { meta } = readFrontMatter(fileOf(imported.id));
+    const text = new TextDecoder().decode(fileOf(imported.id));
+    expect(load(text.slice(4, text.indexOf("\n---\n", 4)))).toEqual(meta);
+    expect(meta).toEqual({
+      id: imported.id,
+      title: "Why SQLite Is Enough for Most Side Projects",
+      tags: imported.tags,
+      created_at: imported.created_at,
+      updated_at: imported.updated_at,
+      source_platform: "web",
+      source_url: "https://blog.example.com/2025/03/sqlite-is-enough/",
+      author: "Maya Lindqvist",
+      published_at: "2025-03-14T07:30:00.000Z",
+    });
+    expect(Object.keys(readFrontMatter(fileOf(written.id)).meta).sort()).toEqual(["created_at", "id", "tags", "title", "updated_at"]);
   });
 
   test("narrows by ids and by tag, and by both together", async () => {

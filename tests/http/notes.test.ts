@@ -19,7 +19,8 @@ describe("creating notes", () => {
   test("returns 201 with the note, title trimmed and tags normalised in order", async () => {
     const response = await alice.post("/api/notes", { title: "  Reading list  ", content: "# Books\n\n*Dune*", tags: [" sf ", "books", "sf"] });
     expect(response.status).toBe(201);
-    expect(Object.keys(response.body).sort()).toEqual(["content", "created_at", "id", "tags", "title", "updated_at"]);
+    expect(Object.keys(response.body).sort()).toEqual(["content", "created_at", "id", "source", "tags", "title", "updated_at"]);
+    expect(response.body.source).toBeNull();
     expect(response.body.title).toBe("Reading list");
     expect(response.body.tags).toEqual(["sf", "books"]);
     expect(response.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -44,6 +45,21 @@ describe("creating notes", () => {
     expect(read.body.tags).toEqual(["emoji🚀", "中文"]);
   });
 
+  test("titles and tags: tab, LF and CR become spaces, other control characters go, then the value is trimmed", async () => {
+    const response = await alice.post("/api/notes", { title: "\tTab\nLF\rCR bell\u0007 del\u007f ", tags: ["a\u0000b", "\tc\n", "c"] });
+    expect(response.status).toBe(201);
+    expect(response.body.title).toBe("Tab LF CR bell del");
+    expect(response.body.tags).toEqual(["ab", "c"]);
+    const renamed = await alice.put(`/api/notes/${response.body.id}`, { title: "Two\r\nlines" });
+    expect(renamed.body.title).toBe("Two  lines");
+  });
+
+  test("lengths count UTF-16 code units", async () => {
+    const response = await alice.post("/api/notes", { title: "🚀".repeat(250), tags: ["🚀".repeat(32)] });
+    expect(response.status).toBe(201);
+    expect(response.body.title).toHaveLength(500);
+  });
+
   test("refuses content with a NUL character instead of truncating it", async () => {
     const response = await alice.post("/api/notes", { title: "nul", content: "before\u0000after" });
     expectError(response, 400, "BAD_REQUEST");
@@ -54,7 +70,9 @@ describe("creating notes", () => {
     [{ title: "" }, "title"],
     [{ title: "   " }, "title"],
     [{ title: "x".repeat(501) }, "title"],
-    [{ title: "bell\u0007" }, "title"],
+    [{ title: "\u0001\u0007\t\r\n" }, "title"],
+    [{ title: `${"🚀".repeat(250)}a` }, "title"],
+    [{ title: "t", tags: [`${"🚀".repeat(32)}a`] }, "tags"],
     [{ content: "no title" }, "title"],
     [{ title: "t", tags: ["x".repeat(65)] }, "tags"],
     [{ title: "t", tags: ["  "] }, "tags"],
@@ -178,7 +196,8 @@ describe("listing", () => {
     expect(response.body.items).toHaveLength(20);
     expect(response.body.items.map((item: { id: number }) => item.id)).toEqual([...ids].reverse().slice(0, 20));
     const first = response.body.items[0];
-    expect(Object.keys(first).sort()).toEqual(["created_at", "excerpt", "id", "tags", "title", "updated_at"]);
+    expect(Object.keys(first).sort()).toEqual(["created_at", "excerpt", "id", "source", "tags", "title", "updated_at"]);
+    expect(first.source).toBeNull();
     expect(first.excerpt.startsWith("Body of note 24.")).toBe(true);
     expect([...first.excerpt].length).toBe(200);
   });

@@ -11,10 +11,14 @@ import { createImporters } from "../../src/modules/imports/platforms";
 import { reconcileImportTasks } from "../../src/modules/imports/reconcile-tasks";
 import { runImportTask } from "../../src/modules/imports/run-import";
 import { createSafeFetcher } from "../../src/modules/imports/safe-fetch";
+import type { Fetcher, ImportedDocument } from "../../src/modules/imports/platforms/types";
 import { Api, expectError } from "../support/api";
+import { startPlatformServer } from "../support/platform-server";
 import { startTestServer, type TestServer } from "../support/server";
 
 const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms", name), "utf8");
+const WECHAT_CANONICAL =
+  "https://mp.weixin.qq.com/s?__biz=MzI5NjQ0MzM1Mg==&mid=2247491234&idx=1&sn=3f2a9c1e7b8d4f6a0c5e2b1d9f8a7c6e&chksm=ec4c1a2fdb3b93391f2e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a";
 
 let server: TestServer;
 let guarded: TestServer;
@@ -86,6 +90,14 @@ describe("pasted content", () => {
     expect(note.body.title).toBe("周末的咖啡馆");
     expect(note.body.tags[0]).toBe("xiaohongshu");
     expect(note.body.content).toContain("一家安静的小店");
+    expect(note.body.source).toEqual({ platform: "xiaohongshu", url: null, author: null, published_at: null });
+  });
+
+  test("pasted text with a URL keeps that URL as its source", async () => {
+    const created = await alice.post("/api/tasks", { platform: "web", content: "Notes on a talk", url: "https://talks.example.com/2026/sqlite" });
+    const { task } = await settle(alice, created.body.id);
+    const note = (await alice.get(`/api/notes/${task.note_id}`)).body;
+    expect(note.source).toEqual({ platform: "web", url: "https://talks.example.com/2026/sqlite", author: null, published_at: null });
   });
 
   test("the saved HTML of a WeChat article goes through the WeChat parser", async () => {
@@ -96,6 +108,8 @@ describe("pasted content", () => {
     expect(note.title).toBe("从零实现一个 Redis 分布式锁：原理、坑与最佳实践");
     expect(note.content).toContain("mmbiz.qpic.cn");
     expect(note.content).not.toContain("data-src");
+    // Nothing was fetched, and still the page names its canonical address, author and time.
+    expect(note.source).toEqual({ platform: "wechat", url: WECHAT_CANONICAL, author: "轩辕 (Account: 轩辕的编程宇宙)", published_at: "2025-11-10T04:00:10.000Z" });
   });
 
   test("a pasted deleted page fails clearly and makes no note", async () => {
@@ -124,6 +138,7 @@ describe("fetched URLs", () => {
     // The page names its canonical address; the note links there.
     expect(note.content.trimEnd()).toEndWith(`Source: <${siteUrl("/2025/03/sqlite-is-enough/")}>`);
     expect(note.tags[0]).toBe("web");
+    expect(note.source).toEqual({ platform: "web", url: siteUrl("/2025/03/sqlite-is-enough/"), author: "Maya Lindqvist", published_at: "2025-03-14T07:30:00.000Z" });
   });
 
   test("a link that is not the platform's fails at once with a message saying whose links it takes", async () => {
@@ -261,5 +276,118 @@ describe("consistency between task rows and jobs", () => {
     await runImportTask(run, { taskId: id, userId: me.id + 999 });
     const row = await db.execute({ sql: "select status, note_id from import_tasks where id = ?", args: [id] });
     expect(row.rows[0]!.note_id).toBeNull();
+  });
+});
+
+describe("where an imported note came from", () => {
+  const XHS_NOTE = "6650a4f5000000001e0230d5";
+  const XHS_TOKEN = "ABm7tPzKxV1cY5nQ8sR2wLdE4fGhJ6kMoN0pU3iTaB9Xc=";
+  const xhsLink = `https://www.xiaohongshu.com/explore/${XHS_NOTE}?xsec_token=${encodeURIComponent(XHS_TOKEN)}&xsec_source=pc_feed`;
+  const json = (body: string) => new Response(body, { headers: { "content-type": "application/json; charset=utf-8" } });
+  const html = (body: string) => new Response(body, { headers: { "content-type": "text/html; charset=utf-8" } });
+  // Every platform's hosts on loopback, answering with the recorded pages.
+  const platforms = startPlatformServer((url) => {
+    switch (`${url.host}${url.pathname}`) {
+      case "mp.weixin.qq.com/s/Lq1fJ8h2cZ3xVYn0KmTr4w":
+        return html(fixture("wechat/article.html"));
+      case `www.xiaohongshu.com/explore/${XHS_NOTE}`:
+        return html(fixture("xiaohongshu/note-page.html"));
+      case "api.bilibili.com/x/web-interface/view":
+        return json(fixture("bilibili/view.json"));
+      case "api.bilibili.com/x/web-interface/view/detail/tag":
+        return json(fixture("bilibili/tags.json"));
+      case "api.bilibili.com/x/player/wbi/v2":
+        return json(fixture("bilibili/player-no-subtitles.json"));
+      case "www.iesdouyin.com/share/video/7380912345678901234/":
+        return html(fixture("douyin/share-video.html"));
+      case "blog.example.com/sqlite":
+        return html(fixture("web/blog-article.html"));
+    }
+    return undefined;
+  });
+  afterAll(() => platforms.stop());
+
+  /** Runs one import job as the worker would, with `fetcher` in place of the network; answers the task. */
+  async function importThroughJob(task: { platform: string; url?: string; content?: string }, options: { fetcher?: Fetcher; parsePasted?: () => ImportedDocument } = {}) {
+    const me = (await alice.get("/api/auth/me")).body;
+    const now = Date.now();
+    const inserted = await db.execute({
+      sql: "insert into import_tasks (user_id, platform, url, content, status, progress, message, created_at, updated_at) values (?, ?, ?, ?, 'pending', 0, 'Queued', ?, ?) returning id",
+      args: [me.id, task.platform, task.url ?? null, task.content ?? null, now, now],
+    });
+    const id = Number(inserted.rows[0]!.id);
+    const importers = createImporters({});
+    if (options.parsePasted) importers.web = { ...importers.web, parsePasted: options.parsePasted };
+    const run = { db: drizzle(db, { schema }), fetcher: options.fetcher ?? platforms.fetcher, importers, signal: new AbortController().signal, attempt: 1, maxAttempts: 1 };
+    await runImportTask(run, { taskId: id, userId: me.id });
+    return (await alice.get(`/api/tasks/${id}`)).body;
+  }
+
+  test.each([
+    ["wechat", "https://mp.weixin.qq.com/s/Lq1fJ8h2cZ3xVYn0KmTr4w", WECHAT_CANONICAL, "轩辕 (Account: 轩辕的编程宇宙)", "2025-11-10T04:00:10.000Z"],
+    ["xiaohongshu", xhsLink, xhsLink, "咖啡续命的小鹿", "2024-05-24T14:32:21.000Z"],
+    ["bilibili", "https://www.bilibili.com/video/BV1Xb421E7Lm/?spm_id_from=333.1007", "https://www.bilibili.com/video/BV1Xb421E7Lm", "航空小课堂_老周", "2024-06-10T06:13:20.000Z"],
+    ["douyin", "https://www.douyin.com/video/7380912345678901234", "https://www.douyin.com/video/7380912345678901234", "山城小胖哥", "2024-06-15T03:50:56.000Z"],
+    ["web", "https://blog.example.com/sqlite", "https://blog.example.com/2025/03/sqlite-is-enough/", "Maya Lindqvist", "2025-03-14T07:30:00.000Z"],
+  ])("a %s import names its platform, canonical URL, author and publish time, in the note and the list", async (platform, url, canonical, author, publishedAt) => {
+    const task = await importThroughJob({ platform, url });
+    expect(task).toMatchObject({ status: "completed", error: null });
+    const source = { platform, url: canonical, author, published_at: publishedAt };
+    const note = (await alice.get(`/api/notes/${task.note_id}`)).body;
+    expect(note.source).toEqual(source);
+    const listed = (await alice.get("/api/notes?size=100")).body.items.find((item: { id: number }) => item.id === note.id);
+    expect(listed.source).toEqual(source);
+  });
+
+  test("a note written here has no source; PUT keeps an imported note's source and cannot set or change one", async () => {
+    const written = (await alice.post("/api/notes", { title: "Mine", source: { platform: "web", url: "https://forged.example/" } })).body;
+    expect(written.source).toBeNull();
+    expect((await alice.put(`/api/notes/${written.id}`, { title: "Still mine", source: { platform: "web" } })).body.source).toBeNull();
+
+    const task = await importThroughJob({ platform: "douyin", url: "https://www.douyin.com/video/7380912345678901234" });
+    const imported = (await alice.get(`/api/notes/${task.note_id}`)).body;
+    const forged = { platform: "web", url: "https://forged.example/", author: "Mallory", published_at: "2020-01-01T00:00:00.000Z" };
+    const updated = await alice.put(`/api/notes/${imported.id}`, { title: "Renamed", tags: ["mine"], content: "rewritten", source: forged });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ title: "Renamed", tags: ["mine"], content: "rewritten", source: imported.source });
+    expect((await alice.get(`/api/notes/${imported.id}`)).body.source).toEqual(imported.source);
+  });
+
+  test("a hostile title and hostile tags come out under the notes' rules, and PUT accepts the note unchanged", async () => {
+    const title = ` \u0001Hostile\ttitle\r\nwith\u007f controls ${"a".repeat(471)}${"🚀".repeat(50)}`;
+    const tags = [
+      "  Tab\tTag ",
+      "Tab\u0000 Tag",
+      "x".repeat(65),
+      "🚀".repeat(32),
+      "🚀".repeat(33),
+      "\u0007",
+      "web",
+      ...Array.from({ length: 40 }, (_, i) => `t${i}`),
+    ];
+    const task = await importThroughJob(
+      { platform: "web", content: "pasted" },
+      { parsePasted: () => ({ title, markdown: "Body", tags, author: "\tMaya\nLindqvist\u0007 ", publishedAt: "2025-03-14T08:30:00+01:00" }) },
+    );
+    expect(task.status).toBe("completed");
+    const note = (await alice.get(`/api/notes/${task.note_id}`)).body;
+    // 500 units would split the first rocket's surrogate pair, so the cut comes one unit earlier.
+    expect(note.title).toBe(`Hostile title with controls ${"a".repeat(471)}`);
+    expect(note.tags).toEqual(["web", "Tab Tag", "🚀".repeat(32), ...Array.from({ length: 29 }, (_, i) => `t${i}`)]);
+    expect(note.source).toEqual({ platform: "web", url: null, author: "Maya Lindqvist", published_at: "2025-03-14T07:30:00.000Z" });
+
+    const sentBack = await alice.put(`/api/notes/${note.id}`, { title: note.title, content: note.content, tags: note.tags });
+    expect(sentBack.status).toBe(200);
+    expect({ ...sentBack.body, updated_at: note.updated_at }).toEqual(note);
+  });
+
+  test("an imported note whose page gives no usable title gets one naming where it came from", async () => {
+    const task = await importThroughJob(
+      { platform: "web", content: "pasted", url: "https://blank.example.com/post" },
+      { parsePasted: () => ({ title: "\u0001 \t\n", markdown: "Body", tags: [], sourceUrl: "https://blank.example.com/post", publishedAt: "not a date" }) },
+    );
+    const note = (await alice.get(`/api/notes/${task.note_id}`)).body;
+    expect(note.title).toBe("Untitled import from blank.example.com");
+    expect(note.source).toEqual({ platform: "web", url: "https://blank.example.com/post", author: null, published_at: null });
   });
 });

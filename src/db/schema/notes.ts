@@ -17,6 +17,12 @@ export const notes = sqliteTable(
     tags: text("tags").notNull().default("[]"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /** Where an imported note came from (all null for a note written here); set only by imports. */
+    sourcePlatform: text("source_platform"),
+    sourceUrl: text("source_url"),
+    sourceAuthor: text("source_author"),
+    /** Epoch milliseconds, like the other timestamps. */
+    sourcePublishedAt: integer("source_published_at"),
   },
   (table) => [
     index("notes_user_updated_idx").on(table.userId, sql`${table.updatedAt} desc`, sql`${table.id} desc`),

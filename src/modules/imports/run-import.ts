@@ -3,7 +3,8 @@ import { importTasks, notes } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { log } from "../../log";
 import { newNoteRow } from "../notes/create-note";
-import { MAX_CONTENT_BYTES } from "../notes/schemas";
+import { importedTags, importedText, importedTitle } from "../notes/note-text";
+import { MAX_CONTENT_BYTES, type NoteSource } from "../notes/schemas";
 import { ImportError } from "./import-error";
 import type { Fetcher, ImportedDocument, PlatformImporter } from "./platforms/types";
 import type { Platform } from "./schemas";
@@ -89,23 +90,31 @@ export async function markTaskFailed(db: Database, taskId: number, error: string
 
 /** Writes the note and completes the task in one transaction; returns the note id (null if another run won). */
 async function saveNote(db: Database, task: typeof importTasks.$inferSelect, document: ImportedDocument): Promise<number | null> {
-  const source = document.sourceUrl ?? task.url;
+  const sourceUrl = document.sourceUrl ?? task.url;
   const body = document.markdown.replaceAll("\u0000", "").trim();
-  const content = source ? `${body}\n\n---\n\nSource: <${source}>\n` : body;
+  const content = sourceUrl ? `${body}\n\n---\n\nSource: <${sourceUrl}>\n` : body;
   if (Buffer.byteLength(content, "utf8") > MAX_CONTENT_BYTES) {
     throw new ImportError("The imported content is larger than the 1 MiB a note can hold.", { permanent: true });
   }
-  const title = Array.from(document.title.replaceAll("\u0000", "").replace(/\s+/g, " ").trim()).slice(0, 500).join("") || "Untitled import";
-  const tags = [...new Set([task.platform, ...document.tags].map((tag) => Array.from(tag.trim()).slice(0, 64).join("")).filter(Boolean))].slice(0, 32);
+  // The notes' own rules, so the imported note can be sent back with PUT unchanged.
+  const title = importedTitle(document.title, untitled(sourceUrl));
+  const tags = importedTags([task.platform, ...document.tags]);
+  const source: NoteSource = {
+    platform: task.platform,
+    url: sourceUrl ?? null,
+    author: importedText(document.author),
+    published_at: isoTimeOrNull(document.publishedAt),
+  };
   const now = Date.now();
-  const row = newNoteRow(task.userId, { title, content, tags }, now);
+  const row = newNoteRow(task.userId, { title, content, tags, source }, now);
   const stillRunning = and(eq(importTasks.id, task.id), eq(importTasks.status, "running"), isNull(importTasks.noteId));
   // Both statements carry the same guard inside one transaction: the note exists iff the task
   // completes with it. After the INSERT, last_insert_rowid() is the note (its triggers' rows do not count).
   const [, completed] = await db.batch([
     db.run(sql`
-      insert into ${notes} (user_id, title, content, excerpt, tags, created_at, updated_at)
-      select ${row.userId}, ${row.title}, ${row.content}, ${row.excerpt}, ${row.tags}, ${row.createdAt}, ${row.updatedAt}
+      insert into ${notes} (user_id, title, content, excerpt, tags, source_platform, source_url, source_author, source_published_at, created_at, updated_at)
+      select ${row.userId}, ${row.title}, ${row.content}, ${row.excerpt}, ${row.tags}, ${row.sourcePlatform}, ${row.sourceUrl},
+        ${row.sourceAuthor}, ${row.sourcePublishedAt}, ${row.createdAt}, ${row.updatedAt}
       from ${importTasks} where ${stillRunning}`),
     db
       .update(importTasks)
@@ -124,4 +133,15 @@ async function saveNote(db: Database, task: typeof importTasks.$inferSelect, doc
   ]);
   // Another run finished (or failed) the task first: nothing was written, and there is nothing to do.
   return completed[0]?.noteId ?? null;
+}
+
+/** The title of an import whose page gives none. */
+function untitled(sourceUrl: string | null | undefined): string {
+  const host = sourceUrl ? URL.parse(sourceUrl)?.host : undefined;
+  return host ? `Untitled import from ${host}` : "Untitled import";
+}
+
+function isoTimeOrNull(value: string | undefined): string | null {
+  const time = value ? Date.parse(value) : Number.NaN;
+  return Number.isFinite(time) ? new Date(time).toISOString() : null;
 }

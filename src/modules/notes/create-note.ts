@@ -3,7 +3,7 @@ import { notes } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { plainTextExcerpt } from "./excerpt";
 import { toNoteRecord } from "./note-record";
-import type { createNoteInput, NoteRecord } from "./schemas";
+import type { createNoteInput, NoteRecord, NoteSource } from "./schemas";
 
 /** One INSERT: the tag index and counters follow from triggers in the same statement. */
 export async function createNote({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof createNoteInput> }): Promise<NoteRecord> {
@@ -11,14 +11,19 @@ export async function createNote({ ctx, input }: { ctx: { db: Database; userId: 
   return toNoteRecord(row!);
 }
 
-/** The row of a new note from already-validated fields (also used by imports). */
-export function newNoteRow(userId: number, input: { title: string; content: string; tags: string[] }, now = Date.now()) {
+/** The row of a new note from already-validated fields; only imports give a `source`. */
+export function newNoteRow(userId: number, input: { title: string; content: string; tags: string[]; source?: NoteSource }, now = Date.now()) {
+  const source = input.source ?? null;
   return {
     userId,
     title: input.title,
     content: input.content,
     excerpt: plainTextExcerpt(input.content),
     tags: JSON.stringify(input.tags),
+    sourcePlatform: source?.platform ?? null,
+    sourceUrl: source?.url ?? null,
+    sourceAuthor: source?.author ?? null,
+    sourcePublishedAt: source?.published_at ? Date.parse(source.published_at) : null,
     createdAt: now,
     updatedAt: now,
   };

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { notes, noteTags } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { exportEntryName, exportFileName } from "./export-names";
+import { toNoteSource } from "./note-record";
 import type { exportNotesInput } from "./schemas";
 
 const PAGE_SIZE = 100;
@@ -27,6 +28,10 @@ const EXPORTED_COLUMNS = {
   tags: notes.tags,
   createdAt: notes.createdAt,
   updatedAt: notes.updatedAt,
+  sourcePlatform: notes.sourcePlatform,
+  sourceUrl: notes.sourceUrl,
+  sourceAuthor: notes.sourceAuthor,
+  sourcePublishedAt: notes.sourcePublishedAt,
 };
 type ExportedNote = { [K in keyof typeof EXPORTED_COLUMNS]: (typeof notes.$inferSelect)[K] };
 
@@ -86,12 +91,15 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
 const FRONT_MATTER_OPTIONS = { noRefs: true, lineWidth: -1 } as const;
 
 function markdownFile(note: ExportedNote, dump: (value: unknown, options: typeof FRONT_MATTER_OPTIONS) => string): string {
+  const source = toNoteSource(note);
   const frontMatter = dump({
     id: note.id,
     title: note.title,
     tags: JSON.parse(note.tags) as string[],
     created_at: new Date(note.createdAt).toISOString(),
     updated_at: new Date(note.updatedAt).toISOString(),
+    // Only imported notes carry where they came from.
+    ...(source && { source_platform: source.platform, source_url: source.url, author: source.author, published_at: source.published_at }),
   }, FRONT_MATTER_OPTIONS);
   return `---\n${frontMatter}---\n\n${note.content}`;
 }

@@ -11,6 +11,10 @@ const listColumns = {
   title: notes.title,
   tags: notes.tags,
   excerpt: notes.excerpt,
+  sourcePlatform: notes.sourcePlatform,
+  sourceUrl: notes.sourceUrl,
+  sourceAuthor: notes.sourceAuthor,
+  sourcePublishedAt: notes.sourcePublishedAt,
   createdAt: notes.createdAt,
   updatedAt: notes.updatedAt,
 };

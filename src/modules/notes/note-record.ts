@@ -1,7 +1,8 @@
 import type { notes } from "../../db/schema";
-import type { NoteListItem, NoteRecord } from "./schemas";
+import type { NoteListItem, NoteRecord, NoteSource } from "./schemas";
 
 type NoteRow = typeof notes.$inferSelect;
+type SourceColumns = Pick<NoteRow, "sourcePlatform" | "sourceUrl" | "sourceAuthor" | "sourcePublishedAt">;
 
 export function toNoteRecord(row: NoteRow): NoteRecord {
   return {
@@ -9,6 +10,7 @@ export function toNoteRecord(row: NoteRow): NoteRecord {
     title: row.title,
     content: row.content,
     tags: JSON.parse(row.tags) as string[],
+    source: toNoteSource(row),
     created_at: new Date(row.createdAt).toISOString(),
     updated_at: new Date(row.updatedAt).toISOString(),
   };
@@ -20,7 +22,19 @@ export function toNoteListItem(row: Omit<NoteRow, "content" | "userId">): NoteLi
     title: row.title,
     tags: JSON.parse(row.tags) as string[],
     excerpt: row.excerpt,
+    source: toNoteSource(row),
     created_at: new Date(row.createdAt).toISOString(),
     updated_at: new Date(row.updatedAt).toISOString(),
+  };
+}
+
+/** Null for a note written here: only imports set the platform. */
+export function toNoteSource(row: SourceColumns): NoteSource {
+  if (row.sourcePlatform === null) return null;
+  return {
+    platform: row.sourcePlatform,
+    url: row.sourceUrl,
+    author: row.sourceAuthor,
+    published_at: row.sourcePublishedAt === null ? null : new Date(row.sourcePublishedAt).toISOString(),
   };
 }

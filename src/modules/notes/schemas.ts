@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { MAX_TAG_UNITS, MAX_TAGS, MAX_TITLE_UNITS, normaliseLine } from "./note-text";
 
 export const MAX_CONTENT_BYTES = 1024 * 1024;
-const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 export const noteIdSchema = z.coerce
   .number({ error: "Must be a positive integer id" })
@@ -9,13 +9,19 @@ export const noteIdSchema = z.coerce
   .positive("Must be a positive integer id")
   .max(Number.MAX_SAFE_INTEGER);
 
+/** zod's `.max()` counts code points; the contract counts UTF-16 code units, as JavaScript's `length` does. */
+const withinUnits = (max: number) => [(value: string) => value.length <= max, `Too big: expected at most ${max} UTF-16 code units`] as const;
+
 export const titleSchema = z
   .string()
-  .trim()
+  .overwrite(normaliseLine)
   .min(1)
-  .max(500)
-  .refine((value) => !CONTROL_CHARACTERS.test(value), "Must not contain control characters")
-  .meta({ example: "Reading notes: Thinking, Fast and Slow" });
+  .refine(...withinUnits(MAX_TITLE_UNITS))
+  .meta({
+    maxLength: MAX_TITLE_UNITS,
+    description: "1..500 UTF-16 code units once tab, LF and CR become spaces, other control characters are removed and the ends trimmed",
+    example: "Reading notes: Thinking, Fast and Slow",
+  });
 
 export const contentSchema = z
   .string()
@@ -28,22 +34,40 @@ export const contentSchema = z
 
 export const tagSchema = z
   .string()
-  .trim()
+  .overwrite(normaliseLine)
   .min(1)
-  .max(64)
-  .refine((value) => !CONTROL_CHARACTERS.test(value), "Must not contain control characters");
+  .refine(...withinUnits(MAX_TAG_UNITS))
+  .meta({ maxLength: MAX_TAG_UNITS, description: "1..64 UTF-16 code units, normalised as titles are" });
 
-/** Up to 32 tags; trimmed, duplicates removed, order kept. */
+/** Up to 32 tags; normalised, duplicates removed, order kept. */
 export const tagsSchema = z
   .array(tagSchema)
-  .max(32)
+  .max(MAX_TAGS)
   .transform((tags) => [...new Set(tags)])
   .meta({ example: ["books", "psychology"] });
 
 const timestamps = { created_at: z.iso.datetime(), updated_at: z.iso.datetime() };
 
+export const noteSourceSchema = z
+  .object({
+    platform: z.string().describe("The import platform: wechat, xiaohongshu, bilibili, douyin or web"),
+    url: z.string().nullable().describe("The canonical URL; null for pasted content without one"),
+    author: z.string().nullable().describe("The account, uploader or byline the page names; null when it names none"),
+    published_at: z.iso.datetime().nullable().describe("When the page says it was published; null when it does not"),
+  })
+  .nullable()
+  .describe("Where an imported note came from, as the import read it; null for a note written here. Only imports set it; PUT keeps it.")
+  .meta({ id: "NoteSource" });
+
 export const noteSchema = z
-  .object({ id: z.number().int().positive(), title: z.string(), content: z.string(), tags: z.array(z.string()), ...timestamps })
+  .object({
+    id: z.number().int().positive(),
+    title: z.string(),
+    content: z.string(),
+    tags: z.array(z.string()),
+    source: noteSourceSchema,
+    ...timestamps,
+  })
   .meta({ id: "Note" });
 
 export const noteListItemSchema = z
@@ -52,6 +76,7 @@ export const noteListItemSchema = z
     title: z.string(),
     tags: z.array(z.string()),
     excerpt: z.string().describe("The first 200 characters of the content as plain text"),
+    source: noteSourceSchema,
     ...timestamps,
   })
   .meta({ id: "NoteListItem" });
@@ -95,4 +120,5 @@ export const exportNotesInput = z
   .default({});
 
 export type NoteRecord = z.infer<typeof noteSchema>;
+export type NoteSource = z.infer<typeof noteSourceSchema>;
 export type NoteListItem = z.infer<typeof noteListItemSchema>;
