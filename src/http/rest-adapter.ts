@@ -5,10 +5,9 @@ import type { TrpcContext } from "../trpc/context";
 import { errorHeaders } from "../trpc/errors";
 import { logUnexpected } from "../trpc/init";
 import { edgeError, PayloadTooLargeError, trpcErrorResponse } from "./error-response";
-import { proceduresWithMeta, type RestProcedure } from "./procedure-meta";
+import { bodyLimitOf, proceduresWithMeta, REST_PREFIX, type RestProcedure } from "./procedure-meta";
 import { mediaType, readBodyText } from "./request-body";
 
-export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 const FORM = "application/x-www-form-urlencoded";
 const JSON_TYPE = "application/json";
 
@@ -44,7 +43,7 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
 
   return async function handleRest(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const path = url.pathname.slice("/api".length) || "/";
+    const path = url.pathname.slice(REST_PREFIX.length) || "/";
     const matching = routes.filter((route) => route.pattern.test(path));
     // A static path wins over a parameter: GET /notes/export is the export's path, not note "export".
     const exact = matching.filter((route) => !route.meta.openapi.path.includes("{"));
@@ -118,8 +117,7 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
 }
 
 async function readInput(request: Request, route: Route): Promise<unknown> {
-  const limit = route.meta.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
-  const text = await readBodyText(request, limit);
+  const text = await readBodyText(request, bodyLimitOf(route.meta));
   const type = mediaType(request);
   if (text.trim() === "") return undefined;
   if (type === JSON_TYPE || type.endsWith("+json")) {
