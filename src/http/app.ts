@@ -6,6 +6,8 @@ import type { TrpcContext } from "../trpc/context";
 import { log } from "../log";
 import { docsPlugin } from "./docs";
 import { edgeError } from "./error-response";
+import { REST_PREFIX } from "./procedure-meta";
+import { answerWithin, REQUEST_DEADLINE_MS } from "./request-deadline";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
 
@@ -17,6 +19,8 @@ export interface HttpAppOptions {
   checkHealth: () => Promise<void>;
   /** The largest body any route takes (import tasks); other routes have their own lower limits. */
   maxBodyBytes: number;
+  /** How long a JSON request may take before it is answered with a 500; the contract's 30 s unless a test says otherwise. */
+  requestDeadlineMs?: number;
 }
 
 /** The HTTP edge: REST at /api, tRPC at /trpc, docs, health; every error in the contract's body. */
@@ -30,6 +34,7 @@ export function createHttpApp(options: HttpAppOptions) {
   });
   const rest = createRestHandler(options.router, contextFor);
   const trpc = createTrpcHandler(options.router, (request) => contextFor(request, "rpc"), options.maxBodyBytes);
+  const deadlineMs = options.requestDeadlineMs ?? REQUEST_DEADLINE_MS;
 
   const app = new Elysia({ serve: { maxRequestBodySize: options.maxBodyBytes + 1024 * 1024 } })
     .onStart(({ server: started }) => {
@@ -51,7 +56,7 @@ export function createHttpApp(options: HttpAppOptions) {
       }
     })
     .use(docsPlugin(options.document))
-    .all("/api/*", ({ request }) => rest(request), { parse: "none" })
-    .all("/trpc/*", ({ request }) => trpc(request), { parse: "none" });
+    .all(`${REST_PREFIX}/*`, ({ request }) => answerWithin(deadlineMs, request, () => rest(request)), { parse: "none" })
+    .all("/trpc/*", ({ request }) => answerWithin(deadlineMs, request, () => trpc(request)), { parse: "none" });
   return app;
 }

@@ -81,10 +81,16 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
     return toContractResponse(await runHandler(proxied));
   };
 
+  /**
+   * Runs trpc-to-openapi's handler against a response object that collects what it writes. The
+   * handler ends every request it knows; should it reject or return without ending, the request
+   * still ends (as a 500, through the edge's error handler).
+   */
   function runHandler(request: Request): Promise<Response> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const headers = new Headers();
       let status = 200;
+      let ended = false;
       const response = {
         setHeader: (key: string, value: string | string[]) => {
           for (const item of Array.isArray(value) ? value : [value]) headers.append(key, item);
@@ -95,9 +101,14 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
         set statusCode(code: number) {
           status = code;
         },
-        end: (body?: string) => resolve(new Response(status === 204 ? null : body, { status, headers })),
+        end: (body?: string) => {
+          ended = true;
+          resolve(new Response(status === 204 ? null : body, { status, headers }));
+        },
       };
-      void (handler as unknown as (req: unknown, res: unknown) => Promise<void>)(request, response);
+      (handler as unknown as (req: unknown, res: unknown) => Promise<void>)(request, response).then(() => {
+        if (!ended) reject(new Error(`the REST handler returned without answering ${request.method} ${request.url}`));
+      }, reject);
     });
   }
 
