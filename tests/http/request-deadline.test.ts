@@ -36,7 +36,7 @@ const testRouter = t.router({
 });
 
 const appWith = (requestDeadlineMs: number) =>
-  createHttpApp({ router: testRouter, services: {} as ServiceContext, document: buildOpenApiDocument(testRouter), checkHealth: async () => {}, maxBodyBytes: 1 << 20, requestDeadlineMs });
+  createHttpApp({ router: testRouter, services: {} as ServiceContext, document: buildOpenApiDocument(testRouter), checkHealth: async () => {}, requestDeadlineMs });
 // A deadline far past the tests' own timeout, so only the rejection itself can end the request.
 const longDeadline = appWith(60_000);
 const shortDeadline = appWith(200);
