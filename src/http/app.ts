@@ -6,7 +6,7 @@ import type { TrpcContext } from "../trpc/context";
 import { log } from "../log";
 import { docsPlugin } from "./docs";
 import { edgeError } from "./error-response";
-import { bodyLimits, REST_PREFIX } from "./procedure-meta";
+import { bodyLimits, DEFAULT_BODY_LIMIT, REST_PREFIX } from "./procedure-meta";
 import { answerWithin, REQUEST_DEADLINE_MS } from "./request-deadline";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
@@ -36,7 +36,7 @@ export function createHttpApp(options: HttpAppOptions) {
   const rest = createRestHandler(options.router, contextFor);
   const trpc = createTrpcHandler(options.router, (request) => contextFor(request, "rpc"));
   const deadlineMs = options.requestDeadlineMs ?? REQUEST_DEADLINE_MS;
-  const largestBody = Math.max(...bodyLimits(options.router).values());
+  const largestBody = Math.max(DEFAULT_BODY_LIMIT, ...bodyLimits(options.router).values());
 
   const app = new Elysia({ serve: { maxRequestBodySize: largestBody + SERVER_BODY_SLACK } })
     .onStart(({ server: started }) => {
