@@ -13,8 +13,6 @@ import { reconcileGraphBuilds } from "./modules/graph/reconcile-builds";
 import { reconcileImportTasks } from "./modules/imports/reconcile-tasks";
 import { appRouter } from "./trpc/root";
 
-/** The largest request body any route takes: import tasks carry saved pages of up to 10 MiB. */
-export const MAX_BODY_BYTES = 12 * 1024 * 1024;
 const RECONCILE_EVERY_MS = 60_000;
 /** A failed start tears down what it started within this, so the process can exit at once. */
 const FAILED_START_CLEANUP_MS = 5_000;
@@ -68,7 +66,6 @@ export async function startServer(config: Config): Promise<RunningServer> {
         router: appRouter,
         services: { db: notesDb.db, secretBox, importQueue, graphQueue },
         document: buildOpenApiDocument(appRouter),
-        maxBodyBytes: MAX_BODY_BYTES,
         checkHealth: async () => {
           await notesDb.client.execute("select 1");
           await queue.ping();

@@ -82,7 +82,7 @@ async function main() {
     authorization: request.headers.get("authorization"),
     transport,
   });
-  const app = createHttpApp({ router: stubRouter, services, document: buildOpenApiDocument(stubRouter), maxBodyBytes: 1 << 20, checkHealth: async () => {} });
+  const app = createHttpApp({ router: stubRouter, services, document: buildOpenApiDocument(stubRouter), checkHealth: async () => {} });
   const rest = createRestHandler(stubRouter, context);
   const headers = { authorization: `Bearer ${token}` };
   // The REST adapter builds a caller per request; so does this.

@@ -6,6 +6,8 @@ import type { TrpcContext } from "../trpc/context";
 import { log } from "../log";
 import { docsPlugin } from "./docs";
 import { edgeError } from "./error-response";
+import { bodyLimits, DEFAULT_BODY_LIMIT, REST_PREFIX } from "./procedure-meta";
+import { answerWithin, REQUEST_DEADLINE_MS } from "./request-deadline";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
 
@@ -15,9 +17,12 @@ export interface HttpAppOptions {
   document: OpenAPIObject;
   /** Resolves when the notes database and the queue answer; rejects otherwise. */
   checkHealth: () => Promise<void>;
-  /** The largest body any route takes (import tasks); other routes have their own lower limits. */
-  maxBodyBytes: number;
+  /** How long a JSON request may take before it is answered with a 500; the contract's 30 s unless a test says otherwise. */
+  requestDeadlineMs?: number;
 }
+
+// Past every route's own limit, so a body over it gets our 413 (with the error body), not the server's.
+const SERVER_BODY_SLACK = 1024 * 1024;
 
 /** The HTTP edge: REST at /api, tRPC at /trpc, docs, health; every error in the contract's body. */
 export function createHttpApp(options: HttpAppOptions) {
@@ -29,9 +34,11 @@ export function createHttpApp(options: HttpAppOptions) {
     transport,
   });
   const rest = createRestHandler(options.router, contextFor);
-  const trpc = createTrpcHandler(options.router, (request) => contextFor(request, "rpc"), options.maxBodyBytes);
+  const trpc = createTrpcHandler(options.router, (request) => contextFor(request, "rpc"));
+  const deadlineMs = options.requestDeadlineMs ?? REQUEST_DEADLINE_MS;
+  const largestBody = Math.max(DEFAULT_BODY_LIMIT, ...bodyLimits(options.router).values());
 
-  const app = new Elysia({ serve: { maxRequestBodySize: options.maxBodyBytes + 1024 * 1024 } })
+  const app = new Elysia({ serve: { maxRequestBodySize: largestBody + SERVER_BODY_SLACK } })
     .onStart(({ server: started }) => {
       server = started as unknown as typeof server;
     })
@@ -51,7 +58,7 @@ export function createHttpApp(options: HttpAppOptions) {
       }
     })
     .use(docsPlugin(options.document))
-    .all("/api/*", ({ request }) => rest(request), { parse: "none" })
-    .all("/trpc/*", ({ request }) => trpc(request), { parse: "none" });
+    .all(`${REST_PREFIX}/*`, ({ request }) => answerWithin(deadlineMs, request, () => rest(request)), { parse: "none" })
+    .all("/trpc/*", ({ request }) => answerWithin(deadlineMs, request, () => trpc(request)), { parse: "none" });
   return app;
 }

@@ -30,8 +30,12 @@ export function trpcErrorResponse(error: TRPCError, shape: { message: string; da
 }
 
 export class PayloadTooLargeError extends Error {
-  constructor(readonly limitBytes: number) {
-    super(`Request body is larger than the ${formatBytes(limitBytes)} limit`);
+  /** `what` names the part over the limit when it is not the whole body (one call of a tRPC batch). */
+  constructor(
+    readonly limitBytes: number,
+    what = "Request body",
+  ) {
+    super(`${what} is larger than the ${formatBytes(limitBytes)} limit`);
   }
 }
 

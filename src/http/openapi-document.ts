@@ -1,6 +1,7 @@
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { AnyRouter } from "@trpc/server";
-import { proceduresWithMeta } from "./procedure-meta";
+import { formatBytes } from "./error-response";
+import { bodyLimitOf, DEFAULT_BODY_LIMIT, proceduresWithMeta, REST_PREFIX } from "./procedure-meta";
 
 const ERROR_STATUSES: Record<number, string> = {
   400: "Invalid input (body, query or path); `issues` lists each problem",
@@ -8,7 +9,7 @@ const ERROR_STATUSES: Record<number, string> = {
   404: "No such resource (or it belongs to another user)",
   405: "Method not allowed on this path",
   409: "Conflict with the current state",
-  413: "Request body over the limit",
+  413: `Request body over the limit (${formatBytes(DEFAULT_BODY_LIMIT)} unless the operation says otherwise)`,
   415: "Unsupported content type",
   429: "Too many attempts; see Retry-After",
   500: "Unexpected error (no details are returned)",
@@ -17,24 +18,30 @@ const ERROR_STATUSES: Record<number, string> = {
 
 /**
  * The committed openapi/openapi.json: trpc-to-openapi's document from the procedures' meta, with
- * what it cannot express added here — real success statuses, the ZIP download, the contract's
- * single error body, and the OAuth2 password flow that Swagger UI's Authorize button uses.
+ * what it cannot express added here — paths written in full (`/api/notes`, as users read them),
+ * real success statuses, the ZIP download, the contract's single error body, `security: []` on
+ * public operations, the plain routes, and the OAuth2 password flow of Swagger UI's Authorize button.
  */
 export function buildOpenApiDocument(router: AnyRouter): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: "Rhizome API",
     version: "1.0.0",
     description:
-      "Notes, imports and a knowledge graph. Every operation is also available over tRPC at /trpc. Errors share one body: `{code, message, issues?}`.",
-    baseUrl: "/api",
+      "Notes, imports and a knowledge graph. Every /api operation is also available over tRPC at /trpc. Errors share one body: `{code, message, issues?}`.",
+    // Paths carry their own prefix, so the server is this origin's root (Swagger UI's "Try it out" too).
+    baseUrl: "/",
     securitySchemes: {
       OAuth2PasswordBearer: {
         type: "oauth2",
         description: "Log in with username and password; the token is sent as `Authorization: Bearer <token>`.",
-        flows: { password: { tokenUrl: "/api/auth/login", scopes: {} } },
+        flows: { password: { tokenUrl: `${REST_PREFIX}/auth/login`, scopes: {} } },
       },
     },
   });
+  document.paths = {
+    ...Object.fromEntries(Object.entries(document.paths ?? {}).map(([path, item]) => [REST_PREFIX + path, item])),
+    ...PLAIN_ROUTES,
+  };
   document.components = {
     ...document.components,
     schemas: { ...document.components?.schemas, Error: errorSchema as never },
@@ -42,7 +49,7 @@ export function buildOpenApiDocument(router: AnyRouter): OpenAPIObject {
   };
   for (const { meta } of proceduresWithMeta(router)) {
     const openapi = meta.openapi!;
-    const operation = document.paths?.[openapi.path.replace(/^\//, "/")]?.[openapi.method.toLowerCase() as "get"];
+    const operation = document.paths[REST_PREFIX + openapi.path]?.[openapi.method.toLowerCase() as "get"];
     if (!operation?.responses) continue;
     const success = operation.responses["200"];
     delete operation.responses["200"];
@@ -59,11 +66,59 @@ export function buildOpenApiDocument(router: AnyRouter): OpenAPIObject {
       operation.responses[status] = { ...success, description: status === "201" ? "Created" : status === "202" ? "Accepted" : "OK" };
     }
     for (const code of Object.keys(operation.responses)) if (Number(code) >= 400) delete operation.responses[code];
-    for (const code of errorStatusesFor(openapi.method, Boolean(operation.security), openapi.path)) {
+    // trpc-to-openapi leaves `security` out on public operations; the document says "no token" outright.
+    operation.security ??= [];
+    for (const code of errorStatusesFor(openapi.method, operation.security.length > 0, openapi.path)) {
       operation.responses[String(code)] = { $ref: `#/components/responses/Error${code}` };
     }
+    const bodyLimit = bodyLimitOf(meta);
+    if (operation.responses["413"] && bodyLimit !== DEFAULT_BODY_LIMIT) {
+      operation.responses["413"] = errorResponse(`Request body over this operation's ${formatBytes(bodyLimit)} limit`);
+    }
   }
+  removeUnusedComponents(document);
   return document;
+}
+
+/** Routes outside the procedures, written in full. */
+const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
+  "/healthz": {
+    get: {
+      operationId: "healthz",
+      summary: "Readiness: the server, the notes database and the queue answer",
+      tags: ["health"],
+      security: [],
+      responses: {
+        "200": { description: "Ready", content: { "application/json": { schema: healthSchema("ok") } } },
+        "503": { description: "A backing store does not answer", content: { "application/json": { schema: healthSchema("unavailable") } } },
+      },
+    },
+  },
+};
+
+function healthSchema(status: string) {
+  return { type: "object", required: ["status"], properties: { status: { type: "string", enum: [status] } } } as const;
+}
+
+/**
+ * Drops components nothing refers to: trpc-to-openapi's per-code error schemas, which the
+ * contract's single error body replaces, and error responses no operation can give.
+ */
+function removeUnusedComponents(document: OpenAPIObject): void {
+  const components = document.components as Record<string, Record<string, unknown> | undefined>;
+  for (;;) {
+    const used = new Set(JSON.stringify(document).match(/"#\/components\/[^"]+"/g));
+    let removed = false;
+    for (const kind of ["schemas", "responses"]) {
+      for (const name of Object.keys(components[kind] ?? {})) {
+        if (!used.has(JSON.stringify(`#/components/${kind}/${name}`))) {
+          delete components[kind]![name];
+          removed = true;
+        }
+      }
+    }
+    if (!removed) return;
+  }
 }
 
 // Operations whose success depends on current state, and so can answer 409.

@@ -5,10 +5,9 @@ import type { TrpcContext } from "../trpc/context";
 import { errorHeaders } from "../trpc/errors";
 import { logUnexpected } from "../trpc/init";
 import { edgeError, PayloadTooLargeError, trpcErrorResponse } from "./error-response";
-import { proceduresWithMeta, type RestProcedure } from "./procedure-meta";
+import { bodyLimitOf, proceduresWithMeta, REST_PREFIX, type RestProcedure } from "./procedure-meta";
 import { mediaType, readBodyText } from "./request-body";
 
-export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 const FORM = "application/x-www-form-urlencoded";
 const JSON_TYPE = "application/json";
 
@@ -44,7 +43,7 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
 
   return async function handleRest(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const path = url.pathname.slice("/api".length) || "/";
+    const path = url.pathname.slice(REST_PREFIX.length) || "/";
     const matching = routes.filter((route) => route.pattern.test(path));
     // A static path wins over a parameter: GET /notes/export is the export's path, not note "export".
     const exact = matching.filter((route) => !route.meta.openapi.path.includes("{"));
@@ -82,10 +81,16 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
     return toContractResponse(await runHandler(proxied));
   };
 
+  /**
+   * Runs trpc-to-openapi's handler against a response object that collects what it writes. The
+   * handler ends every request it knows; should it reject or return without ending, the request
+   * still ends (as a 500, through the edge's error handler).
+   */
   function runHandler(request: Request): Promise<Response> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const headers = new Headers();
       let status = 200;
+      let ended = false;
       const response = {
         setHeader: (key: string, value: string | string[]) => {
           for (const item of Array.isArray(value) ? value : [value]) headers.append(key, item);
@@ -96,9 +101,14 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
         set statusCode(code: number) {
           status = code;
         },
-        end: (body?: string) => resolve(new Response(status === 204 ? null : body, { status, headers })),
+        end: (body?: string) => {
+          ended = true;
+          resolve(new Response(status === 204 ? null : body, { status, headers }));
+        },
       };
-      void (handler as unknown as (req: unknown, res: unknown) => Promise<void>)(request, response);
+      (handler as unknown as (req: unknown, res: unknown) => Promise<void>)(request, response).then(() => {
+        if (!ended) reject(new Error(`the REST handler returned without answering ${request.method} ${request.url}`));
+      }, reject);
     });
   }
 
@@ -118,8 +128,7 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
 }
 
 async function readInput(request: Request, route: Route): Promise<unknown> {
-  const limit = route.meta.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
-  const text = await readBodyText(request, limit);
+  const text = await readBodyText(request, bodyLimitOf(route.meta));
   const type = mediaType(request);
   if (text.trim() === "") return undefined;
   if (type === JSON_TYPE || type.endsWith("+json")) {

@@ -9,7 +9,7 @@ export interface Meta extends OpenApiMeta {
   successStatus?: 201 | 202 | 204;
   /** Answered by the REST edge as a binary download (documented with this media type). */
   download?: string;
-  /** Body limit at the REST edge; 2 MiB when unset. */
+  /** The request body limit, on /api and /trpc alike; 2 MiB when unset. */
   maxBodyBytes?: number;
 }
 

@@ -15,6 +15,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
+const MIB = 1024 * 1024;
+const limit = 2 * MIB;
+/** A note's JSON body of exactly `size` bytes (ASCII), padded inside its content. */
+const padded = (size: number) => {
+  const body = JSON.stringify({ title: "t", content: "" });
+  return body.slice(0, -2) + " ".repeat(size - body.length) + '"}';
+};
+
 describe("every layer answers with the contract's error body", () => {
   test("an unknown path under /api is a 404", async () => {
     expectError(await user.get("/api/unknown"), 404, "NOT_FOUND");
@@ -33,11 +41,6 @@ describe("every layer answers with the contract's error body", () => {
   });
 
   test("one byte over the 2 MiB limit is a 413, exactly the limit is read", async () => {
-    const limit = 2 * 1024 * 1024;
-    const padded = (size: number) => {
-      const body = JSON.stringify({ title: "t", content: "" });
-      return body.slice(0, -2) + " ".repeat(size - body.length) + '"}';
-    };
     expect(padded(limit).length).toBe(limit);
     const atLimit = await user.request("POST", "/api/notes", { body: padded(limit), headers: { "content-type": "application/json" } });
     expect(atLimit.status).not.toBe(413);
@@ -60,6 +63,34 @@ describe("every layer answers with the contract's error body", () => {
       body: stream,
     });
     expect(response.status).toBe(413);
+  });
+
+  test("over /trpc too, one byte over notes.create's 2 MiB is a 413 with the error body, exactly the limit is read", async () => {
+    const trpc = (body: string) => user.request("POST", "/trpc/notes.create", { body, headers: { "content-type": "application/json" } });
+    expect((await trpc(padded(limit))).status).not.toBe(413);
+    const over = await trpc(padded(limit + 1));
+    expectError(over, 413, "PAYLOAD_TOO_LARGE");
+    expect(over.body.message).toContain("2 MiB");
+  });
+
+  test("over /trpc, tasks.create keeps its own 12 MiB limit: a 5 MiB body is read", async () => {
+    // JSON whitespace makes the body 5 MiB around a small input, so the task itself is cheap.
+    const body = `{"platform":"web","content":"a pasted line"${" ".repeat(5 * MIB)}}`;
+    const response = await user.request("POST", "/trpc/tasks.create", { body, headers: { "content-type": "application/json" } });
+    expect(response.status).toBe(200);
+    expect(response.body.result.data.platform).toBe("web");
+  });
+
+  test("a tRPC batch lends no call a larger limit: each input is held to its own procedure's", async () => {
+    const batch = (paths: string, inputs: unknown[]) =>
+      user.request("POST", `/trpc/${paths}?batch=1`, { json: Object.fromEntries(inputs.map((input, index) => [index, input])) });
+    const bigNote = { title: "t", content: "x".repeat(limit) };
+    expectError(await batch("notes.create", [bigNote]), 413, "PAYLOAD_TOO_LARGE");
+    const mixed = await batch("tasks.create,notes.create", [{ platform: "web", content: "small" }, bigNote]);
+    expectError(mixed, 413, "PAYLOAD_TOO_LARGE");
+    expect(mixed.body.message).toContain("notes.create");
+    const tasks = await batch("tasks.create", [{ platform: "nowhere", content: "x".repeat(5 * MIB) }]);
+    expect(tasks.status).toBe(400); // read, then refused for its platform, not its size
   });
 
   test("malformed JSON is a 400 that says so", async () => {

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { buildOpenApiDocument } from "../../src/http/openapi-document";
 import { appRouter } from "../../src/trpc/root";
 import { startTestServer, type TestServer } from "../support/server";
 
-const committedFile = path.resolve(import.meta.dir, "../../openapi/openapi.json");
+const root = path.resolve(import.meta.dir, "../..");
+const committedFile = path.join(root, "openapi/openapi.json");
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 let server: TestServer;
 
 beforeAll(async () => {
@@ -26,16 +29,83 @@ describe("the OpenAPI document", () => {
 
   test("documents the login form, the OAuth2 password flow and the ZIP download", () => {
     const document = buildOpenApiDocument(appRouter) as any;
-    const login = document.paths["/auth/login"].post;
+    const login = document.paths["/api/auth/login"].post;
     expect(Object.keys(login.requestBody.content)).toEqual(["application/x-www-form-urlencoded"]);
     expect(login.requestBody.content["application/x-www-form-urlencoded"].schema.required).toEqual(["username", "password"]);
     expect(document.components.securitySchemes.OAuth2PasswordBearer.flows.password.tokenUrl).toBe("/api/auth/login");
-    const exported = document.paths["/notes/export"].post.responses["200"];
+    const exported = document.paths["/api/notes/export"].post.responses["200"];
     expect(exported.content["application/zip"].schema).toEqual({ type: "string", format: "binary" });
-    expect(document.paths["/notes"].post.responses["201"]).toBeDefined();
-    expect(document.paths["/notes/{id}"].delete.responses["204"]).toEqual({ description: "No content" });
-    expect(document.paths["/auth/me"].get.security).toEqual([{ OAuth2PasswordBearer: [] }]);
-    expect(document.paths["/auth/register"].post.security).toBeUndefined();
+    expect(document.paths["/api/notes"].post.responses["201"]).toBeDefined();
+    expect(document.paths["/api/notes/{id}"].delete.responses["204"]).toEqual({ description: "No content" });
+  });
+
+  test("writes every path in full, as users read them, from the origin's root", () => {
+    const document = buildOpenApiDocument(appRouter) as any;
+    expect(document.servers).toEqual([{ url: "/" }]);
+    expect(Object.keys(document.paths)).toContain("/api/notes");
+    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/api\/|^\/healthz$/);
+  });
+
+  test("says which operations need a token: `security: []` on the public ones, the bearer scheme on the rest", () => {
+    const document = buildOpenApiDocument(appRouter) as any;
+    const publicOperations: string[] = [];
+    for (const [route, item] of Object.entries<any>(document.paths)) {
+      for (const method of METHODS) {
+        if (!item[method]) continue;
+        const { security } = item[method];
+        expect(Array.isArray(security)).toBe(true);
+        if (security.length === 0) publicOperations.push(`${method.toUpperCase()} ${route}`);
+        else expect(security).toEqual([{ OAuth2PasswordBearer: [] }]);
+      }
+    }
+    expect(publicOperations.sort()).toEqual(["GET /healthz", "POST /api/auth/login", "POST /api/auth/register"]);
+  });
+
+  test("a larger body limit is documented on its operation", () => {
+    const document = buildOpenApiDocument(appRouter) as any;
+    expect(document.paths["/api/tasks"].post.responses["413"].description).toContain("12 MiB");
+    expect(document.paths["/api/notes"].post.responses["413"]).toEqual({ $ref: "#/components/responses/Error413" });
+  });
+
+  test("passes `redocly lint` with no errors", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-openapi-"));
+    const file = path.join(dir, "openapi.json");
+    fs.writeFileSync(file, JSON.stringify(buildOpenApiDocument(appRouter)));
+    try {
+      const lint = Bun.spawn([path.join(root, "node_modules/.bin/redocly"), "lint", file, "--format=json"], {
+        cwd: dir,
+        // Offline and quiet: no telemetry, no update check, no notices.
+        env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", REDOCLY_SUPPRESS_NOTIFICATIONS: "true", CI: "true" },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [output, errors] = await Promise.all([new Response(lint.stdout).text(), new Response(lint.stderr).text(), lint.exited]);
+      const report = JSON.parse(output) as { totals: { errors: number }; problems: { ruleId: string; severity: string; message: string }[] };
+      const problems = report.problems.filter((problem) => problem.severity === "error").map((problem) => `${problem.ruleId}: ${problem.message}`);
+      expect({ problems, exitCode: lint.exitCode, errors: lint.exitCode === 0 ? "" : errors }).toEqual({ problems: [], exitCode: 0, errors: "" });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe("the document's operations, called as Swagger UI's \"Try it out\" calls them", () => {
+  test("every operation's URL reaches its route; operations with a security requirement want a token, public ones do not", async () => {
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as any;
+    // swagger-client: the server URL resolved against the document's URL, without a trailing slash, then the path.
+    const base = new URL(document.servers[0].url, `${server.url}/openapi.json`).href.replace(/\/$/, "");
+    for (const [route, item] of Object.entries<any>(document.paths)) {
+      for (const method of METHODS) {
+        if (!item[method]) continue;
+        const url = base + route.replace(/\{\w+\}/g, "1");
+        const response = await fetch(url, { method: method.toUpperCase() });
+        const body = await response.text();
+        const name = `${method.toUpperCase()} ${route}`;
+        expect({ name, reached: !body.includes("No such endpoint") }).toEqual({ name, reached: true });
+        const wantsToken = item[method].security.length > 0;
+        expect({ name, status: wantsToken ? response.status : response.status === 401 ? 401 : "not 401" }).toEqual({ name, status: wantsToken ? 401 : "not 401" });
+      }
+    }
   });
 });
 
