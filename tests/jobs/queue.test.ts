@@ -155,12 +155,14 @@ describe("job queue", () => {
 
   test("a throwing handler is retried with attempts counting up; onPermanentFailure fires once, after the last", async () => {
     const attempts: number[] = [];
+    let firstAttemptAt = 0;
     const permanentFailures: Array<{ payload: unknown; error: Error }> = [];
     const task = defineTask({
       name: uniqueName("flaky"),
       payload: notePayload,
       maxAttempts: 2,
       async handler(_payload, helpers) {
+        if (helpers.attempts === 1) firstAttemptAt = Date.now();
         attempts.push(helpers.attempts);
         throw new Error(`boom on attempt ${helpers.attempts}`);
       },
@@ -179,8 +181,9 @@ describe("job queue", () => {
       return job?.lockedBy === null && job.lastError ? job : null;
     });
     expect(afterFirst).toMatchObject({ attempts: 1, maxAttempts: 2, lastError: "boom on attempt 1", permanentlyFailed: false });
-    // graphile-worker's backoff: the second attempt waits exp(1) = 2.7 s.
-    expect(afterFirst.runAt.getTime() - Date.now()).toBeGreaterThan(1_500);
+    // graphile-worker's backoff: the second attempt waits exp(1) = 2.7 s after the first failed, which came after it
+    // started; measured from the start, so a slow machine can only widen the gap.
+    expect(afterFirst.runAt.getTime() - firstAttemptAt).toBeGreaterThan(2_500);
     expect(permanentFailures).toEqual([]);
 
     await until(() => permanentFailures.length === 1, 10_000);
