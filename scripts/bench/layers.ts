@@ -72,7 +72,7 @@ async function main() {
   // The notes routes touch neither the secret box nor the import queue.
   const services = {
     db: notesDb.db,
-    secretBox: { seal: async (text: string) => text, open: async (text: string) => text },
+    secretBox: { seal: async (text: string) => text, open: async (text: string) => text, keyedHash: async (text: string) => text },
     importQueue: { enqueueImport: async () => false, findImportJob: async () => null },
     graphQueue: { enqueueBuild: async () => false, findBuildJob: async () => null },
   };

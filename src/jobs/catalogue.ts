@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../db/client";
+import { sweepExpiredAuthRows } from "../modules/auth/sweep-expired";
 import type { ExtractorSettings } from "../modules/graph/create-extractor";
 import { failBuild } from "../modules/graph/fail-build";
 import { graphJobKey, type GraphQueue } from "../modules/graph/graph-queue";
@@ -12,6 +13,8 @@ import type { Queue } from "./queue";
 const IMPORT_MAX_ATTEMPTS = 4;
 /** A build resumes where it stopped, so a few attempts cover a worker restart without retrying for days. */
 const GRAPH_BUILD_MAX_ATTEMPTS = 3;
+/** The sweep runs again within the hour anyway. */
+const SWEEP_MAX_ATTEMPTS = 1;
 
 export interface JobDependencies {
   db: Database;
@@ -57,6 +60,18 @@ export function createJobCatalogue(deps: JobDependencies) {
           payload,
         ),
       onPermanentFailure: (payload) => failBuild(deps.db, payload.buildId, "The build was interrupted too many times; start it again"),
+    }),
+    defineTask({
+      name: "auth-sweep",
+      payload: z.object({}),
+      maxAttempts: SWEEP_MAX_ATTEMPTS,
+      schedule: "17 * * * *", // hourly, off the hour that other cron jobs on a shared Postgres tend to pick
+      handler: async (_payload, helpers) => {
+        const swept = await sweepExpiredAuthRows(deps.db);
+        if (swept.sessions || swept.throttles) {
+          helpers.log.info(`deleted ${swept.sessions} expired session(s) and ${swept.throttles} spent throttle row(s)`);
+        }
+      },
     }),
   ] as const;
 }

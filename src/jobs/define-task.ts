@@ -23,6 +23,11 @@ export interface TaskDefinition<Name extends string = string, Payload extends z.
   readonly payload: Payload;
   /** Including the first run; set it per task so a doomed job stops early (RELIABILITY 5.2). */
   readonly maxAttempts: number;
+  /**
+   * A cron time pattern in UTC (e.g. `0 * * * *`): running workers then queue the task with an empty payload at
+   * those times, once per tick however many workers run, and never for ticks missed while none ran.
+   */
+  readonly schedule?: string;
   handler(payload: z.output<Payload>, helpers: TaskHelpers): Promise<void>;
   /** Runs once when the last attempt fails (or its worker died during it), e.g. to mark a status row failed. */
   onPermanentFailure?(payload: z.output<Payload>, error: Error): Promise<void>;
@@ -37,6 +42,9 @@ export function defineTask<const Name extends string, Payload extends z.ZodType>
 ): TaskDefinition<Name, Payload> {
   if (!TASK_NAME.test(task.name)) throw new Error(`task name ${JSON.stringify(task.name)} must match ${TASK_NAME}`);
   assertMaxAttempts(task.maxAttempts, task.name);
+  if (task.schedule !== undefined && !task.payload.safeParse({}).success) {
+    throw new Error(`task ${task.name} has a schedule, so its payload schema must accept {}`);
+  }
   return task;
 }
 

@@ -4,7 +4,9 @@
  *
  * What graphile-worker gives and we keep: at-least-once delivery; retries after exp(min(attempt, 10)) seconds;
  * jobs start through LISTEN/NOTIFY (polling every `pollIntervalMs` only finds retries and future `runAt`s).
- * What we add: crashed workers' jobs are freed within a sweep interval, not 4 hours (see worker-liveness.ts).
+ * What we add: crashed workers' jobs are freed within a sweep interval, not 4 hours (see worker-liveness.ts); tasks
+ * with a `schedule` are queued by graphile-worker's cron in every running worker. Every statement against
+ * graphile-worker's own tables lives in graphile-internals.ts, which pins the release it was written for.
  *
  * The app wires shutdown on SIGTERM/SIGINT: `await worker.stop(); await queue.close(); await postgres?.stop();`.
  */
@@ -14,9 +16,19 @@ import pg from "pg";
 import { z } from "zod";
 import { type AnyTask, assertMaxAttempts } from "./define-task";
 import { type JobLog, prefixedLog } from "./log";
-import { findDeadWorkers, holdLiveness, type WorkerLiveness } from "./worker-liveness";
-
-const SCHEMA = "graphile_worker"; // pinned: graphile-worker would otherwise honour GRAPHILE_WORKER_SCHEMA
+import {
+  addJob,
+  assertSupportedGraphileWorker,
+  findDeadWorkers,
+  findJobByKey,
+  type FreedJob,
+  freeJobsOfWorkers,
+  hasLockedJobs,
+  makeAttemptTheLast,
+  queueSchemaExists,
+  SCHEMA,
+} from "./graphile-internals";
+import { holdLiveness, type WorkerLiveness } from "./worker-liveness";
 
 // Enqueueing is plain SQL; graphile-worker itself loads only to migrate or run jobs,
 // so an API-only process whose database is already migrated never carries it.
@@ -114,6 +126,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
   /** Size of the one pool; a worker holds concurrency + 1 (its LISTEN connection), enqueue borrows briefly. */
   maxConnections?: number;
 }): Queue<Tasks> {
+  assertSupportedGraphileWorker();
   const byName = new Map<string, AnyTask>();
   for (const task of tasks) {
     if (byName.has(task.name)) throw new Error(`task ${task.name} is defined twice`);
@@ -149,10 +162,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
   async function untilUnlocked(poolId: string) {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const { rows } = await pool
-        .query(`select 1 from ${SCHEMA}._private_jobs where locked_by = $1 limit 1`, [poolId])
-        .catch(() => ({ rows: [] }));
-      if (rows.length === 0) return;
+      if (!(await hasLockedJobs(pool, poolId).catch(() => false))) return;
       if (Date.now() > deadline) return log.warn(`worker ${poolId} stopped with jobs still locked; a sweep will free them`);
       await Bun.sleep(20);
     }
@@ -174,8 +184,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
     },
 
     async migrateIfMissing() {
-      const { rows } = await pool.query("select to_regclass($1) as migrations", [`${SCHEMA}.migrations`]);
-      if (rows[0]?.migrations === null) await queue.migrate();
+      if (!(await queueSchemaExists(pool))) await queue.migrate();
     },
 
     async enqueue(name, payload, options = {}) {
@@ -190,13 +199,15 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
       if (mode !== "replace" && mode !== "preserve_run_at") throw new Error(`jobKeyMode ${String(mode)} is not allowed`);
       const maxAttempts = options.maxAttempts ?? task.maxAttempts;
       assertMaxAttempts(maxAttempts, name);
-      const { rows } = await pool.query<{ id: string | null }>(
-        `select id from ${SCHEMA}.add_job(identifier => $1::text, payload => $2::json, run_at => $3::timestamptz,
-           max_attempts => $4::int, job_key => $5::text, job_key_mode => $6::text)`,
-        [name, json, options.runAt?.toISOString() ?? null, maxAttempts, options.jobKey ?? null, options.jobKey ? mode : null],
-      );
-      const jobId = rows[0]?.id;
-      return jobId == null ? null : { jobId: String(jobId) };
+      const jobId = await addJob(pool, {
+        task: name,
+        json,
+        runAt: options.runAt ?? null,
+        maxAttempts,
+        jobKey: options.jobKey ?? null,
+        jobKeyMode: options.jobKey ? mode : null,
+      });
+      return jobId === null ? null : { jobId };
     },
 
     async jobExists(jobKey) {
@@ -205,19 +216,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
     },
 
     async findJob(jobKey) {
-      const { rows } = await pool.query<{
-        id: string;
-        task_identifier: string;
-        attempts: number;
-        max_attempts: number;
-        last_error: string | null;
-        run_at: Date;
-        locked_by: string | null;
-      }>(
-        `select id, task_identifier, attempts, max_attempts, last_error, run_at, locked_by from ${SCHEMA}.jobs where key = $1`,
-        [jobKey],
-      );
-      const row = rows[0];
+      const row = await findJobByKey(pool, jobKey);
       if (!row) return null;
       return {
         jobId: String(row.id),
@@ -252,7 +251,13 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
       );
       const listening = new Promise<void>((resolve) => events.once("pool:listen:success", () => resolve()));
 
-      const { run } = await loadGraphileWorker();
+      const { run, parseCronItems } = await loadGraphileWorker();
+      // Keyed, so a run still waiting (every worker busy) is replaced by the next tick's rather than joined by it.
+      const cronItems = parseCronItems(
+        [...byName.values()].flatMap(({ name, schedule, maxAttempts }) =>
+          schedule === undefined ? [] : [{ task: name, match: schedule, identifier: name, options: { maxAttempts, jobKey: `cron:${name}` } }],
+        ),
+      );
       const runner = await run(
         {
           pgPool: pool,
@@ -268,7 +273,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
           forbiddenFlags: () => (liveness?.held ? null : (liveness?.whenHeld() ?? Promise.resolve()).then(() => null)),
         },
         undefined,
-        [], // no crontab
+        cronItems,
       );
       const poolId = workerPool?.id ?? "unknown";
       runner.promise.catch((error: unknown) => log.error(`worker ${poolId} stopped on an error: ${String(error)}`));
@@ -315,26 +320,11 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
     async unlockJobsOfDeadWorkers() {
       const client = await pool.connect();
       let workerIds: string[] = [];
-      let jobs: Array<{ id: string; task_identifier: string; attempts: number; max_attempts: number; payload: unknown }>;
+      let jobs: FreedJob[] = [];
       try {
         await client.query("begin");
-        workerIds = await findDeadWorkers(client, SCHEMA);
-        jobs = [];
-        if (workerIds.length > 0) {
-          ({ rows: jobs } = await client.query(
-            `with unlocked as (
-               update ${SCHEMA}._private_jobs set last_error = 'its worker ' || locked_by || ' died during this attempt'
-               where locked_by = any($1::text[])
-               returning id, task_id, attempts, max_attempts, payload
-             )
-             select unlocked.id, tasks.identifier as task_identifier, unlocked.attempts, unlocked.max_attempts, unlocked.payload
-             from unlocked join ${SCHEMA}._private_tasks as tasks on tasks.id = unlocked.task_id`,
-            [workerIds],
-          ));
-          await client.query(`select ${SCHEMA}.force_unlock_workers($1::text[])`, [workerIds]);
-          // Wakes idle workers now rather than at their next poll.
-          if (jobs.length > 0) await client.query(`select pg_notify('jobs:insert', $1)`, [JSON.stringify({ count: jobs.length })]);
-        }
+        workerIds = await findDeadWorkers(client);
+        if (workerIds.length > 0) jobs = await freeJobsOfWorkers(client, workerIds);
         await client.query("commit");
         client.release();
       } catch (error) {
@@ -368,7 +358,7 @@ function runnerFor(task: AnyTask, log: JobLog): Task {
     const parsed = task.payload.safeParse(rawPayload);
     if (!parsed.success) {
       // Make this attempt the last, in the row and in the job graphile-worker holds, so it fails for good now.
-      await helpers.query(`update ${SCHEMA}._private_jobs set max_attempts = attempts where id = $1`, [job.id]);
+      await makeAttemptTheLast(helpers.query, job.id);
       job.max_attempts = job.attempts;
       const error = new InvalidPayloadError(task.name, parsed.error);
       log.error(`job ${job.id} failed permanently: ${error.message}`);

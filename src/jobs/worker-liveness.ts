@@ -3,13 +3,14 @@
  * jobs a pool runs, but keeps no heartbeat, so a crashed pool's jobs stay locked for 4 hours. Here every pool
  * holds a session-level advisory lock named after its id, on a connection of its own; Postgres drops that lock
  * as soon as the session ends (process killed, or its host gone once TCP keepalive notices). A `locked_by` whose
- * advisory lock nobody holds is therefore a dead worker. All workers on a database must start through
- * `createQueue`, or their jobs look dead too.
+ * advisory lock nobody holds is therefore a dead worker (`findDeadWorkers` in graphile-internals.ts asks). All
+ * workers on a database must start through `createQueue`, or their jobs look dead too.
  */
 import pg from "pg";
 import type { JobLog } from "./log";
 
-const key = (poolIdSql: string) => `hashtextextended('rhizome-worker:' || ${poolIdSql}, 0)`;
+/** The advisory lock key of a pool id, as SQL over an expression that yields the id. */
+export const livenessLockKey = (poolIdSql: string) => `hashtextextended('rhizome-worker:' || ${poolIdSql}, 0)`;
 const MAX_RETRY_MS = 10_000;
 
 export interface WorkerLiveness {
@@ -60,7 +61,7 @@ export function holdLiveness({
     session.on("end", () => lost(session, null));
     try {
       await session.connect();
-      await session.query(`select pg_advisory_lock(${key("$1")})`, [poolId]);
+      await session.query(`select pg_advisory_lock(${livenessLockKey("$1")})`, [poolId]);
     } catch (error) {
       session.end().catch(() => undefined);
       log.warn(`worker ${poolId} could not take its liveness lock: ${(error as Error).message}`);
@@ -93,22 +94,4 @@ export function holdLiveness({
       await session?.end().catch(() => undefined); // ending the session drops the lock
     },
   };
-}
-
-/** Ids of worker pools that hold locks on jobs or job queues but no liveness lock. */
-export async function findDeadWorkers(client: pg.ClientBase, schema: string): Promise<string[]> {
-  const { rows } = await client.query<{ locked_by: string }>(`
-    select locked_by from (
-      select locked_by from ${schema}._private_jobs where locked_by is not null
-      union
-      select locked_by from ${schema}._private_job_queues where locked_by is not null
-    ) as locks
-    where not exists (
-      select 1 from pg_locks
-      where locktype = 'advisory' and granted and objsubid = 1 -- a bigint key: high half in classid, low in objid
-        and database = (select oid from pg_database where datname = current_database())
-        and classid::bigint = (${key("locked_by")} >> 32) & 4294967295
-        and objid::bigint = ${key("locked_by")} & 4294967295
-    )`);
-  return rows.map((row) => row.locked_by);
 }

@@ -40,3 +40,11 @@ export class TooManyRequestsError extends ServiceError {
 export class UnavailableError extends ServiceError {
   override name = "UnavailableError";
 }
+
+/** The job queue's Postgres cannot be reached, so nothing that needs a job can start. */
+export class QueueUnavailableError extends UnavailableError {
+  override name = "QueueUnavailableError";
+  constructor() {
+    super("The job queue is unavailable; try again shortly");
+  }
+}

@@ -33,8 +33,9 @@ export function isDatabaseBusy(error: unknown): boolean {
   return code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED");
 }
 
-/** Headers an error needs: a challenge on 401, a wait on 429. */
+/** Headers an error needs: a challenge on 401, a wait on 429 and on 503 (a backing service down, a busy database). */
 export function errorHeaders(error: TRPCError): Record<string, string> {
+  if (error.code === "SERVICE_UNAVAILABLE") return { "Retry-After": "5" };
   if (error.code === "UNAUTHORIZED") return { "WWW-Authenticate": 'Bearer realm="rhizome"' };
   if (error.code === "TOO_MANY_REQUESTS" && error.cause instanceof TooManyRequestsError) {
     return { "Retry-After": String(error.cause.retryAfterSeconds) };

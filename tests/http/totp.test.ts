@@ -205,7 +205,7 @@ describe("enrolment", () => {
     expect(stored).toMatch(/^v1\./);
   });
 
-  test("recovery codes are stored only as hashes", async () => {
+  test("recovery codes are stored only as keyed hashes, never as a bare SHA-256 a stolen database could be searched for", async () => {
     const user = await enrolledUser("rchash");
     const bytes = server.writtenBytes();
     for (const code of user.recoveryCodes) {
@@ -214,7 +214,12 @@ describe("enrolment", () => {
       expect(bytes.includes(code.toUpperCase())).toBe(false);
     }
     const rows = await db.execute({ sql: "select code_hash, used_at from recovery_codes where user_id = ?", args: [user.id] });
-    expect(rows.rows.map((row) => row.code_hash).sort()).toEqual(user.recoveryCodes.map((code) => sha256Hex(code.replace("-", ""))).sort());
+    expect(rows.rows.length).toBe(10);
+    for (const code of user.recoveryCodes) {
+      expect(bytes.includes(sha256Hex(code.replace("-", "")))).toBe(false);
+      expect(bytes.includes(sha256Hex(code))).toBe(false);
+    }
+    expect(rows.rows.every((row) => /^hmac:[0-9a-f]{64}$/.test(String(row.code_hash)))).toBe(true);
     expect(rows.rows.every((row) => row.used_at === null)).toBe(true);
   });
 });
@@ -400,6 +405,14 @@ describe("recovery codes", () => {
     for (const code of user.recoveryCodes.slice(0, 3)) {
       expect((await api.loginForm({ username: user.username, password: user.password, totp_code: code })).status).toBe(200);
     }
+  });
+
+  test("a code stored as a bare SHA-256 by an earlier version works once", async () => {
+    const user = await enrolledUser("rclegacy");
+    const legacy = "abcde-fghij";
+    await db.execute({ sql: "insert into recovery_codes (user_id, code_hash) values (?, ?)", args: [user.id, sha256Hex("abcdefghij")] });
+    expect((await api.loginForm({ username: user.username, password: user.password, totp_code: legacy })).status).toBe(200);
+    expectUnauthorized(await api.loginForm({ username: user.username, password: user.password, totp_code: legacy }));
   });
 
   test("a recovery code does not enable TOTP", async () => {

@@ -1,10 +1,15 @@
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
 import { sha256 } from "@oslojs/crypto/sha2";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { recoveryCodes } from "../../db/schema";
+import type { SecretBox } from "./secret-box";
 
 const CODE_COUNT = 10;
+/** Marks a keyed hash, telling it apart from the bare SHA-256 that codes stored before it have. */
+const KEYED = "hmac:";
+
+type CodeContext = { db: Database; secretBox: SecretBox };
 
 /** 10 codes of 50 random bits, shown once as `xxxxx-xxxxx`; enough behind second-factor throttling. */
 export function generateRecoveryCodes(): string[] {
@@ -14,27 +19,40 @@ export function generateRecoveryCodes(): string[] {
   });
 }
 
-export function hashRecoveryCode(code: string): string {
-  const normalised = code.toLowerCase().replace(/[\s-]/g, "");
-  return encodeHexLowerCase(sha256(new TextEncoder().encode(normalised)));
+const normalise = (code: string) => code.toLowerCase().replace(/[\s-]/g, "");
+
+/** What is stored: an HMAC under the server's key, so a stolen database alone cannot be searched for the codes. */
+export async function hashRecoveryCode(secretBox: SecretBox, code: string): Promise<string> {
+  return KEYED + (await secretBox.keyedHash(normalise(code)));
+}
+
+/** How codes were stored before the keyed hash; still matched so that codes users already hold keep working. */
+export function legacyRecoveryCodeHash(code: string): string {
+  return encodeHexLowerCase(sha256(new TextEncoder().encode(normalise(code))));
 }
 
 /** Replaces all of a user's codes: regenerating revokes the old ones. */
-export async function replaceRecoveryCodes(db: Database, userId: number, codes: string[]): Promise<void> {
-  const removeOld = db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+export async function replaceRecoveryCodes(ctx: CodeContext, userId: number, codes: string[]): Promise<void> {
+  const removeOld = ctx.db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
   if (codes.length === 0) {
     await removeOld;
     return;
   }
-  await db.batch([removeOld, db.insert(recoveryCodes).values(codes.map((code) => ({ userId, codeHash: hashRecoveryCode(code) })))]);
+  const hashes = await Promise.all(codes.map((code) => hashRecoveryCode(ctx.secretBox, code)));
+  await ctx.db.batch([removeOld, ctx.db.insert(recoveryCodes).values(hashes.map((codeHash) => ({ userId, codeHash })))]);
 }
 
-/** Marks an unused matching code used; true when one was consumed. */
-export async function consumeRecoveryCode(db: Database, userId: number, code: string, now = Date.now()): Promise<boolean> {
-  const used = await db
+/**
+ * Marks an unused matching code used; true when one was consumed. A code stored the old way (bare SHA-256)
+ * matches too and is consumed like any other, so old codes migrate on use: each works once, as codes do, and
+ * cannot be re-hashed ahead of time since only their hash is known. Regenerating codes replaces the rest.
+ */
+export async function consumeRecoveryCode(ctx: CodeContext, userId: number, code: string, now = Date.now()): Promise<boolean> {
+  const candidates = [await hashRecoveryCode(ctx.secretBox, code), legacyRecoveryCodeHash(code)];
+  const used = await ctx.db
     .update(recoveryCodes)
     .set({ usedAt: now })
-    .where(and(eq(recoveryCodes.userId, userId), eq(recoveryCodes.codeHash, hashRecoveryCode(code)), isNull(recoveryCodes.usedAt)))
+    .where(and(eq(recoveryCodes.userId, userId), inArray(recoveryCodes.codeHash, candidates), isNull(recoveryCodes.usedAt)))
     .returning({ id: recoveryCodes.id });
   return used.length > 0;
 }

@@ -21,7 +21,7 @@ export async function checkSecondFactor(
   if (user.totpSecret && (await acceptTotpCode(ctx, user.id, await ctx.secretBox.open(user.totpSecret), code, user.totpLastStep))) {
     return true;
   }
-  if (options.allowRecoveryCode && !/^\d{6}$/.test(code) && (await consumeRecoveryCode(ctx.db, user.id, code))) return true;
+  if (options.allowRecoveryCode && !/^\d{6}$/.test(code) && (await consumeRecoveryCode(ctx, user.id, code))) return true;
   await recordFailure(ctx.db, throttleKey, SECOND_FACTOR_PER_USER);
   return false;
 }

@@ -1,6 +1,6 @@
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
 import { sha256 } from "@oslojs/crypto/sha2";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, lte, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { sessions, users } from "../../db/schema";
 
@@ -97,4 +97,10 @@ export async function recordFailedTotpAttempt(db: Database, sessionId: string): 
     .where(and(eq(sessions.id, sessionId), eq(sessions.pendingTotp, true)))
     .returning({ failed: sessions.failedTotpAttempts });
   return row?.failed ?? 0;
+}
+
+/** Deletes expired sessions, pending TOTP logins included, that nobody presented again (validation deletes the rest). */
+export async function deleteExpiredSessions(db: Database, now = Date.now()): Promise<number> {
+  const result = await db.delete(sessions).where(lte(sessions.expiresAt, now));
+  return result.rowsAffected;
 }

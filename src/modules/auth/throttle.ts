@@ -1,4 +1,5 @@
-import { inArray, eq, sql } from "drizzle-orm";
+import { and, inArray, eq, lt, sql } from "drizzle-orm";
+import ipaddr from "ipaddr.js";
 import type { Database } from "../../db/client";
 import { throttles } from "../../db/schema";
 import { TooManyRequestsError } from "../errors";
@@ -20,11 +21,25 @@ export const LOGIN_PER_USERNAME: ThrottlePolicy = { freeFailures: 5, windowMs: 1
 export const LOGIN_PER_ADDRESS: ThrottlePolicy = { freeFailures: 20, windowMs: 15 * MINUTE, baseBlockMs: MINUTE, maxBlockMs: 15 * MINUTE };
 export const SECOND_FACTOR_PER_USER: ThrottlePolicy = { freeFailures: 5, windowMs: 30 * MINUTE, baseBlockMs: 15 * MINUTE, maxBlockMs: 60 * MINUTE };
 
+/** Past this, a row whose block is over counts for nothing under any policy, so it can go. */
+const LONGEST_WINDOW_MS = Math.max(...[LOGIN_PER_USERNAME, LOGIN_PER_ADDRESS, SECOND_FACTOR_PER_USER].map((policy) => policy.windowMs));
+
 export const throttleKeys = {
   loginUsername: (username: string) => `login:user:${username.toLowerCase()}`,
-  loginAddress: (address: string) => `login:addr:${address}`,
+  loginAddress: (address: string) => `login:addr:${addressBlock(address)}`,
   secondFactor: (userId: number) => `2fa:user:${userId}`,
 };
+
+/**
+ * The block one client controls: an IPv6 address's /64 (one host, or one customer, is usually handed a whole /64
+ * and can pick any address in it), an IPv4 address as itself, an IPv4-mapped IPv6 address as its IPv4.
+ */
+function addressBlock(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const ip = ipaddr.process(address);
+  if (ip.kind() === "ipv4") return ip.toString();
+  return `${ipaddr.IPv6.networkAddressFromCIDR(`${ip.toString()}/64`).toString()}/64`;
+}
 
 export async function assertNotThrottled(db: Database, keys: string[], message: string, now = Date.now()): Promise<void> {
   const rows = await db.select({ blockedUntil: throttles.blockedUntil }).from(throttles).where(inArray(throttles.key, keys));
@@ -54,4 +69,15 @@ export async function recordFailure(db: Database, key: string, policy: ThrottleP
 
 export async function clearFailures(db: Database, key: string): Promise<void> {
   await db.delete(throttles).where(eq(throttles.key, key));
+}
+
+/**
+ * Deletes rows that block nothing and whose window is over under every policy (forgetting them changes no
+ * decision); failed logins with ever new usernames would otherwise add rows forever.
+ */
+export async function forgetStaleThrottles(db: Database, now = Date.now()): Promise<number> {
+  const result = await db
+    .delete(throttles)
+    .where(and(lt(throttles.windowStartedAt, now - LONGEST_WINDOW_MS), lt(throttles.blockedUntil, now)));
+  return result.rowsAffected;
 }

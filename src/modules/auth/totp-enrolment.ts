@@ -35,7 +35,7 @@ export async function enableTotp({ ctx, input }: { ctx: AuthedContext; input: { 
     throw new InvalidInputError("The code does not match; check the authenticator's clock and try the current code");
   }
   const codes = generateRecoveryCodes();
-  await replaceRecoveryCodes(ctx.db, user.id, codes);
+  await replaceRecoveryCodes(ctx, user.id, codes);
   await ctx.db.update(users).set({ totpEnabled: true }).where(eq(users.id, user.id));
   return { recovery_codes: codes };
 }
@@ -53,6 +53,6 @@ export async function disableTotp({ ctx, input }: { ctx: AuthedContext; input: {
   if (!(await checkSecondFactor(ctx, user, input.code, { allowRecoveryCode: true }))) {
     throw new InvalidInputError("Invalid two-factor code");
   }
-  await replaceRecoveryCodes(ctx.db, user.id, []);
+  await replaceRecoveryCodes(ctx, user.id, []);
   await ctx.db.update(users).set({ totpEnabled: false, totpSecret: null, totpLastStep: null }).where(eq(users.id, user.id));
 }

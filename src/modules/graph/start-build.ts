@@ -3,16 +3,19 @@ import { graphBuilds } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { isConstraintViolation } from "../../db/errors";
 import { log } from "../../log";
-import { ConflictError } from "../errors";
+import { ConflictError, QueueUnavailableError } from "../errors";
 import { getBuildStatus } from "./get-build-status";
 import type { GraphQueue } from "./graph-queue";
 import type { BuildMode, BuildStatus } from "./schemas";
 
 const ALREADY_BUILDING = "A graph build is already queued or running; follow it at GET /api/knowledge-graph/status";
+const PREVIOUS_STILL_FINISHING = "The previous graph build is still finishing; start again in a few seconds";
 
 /**
  * Records a build and queues its job (one per user, keyed `graph:<userId>`). A partial unique
  * index allows one `building` row per user, so two concurrent requests cannot both start one.
+ * Without a job the build row is deleted again, so it neither blocks the next build nor shows
+ * as a failure of one that never started (CONTRACT "Errors": a 503 when the queue is down).
  */
 export async function startGraphBuild({
   ctx,
@@ -32,16 +35,20 @@ export async function startGraphBuild({
     if (isConstraintViolation(error)) throw new ConflictError(ALREADY_BUILDING);
     throw error;
   }
-  const queued = await ctx.graphQueue.enqueueBuild({ id: build!.id, userId: ctx.userId }).catch((error: unknown) => {
-    log.warn(`could not queue graph build ${build!.id}`, error);
-    return false;
-  });
+  const unrecord = () => ctx.db.delete(graphBuilds).where(and(eq(graphBuilds.id, build!.id), eq(graphBuilds.status, "building")));
+  let queued: boolean;
+  try {
+    queued = await ctx.graphQueue.enqueueBuild({ id: build!.id, userId: ctx.userId });
+  } catch (error) {
+    log.warn(`could not queue graph build ${build!.id}; answering 503`, error);
+    // Should the job have been added after all, it finds no build and does nothing.
+    await unrecord();
+    throw new QueueUnavailableError();
+  }
   if (!queued) {
-    // Without a job the build would sit in `building` and block the next one: fail it now.
-    await ctx.db
-      .update(graphBuilds)
-      .set({ status: "failed", error: "The job queue is unavailable; try again shortly", message: "Failed", finishedAt: Date.now() })
-      .where(and(eq(graphBuilds.id, build!.id), eq(graphBuilds.status, "building")));
+    // graphile-worker added nothing: the previous build's job still held the user's key at that instant.
+    await unrecord();
+    throw new ConflictError(PREVIOUS_STILL_FINISHING);
   }
   return getBuildStatus({ ctx });
 }

@@ -1,14 +1,17 @@
+import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import { importTasks } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { log } from "../../log";
+import { QueueUnavailableError } from "../errors";
 import type { ImportQueue } from "./import-queue";
 import type { createTaskInput, TaskRecord } from "./schemas";
 import { toTaskRecord } from "./task-record";
 
 /**
- * Writes the task as pending, then queues its job (outbox style). If the queue is unreachable the
- * task stays pending and the reconciler queues it later, so a created task is never lost.
+ * Writes the task as pending, then queues its job. If the queue is unreachable the task is deleted
+ * again and the caller gets a 503 to retry (CONTRACT "Errors": nothing is half-created); a task left
+ * pending by a crash between the two steps is queued by the reconciler.
  */
 export async function createTask({
   ctx,
@@ -32,9 +35,15 @@ export async function createTask({
       updatedAt: now,
     })
     .returning();
-  const queued = await ctx.importQueue.enqueueImport({ id: row!.id, userId: ctx.userId }).catch((error: unknown) => {
-    log.warn(`could not queue import task ${row!.id}; the reconciler will retry`, error);
-    return false;
-  });
+  let queued: boolean;
+  try {
+    queued = await ctx.importQueue.enqueueImport({ id: row!.id, userId: ctx.userId });
+  } catch (error) {
+    log.warn(`could not queue import task ${row!.id}; answering 503`, error);
+    // Should the job have been added after all, it finds no task and does nothing.
+    await ctx.db.delete(importTasks).where(eq(importTasks.id, row!.id));
+    throw new QueueUnavailableError();
+  }
+  // Not queued without an error: graphile-worker added nothing this instant; the reconciler queues it.
   return toTaskRecord(queued ? row! : { ...row!, message: "Queued (waiting for the job queue)" });
 }

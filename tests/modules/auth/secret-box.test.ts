@@ -118,3 +118,19 @@ describe("SECRET_KEY", () => {
     await expect((await createSecretBox({ dataDir: dir })).open(sealed)).rejects.toThrow();
   });
 });
+
+describe("keyed hashes", () => {
+  test("are HMAC-SHA-256 hex, the same for the same key file across restarts", async () => {
+    const dir = tempDir();
+    const first = await (await createSecretBox({ dataDir: dir })).keyedHash("abcdefghij");
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(await (await createSecretBox({ dataDir: dir })).keyedHash("abcdefghij")).toBe(first);
+  });
+
+  test("differ under another key, and from the bare SHA-256", async () => {
+    const secretKey = "an operator supplied secret key of 32+ chars";
+    const hash = await (await createSecretBox({ secretKey, dataDir: tempDir() })).keyedHash("abcdefghij");
+    expect(hash).not.toBe(await (await createSecretBox({ secretKey: `${secretKey}!`, dataDir: tempDir() })).keyedHash("abcdefghij"));
+    expect(hash).not.toBe(new Bun.CryptoHasher("sha256").update("abcdefghij").digest("hex"));
+  });
+});

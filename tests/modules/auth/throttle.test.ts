@@ -151,3 +151,37 @@ describe("the service's policies and keys", () => {
     expect(throttleKeys.secondFactor(1)).not.toBe(throttleKeys.secondFactor(2));
   });
 });
+
+describe("per-address login keys", () => {
+  const key = throttleKeys.loginAddress;
+
+  test("two IPv6 addresses in one /64 share a key, however they are written", () => {
+    expect(key("2001:db8:1:2::1")).toBe(key("2001:db8:1:2:ffff:ffff:ffff:fffe"));
+    expect(key("2001:0DB8:0001:0002:0000:0000:0000:0009")).toBe(key("2001:db8:1:2::1"));
+    expect(key("2001:db8:1:2::1")).toBe("login:addr:2001:db8:1:2::/64");
+  });
+
+  test("IPv6 addresses in neighbouring /64s do not", () => {
+    expect(key("2001:db8:1:2::1")).not.toBe(key("2001:db8:1:3::1"));
+  });
+
+  test("an IPv4-mapped IPv6 address keys as its IPv4 address", () => {
+    expect(key("::ffff:192.0.2.7")).toBe(key("192.0.2.7"));
+    expect(key("::ffff:c000:207")).toBe("login:addr:192.0.2.7");
+  });
+
+  test("IPv4 addresses stay apart, one key each", () => {
+    expect(key("192.0.2.7")).not.toBe(key("192.0.2.8"));
+  });
+
+  test("a peer address that is not an IP (a Unix socket, unknown) keys as itself", () => {
+    expect(key("unknown")).toBe("login:addr:unknown");
+  });
+
+  test("20 failures from one address block another address in its /64", async () => {
+    const first = key(`2001:db8:${++nextKey}:1::a`);
+    for (let i = 0; i < LOGIN_PER_ADDRESS.freeFailures; i++) await recordFailure(database.db, first, LOGIN_PER_ADDRESS, T0);
+    const neighbour = key(`2001:db8:${nextKey}:1:dead:beef:0:1`);
+    await expect(assertNotThrottled(database.db, [neighbour], "blocked", T0 + 1)).rejects.toThrow(TooManyRequestsError);
+  });
+});

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import pg from "pg";
+import { Api, expectError } from "../support/api";
+import { getTestPostgres } from "../support/postgres";
+import { startTestServer, type TestServer } from "../support/server";
+
+// CONTRACT "Errors": creating a task or starting a build while the queue is unreachable is a 503
+// with Retry-After, and nothing is half-created.
+
+let server: TestServer;
+let admin: pg.Client;
+let queueDatabase: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  queueDatabase = new URL(server.databaseUrl).pathname.slice(1);
+  admin = new pg.Client({ connectionString: (await getTestPostgres()).connectionString });
+  await admin.connect();
+});
+afterAll(async () => {
+  await admin.query(`alter database ${queueDatabase} allow_connections true`).catch(() => {});
+  await admin.end();
+  await server.stop();
+});
+
+/** Runs `body` while the server's queue database refuses connections, and lets them in again after. */
+async function withQueueDown(body: () => Promise<void>): Promise<void> {
+  // allow_connections, not a connection limit: the test user is a superuser, whom limits do not stop.
+  await admin.query(`alter database ${queueDatabase} allow_connections false`);
+  await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1", [queueDatabase]);
+  try {
+    await body();
+  } finally {
+    await admin.query(`alter database ${queueDatabase} allow_connections true`);
+  }
+}
+
+/** The pool drops its terminated connections and reconnects on the next request; retries until it has. */
+async function once503sStop(request: () => Promise<{ status: number }>): Promise<{ status: number; body?: any }> {
+  for (let i = 0; ; i++) {
+    const response = await request();
+    if (response.status !== 503 || i >= 50) return response;
+    await Bun.sleep(100);
+  }
+}
+
+function expectQueueDown(response: { status: number; body: any; text: string; headers: Headers }) {
+  expectError(response, 503, "SERVICE_UNAVAILABLE");
+  expect(response.body.message).toBe("The job queue is unavailable; try again shortly");
+  expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+}
+
+async function notesRows(sql: string, userId: number): Promise<number> {
+  const client = server.openNotesClient();
+  try {
+    return Number((await client.execute({ sql, args: [userId] })).rows[0]![0]);
+  } finally {
+    client.close();
+  }
+}
+
+describe("while the job queue's Postgres is unreachable", () => {
+  test("creating an import task is a 503 with Retry-After and leaves no task behind; it works once the queue is back", async () => {
+    const { api: user, id } = await new Api(server.url).newUser("qdown");
+    await withQueueDown(async () => {
+      expectQueueDown(await user.post("/api/tasks", { platform: "xiaohongshu", content: "周末的咖啡馆\n\n一家安静的小店" }));
+      expect(await notesRows("select count(*) from import_tasks where user_id = ?", id)).toBe(0);
+      expect((await user.get("/api/tasks")).body).toMatchObject({ items: [] });
+    });
+    const created = await once503sStop(() => user.post("/api/tasks", { platform: "xiaohongshu", content: "周末的咖啡馆\n\n一家安静的小店" }));
+    expect(created.status).toBe(201);
+    expect(await notesRows("select count(*) from import_tasks where user_id = ?", id)).toBe(1);
+  });
+
+  test("starting a graph build is a 503 with Retry-After and leaves no build behind; it starts once the queue is back", async () => {
+    const { api: user, id } = await new Api(server.url).newUser("gdown");
+    expect((await user.post("/api/notes", { title: "A note", content: "About [[Graphs]]." })).status).toBe(201);
+    await withQueueDown(async () => {
+      expectQueueDown(await user.post("/api/knowledge-graph/build", { mode: "full" }));
+      expect(await notesRows("select count(*) from graph_builds where user_id = ?", id)).toBe(0);
+      expect((await user.get("/api/knowledge-graph/status")).body).toMatchObject({ status: "idle", build_id: null });
+    });
+    const started = await once503sStop(() => user.post("/api/knowledge-graph/build", { mode: "full" }));
+    expect(started.status).toBe(202);
+    expect(await notesRows("select count(*) from graph_builds where user_id = ?", id)).toBe(1);
+  });
+});
