@@ -58,13 +58,19 @@ export function parseDouyinPage(html: string, url?: string): ImportedDocument {
   return postDocument(post);
 }
 
+/**
+ * The post's loader: real pages key it by the literal route id (`video_(id)/page`, the characters
+ * `(id)`); older saves put the post's number in the parentheses.
+ */
+const POST_ROUTE = /^(?:video|note|slides|story)_\((?:id|\d+)\)\/page$/;
+
 function postFromRouterData(routerData: unknown, id: string | undefined): DouyinPost | undefined {
   const parsed = RouterDataSchema.safeParse(routerData);
   if (!parsed.success) return undefined;
   const loaders = parsed.data.loaderData;
   const keys = [
     ...(id ? [`video_(${id})/page`, `note_(${id})/page`] : []),
-    ...Object.keys(loaders).filter((key) => /^(?:video|note|slides)_\(\d+\)\/page$/.test(key)),
+    ...Object.keys(loaders).filter((key) => POST_ROUTE.test(key)),
   ];
   const key = keys.find((candidate) => loaders[candidate]?.videoInfoRes !== undefined);
   if (!key) return undefined;
