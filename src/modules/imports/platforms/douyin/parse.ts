@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ImportError, PASTE_INSTEAD } from "../../import-error";
-import { inlineScripts, readScriptAssignment } from "../page-state";
+import { parseHtmlDocument } from "../../html-to-markdown";
+import { readScriptAssignments } from "../page-scripts";
 import type { ImportedDocument } from "../types";
 import { type DouyinPost, postDocument } from "./post-document";
 import { postRefFromUrl } from "./post-links";
@@ -48,7 +49,9 @@ const RenderDetailSchema = z.object({
  */
 export function parseDouyinPage(html: string, url?: string): ImportedDocument {
   const id = url ? postRefFromUrl(url)?.id : undefined;
-  const post = postFromRouterData(readScriptAssignment(html, "window._ROUTER_DATA"), id) ?? postFromRenderData(html);
+  const document = parseHtmlDocument(html);
+  const routerData = readScriptAssignments(document, ["_ROUTER_DATA"]).get("_ROUTER_DATA");
+  const post = postFromRouterData(routerData, id) ?? postFromRenderData(document);
   if (!post) {
     throw new ImportError(
       `Douyin did not include the post in this page: it needs a signed request for this link, which the importer cannot make. ${PASTE_INSTEAD}`,
@@ -95,12 +98,12 @@ function postFromRouterData(routerData: unknown, id: string | undefined): Douyin
   };
 }
 
-function postFromRenderData(html: string): DouyinPost | undefined {
-  const script = inlineScripts(html).find((candidate) => /\bid=["']?RENDER_DATA\b/.test(candidate.attributes));
+function postFromRenderData(document: Document): DouyinPost | undefined {
+  const script = document.querySelector("script#RENDER_DATA");
   if (!script) return undefined;
   let renderData: unknown;
   try {
-    renderData = JSON.parse(decodeURIComponent(script.text.trim()));
+    renderData = JSON.parse(decodeURIComponent((script.textContent ?? "").trim()));
   } catch {
     return undefined;
   }

@@ -4,8 +4,10 @@ import type { ImportedDocument } from "../types";
 import { cleanArticleBody } from "./article-body";
 import { isCaptchaUrl, normalizeWechatUrl } from "./article-url";
 import { blockedByWechat, explainFailurePage } from "./failure-page";
-import { assignedString, decodeHtmlEntities, isoFromUnixSeconds } from "./script-values";
-import { readSharePage, type WechatFields } from "./share-page";
+import { decodeHtmlEntities } from "../../../../text/html-entities";
+import { readScriptAssignments, stringValue } from "../page-scripts";
+import { isoFromUnixSeconds } from "./publish-time";
+import { readSharePage, type ScriptValues, type WechatFields } from "./share-page";
 
 const SHARE_PAGE_TYPES = new Set(["8", "10"]);
 const MAX_TAGS = 16;
@@ -20,17 +22,24 @@ function meta(document: Document, selector: string): string | undefined {
   return value ? value : undefined;
 }
 
-function scriptString(scripts: string, name: string): string | undefined {
-  const value = assignedString(scripts, name);
-  const decoded = value === undefined ? undefined : decodeHtmlEntities(value).replace(/\s+/g, " ").trim();
-  return decoded ? decoded : undefined;
-}
+/** The script variables WeChat pages are read from. */
+const SCRIPT_NAMES = [
+  "msg_title",
+  "nickname",
+  "author",
+  "ct",
+  "create_time",
+  "item_show_type",
+  "msg_link",
+  "cgiDataNew",
+  "picture_page_info_list",
+];
 
-function inlineScripts(document: Document): string {
-  return Array.from(document.querySelectorAll("script"))
-    .filter((script) => !script.hasAttribute("src"))
-    .map((script) => script.textContent ?? "")
-    .join("\n;\n");
+function scriptString(scripts: ScriptValues, name: string): string | undefined {
+  const value = stringValue(scripts.get(name));
+  // Twice: WeChat escapes some script strings twice (`&amp;quot;`).
+  const decoded = value === undefined ? undefined : decodeHtmlEntities(decodeHtmlEntities(value)).replace(/\s+/g, " ").trim();
+  return decoded ? decoded : undefined;
 }
 
 /** Hashtag topics under the article (`#js_tags`): `#AI编程` chips, without the `#`. */
@@ -48,7 +57,7 @@ function hasBody(content: Element | null): content is Element {
 }
 
 /** A normal article (item_show_type 0): metadata around `#img-content`, body in `div#js_content`. */
-function readArticle(document: Document, scripts: string, content: Element): WechatFields {
+function readArticle(document: Document, scripts: ScriptValues, content: Element): WechatFields {
   return {
     title:
       text(document.querySelector("#activity-name")) ??
@@ -63,7 +72,7 @@ function readArticle(document: Document, scripts: string, content: Element): Wec
       meta(document, 'meta[name="author"]') ??
       text(document.querySelector("#js_author_name")),
     publishedAt:
-      isoFromUnixSeconds(assignedString(scripts, "ct")) ?? isoFromUnixSeconds(assignedString(scripts, "create_time")),
+      isoFromUnixSeconds(stringValue(scripts.get("ct"))) ?? isoFromUnixSeconds(stringValue(scripts.get("create_time"))),
     markdown: htmlToMarkdown(cleanArticleBody(content)),
     tags: articleTags(document),
   };
@@ -78,10 +87,10 @@ function authorLine(author: string | undefined, account: string | undefined): st
   return person;
 }
 
-function canonicalUrl(document: Document, scripts: string, pageUrl: string | undefined): string | undefined {
+function canonicalUrl(document: Document, scripts: ScriptValues, pageUrl: string | undefined): string | undefined {
   return (
     normalizeWechatUrl(meta(document, 'meta[property="og:url"]')) ??
-    normalizeWechatUrl(assignedString(scripts, "msg_link")) ??
+    normalizeWechatUrl(stringValue(scripts.get("msg_link"))) ??
     normalizeWechatUrl(pageUrl) ??
     undefined
   );
@@ -96,8 +105,8 @@ export function parseWechatPage(html: string, pageUrl?: string): ImportedDocumen
 
   const document = parseHtmlDocument(html);
   assertReadableNesting(document.documentElement);
-  const scripts = inlineScripts(document);
-  const showType = assignedString(scripts, "item_show_type");
+  const scripts = readScriptAssignments(document, SCRIPT_NAMES);
+  const showType = stringValue(scripts.get("item_show_type"));
   const content = document.querySelector("#js_content");
 
   let fields = showType !== undefined && SHARE_PAGE_TYPES.has(showType) ? readSharePage(document, scripts) : null;

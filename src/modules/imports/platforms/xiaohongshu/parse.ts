@@ -1,6 +1,6 @@
-import { parseHTML } from "linkedom";
 import { z } from "zod";
-import { readScriptAssignment } from "../page-state";
+import { parseHtmlDocument } from "../../html-to-markdown";
+import { readScriptAssignments } from "../page-scripts";
 import type { ImportedDocument } from "../types";
 import { noNoteOnPage, notFoundPage } from "./errors";
 import { noteIdFromUrl, noteLink } from "./note-links";
@@ -57,11 +57,11 @@ const TITLE_SUFFIX = /\s*-\s*小红书\s*$/;
  * look-alike 404 page and for pages with no note (captcha, not found).
  */
 export function parseXiaohongshuPage(html: string, url?: string): ImportedDocument {
-  const page = parseHTML(html).document;
+  const page = parseHtmlDocument(html);
   const pageTitle = page.querySelector("title")?.textContent?.trim() ?? "";
   if (pageTitle.includes(NOT_FOUND_TITLE)) throw notFoundPage();
 
-  const note = findNote(readScriptAssignment(html, "window.__INITIAL_STATE__"), url);
+  const note = findNote(readScriptAssignments(page, ["__INITIAL_STATE__"]).get("__INITIAL_STATE__"), url);
   if (!note) return parseRenderedNote(page, url);
 
   const desc = note.desc ?? "";
