@@ -118,6 +118,15 @@ describe("WeChat metadata fallbacks", () => {
     expect(paste(html).title).toBe("Redis & Lua：'分布式' 锁");
   });
 
+  test("any HTML entity in a script string is decoded, named or numeric, escaped once or twice", () => {
+    let html = articleWith(/<h1 class="rich_media_title " id="activity-name">[\s\S]*?<\/h1>/, "");
+    html = html.replace(
+      "var msg_title = '从零实现一个 Redis 分布式锁：原理、坑与最佳实践'.html(false);",
+      "var msg_title = 'Caf&eacute; &copy; &mdash; &#x4e2d; &amp;quot;q&amp;quot;'.html(false);",
+    );
+    expect(paste(html).title).toBe('Café © — 中 "q"');
+  });
+
   test("without #js_name the account comes from `var nickname = htmlDecode(…)`", () => {
     const html = articleWith(/<a href="javascript:void\(0\);" class="wx_tap_link[^>]*id="js_name">[\s\S]*?<\/a>/, "");
     expect(paste(html).author).toBe("轩辕 (Account: 轩辕的编程宇宙)");
