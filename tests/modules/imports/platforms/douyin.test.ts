@@ -157,7 +157,7 @@ describe("fetching Douyin posts through the share page", () => {
   test("a missing share page is permanent", async () => {
     const error = await importFailure("https://www.douyin.com/video/7377777777777777777");
     expect(error.permanent).toBe(true);
-    expect(error.message).toContain("does not exist");
+    expect(error.message).toContain("Douyin says this post is not found (HTTP 404)");
   });
 
   test("an expired short link that lands on the home page is refused", async () => {

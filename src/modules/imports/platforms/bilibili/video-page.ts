@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ImportError, PASTE_INSTEAD } from "../../import-error";
+import { ImportError } from "../../import-error";
 import { parseHtmlDocument } from "../../html-to-markdown";
 import { readScriptAssignments } from "../page-scripts";
 import type { ImportedDocument } from "../types";
