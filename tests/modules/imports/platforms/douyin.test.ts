@@ -225,10 +225,9 @@ describe("pasting a saved Douyin page", () => {
     expect(document.tags).toEqual(["重庆", "夜景"]);
   });
 
-  test("a long first line is cut to 100 characters", () => {
-    const document = douyinImporter.parsePasted(routerPage({ aweme_id: VIDEO, desc: "长".repeat(150) }));
-    expect(Array.from(document.title)).toHaveLength(100);
-    expect(document.title).toEndWith("…");
+  test("a long first line is cut to 500 UTF-16 units, never through an emoji", () => {
+    const document = douyinImporter.parsePasted(routerPage({ aweme_id: VIDEO, desc: `${"长".repeat(499)}😀😀 #tag` }));
+    expect(document.title).toBe("长".repeat(499));
   });
 
   test("pasted plain text is kept as written", () => {

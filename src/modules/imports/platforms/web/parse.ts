@@ -1,7 +1,8 @@
 import { Readability } from "@mozilla/readability";
 import { ImportError, PASTE_INSTEAD } from "../../import-error";
 import { assertReadableNesting, htmlToMarkdown, parseHtmlDocument } from "../../html-to-markdown";
-import { clampTitle, httpUrlOrUndefined, titleFromFirstLine } from "../../pasted-text";
+import { cutImportedTitle } from "../../imported-title";
+import { httpUrlOrUndefined, titleFromFirstLine } from "../../pasted-text";
 import type { ImportedDocument } from "../types";
 import { mainContent } from "./main-text";
 import { isoFromDateString, readPageMetadata } from "./page-metadata";
@@ -27,7 +28,7 @@ function cleanByline(byline: string | null | undefined): string | undefined {
     .trim()
     .replace(/^(?:by|written by|author|作者|文)\s*[:：|]?\s*/i, "")
     .trim();
-  return name ? clampTitle(name) : undefined;
+  return name ? cutImportedTitle(name) : undefined;
 }
 
 /**
@@ -67,9 +68,9 @@ export function parseWebPage(html: string, pageUrl?: string): ImportedDocument {
   }
 
   const title =
-    clampTitle(article?.title ?? "") ||
-    clampTitle(metadata.ogTitle ?? "") ||
-    clampTitle(metadata.documentTitle ?? "") ||
+    cutImportedTitle(article?.title ?? "") ||
+    cutImportedTitle(metadata.ogTitle ?? "") ||
+    cutImportedTitle(metadata.documentTitle ?? "") ||
     titleFromFirstLine(markdown) ||
     "Untitled page";
 

@@ -1,5 +1,6 @@
 import { assertReadableNesting, htmlToMarkdown, parseHtmlDocument } from "../../html-to-markdown";
-import { clampTitle, titleFromFirstLine } from "../../pasted-text";
+import { cutImportedTitle } from "../../imported-title";
+import { titleFromFirstLine } from "../../pasted-text";
 import type { ImportedDocument } from "../types";
 import { cleanArticleBody } from "./article-body";
 import { isCaptchaUrl, normalizeWechatUrl } from "./article-url";
@@ -80,8 +81,8 @@ function readArticle(document: Document, scripts: ScriptValues, content: Element
 
 /** "张三 (Account: 某公众号)": the person who wrote it, and the official account that published it. */
 function authorLine(author: string | undefined, account: string | undefined): string | undefined {
-  const person = author ? clampTitle(author) : undefined;
-  const publisher = account ? clampTitle(account) : undefined;
+  const person = author ? cutImportedTitle(author) : undefined;
+  const publisher = account ? cutImportedTitle(account) : undefined;
   if (person && publisher && person !== publisher) return `${person} (Account: ${publisher})`;
   if (publisher) return `Account: ${publisher}`;
   return person;
@@ -115,7 +116,7 @@ export function parseWechatPage(html: string, pageUrl?: string): ImportedDocumen
   if (!fields?.markdown) throw explainFailurePage(document);
 
   return {
-    title: clampTitle(fields.title ?? "") || titleFromFirstLine(fields.markdown) || "Untitled WeChat article",
+    title: cutImportedTitle(fields.title ?? "") || titleFromFirstLine(fields.markdown) || "Untitled WeChat article",
     markdown: fields.markdown,
     tags: fields.tags,
     sourceUrl: canonicalUrl(document, scripts, pageUrl),
