@@ -18,11 +18,19 @@ const CLOSERS = new Set([tokTypes.braceR, tokTypes.bracketR, tokTypes.parenR]);
 /** Functions pages wrap literal strings in; their argument is the value as written. */
 const STRING_WRAPPERS = new Set(["JsDecode", "htmlDecode"]);
 
-/** The text of the document's inline scripts, in document order. */
-export function inlineScriptTexts(document: Document): string[] {
+interface InlineScript {
+  text: string;
+  module: boolean;
+}
+
+/** The document's inline scripts, in document order. */
+function inlineScripts(document: Document): InlineScript[] {
   return Array.from(document.querySelectorAll("script"))
     .filter((script) => !script.hasAttribute("src"))
-    .map((script) => script.textContent ?? "");
+    .map((script) => ({
+      text: script.textContent ?? "",
+      module: script.getAttribute("type")?.trim().toLowerCase() === "module",
+    }));
 }
 
 /**
@@ -34,9 +42,9 @@ export function inlineScriptTexts(document: Document): string[] {
 export function readScriptAssignments(document: Document, names: readonly string[]): Map<string, unknown> {
   const wanted = new Set(names);
   const values = new Map<string, unknown>();
-  for (const text of inlineScriptTexts(document)) {
+  for (const { text, module } of inlineScripts(document)) {
     if (text.length > MAX_SCRIPT_CHARS || !names.some((name) => text.includes(name))) continue;
-    const program = parseScript(text);
+    const program = parseScript(text, module);
     if (!program) continue;
     for (const [name, value] of assignmentsIn(program, wanted)) values.set(name, value);
   }
@@ -50,7 +58,7 @@ export function stringValue(value: unknown): string | undefined {
   return undefined;
 }
 
-function parseScript(text: string): Node | undefined {
+function parseScript(text: string, module: boolean): Node | undefined {
   let depth = 0;
   const onToken = (token: Token) => {
     if (OPENERS.has(token.type)) depth += 1;
@@ -60,8 +68,8 @@ function parseScript(text: string): Node | undefined {
   try {
     return parse(text, {
       ecmaVersion: "latest",
-      sourceType: "script",
-      allowReturnOutsideFunction: true,
+      sourceType: module ? "module" : "script",
+      allowReturnOutsideFunction: !module,
       allowHashBang: true,
       onToken,
     });

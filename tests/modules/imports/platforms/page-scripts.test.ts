@@ -151,6 +151,11 @@ describe("scripts that are not JavaScript, or are broken", () => {
     expect(read(html, ["v"]).get("v")).toBe("found");
   });
 
+  test("a module script is read as a module", () => {
+    const html = `<script type="module">import { boot } from "/app.js"; window.v = { ready: !0 }; boot();</script>`;
+    expect(read(html, ["v"]).get("v")).toEqual({ ready: true });
+  });
+
   test("a page with no scripts, or none that assign the name, gives nothing", () => {
     expect(read("<p>no scripts</p>", ["v"]).size).toBe(0);
     expect(read(script("console.log(v)"), ["v"]).size).toBe(0);
