@@ -5,10 +5,9 @@ import type { ImportedDocument } from "../types";
 import { cleanArticleBody } from "./article-body";
 import { isCaptchaUrl, normalizeWechatUrl } from "./article-url";
 import { blockedByWechat, explainFailurePage } from "./failure-page";
-import { decodeHtmlEntities } from "../../../../text/html-entities";
 import { readScriptAssignments, stringValue } from "../page-scripts";
 import { isoFromUnixSeconds } from "./publish-time";
-import { readSharePage, type ScriptValues, type WechatFields } from "./share-page";
+import { readSharePage, scriptText, type ScriptValues, type WechatFields } from "./share-page";
 
 const SHARE_PAGE_TYPES = new Set(["8", "10"]);
 const MAX_TAGS = 16;
@@ -37,10 +36,7 @@ const SCRIPT_NAMES = [
 ];
 
 function scriptString(scripts: ScriptValues, name: string): string | undefined {
-  const value = stringValue(scripts.get(name));
-  // Twice: WeChat escapes some script strings twice (`&amp;quot;`).
-  const decoded = value === undefined ? undefined : decodeHtmlEntities(decodeHtmlEntities(value)).replace(/\s+/g, " ").trim();
-  return decoded ? decoded : undefined;
+  return scriptText(scripts.get(name))?.replace(/\s+/g, " ");
 }
 
 /** Hashtag topics under the article (`#js_tags`): `#AI编程` chips, without the `#`. */

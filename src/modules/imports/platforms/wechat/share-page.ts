@@ -38,7 +38,8 @@ function textToHtml(text: string): string {
     .join("");
 }
 
-function decoded(value: unknown): string | undefined {
+/** A script value as text, HTML entities decoded; undefined when absent or blank. */
+export function scriptText(value: unknown): string | undefined {
   const raw = stringValue(value);
   // Twice: WeChat escapes some script strings twice (`&amp;quot;`).
   const text = raw === undefined ? undefined : decodeHtmlEntities(decodeHtmlEntities(raw)).trim();
@@ -66,10 +67,10 @@ export function readSharePage(document: Document, scripts: ScriptValues): Wechat
   const images = pictureUrls(scripts, cgiData);
 
   const text =
-    decoded(cgiData?.content_noencode) ??
-    decoded(textPage?.content_noencode) ??
-    decoded(textPage?.content) ??
-    decoded(cgiData?.desc) ??
+    scriptText(cgiData?.content_noencode) ??
+    scriptText(textPage?.content_noencode) ??
+    scriptText(textPage?.content) ??
+    scriptText(cgiData?.desc) ??
     "";
   if (!cgiData && images.length === 0) return null;
 
@@ -78,11 +79,11 @@ export function readSharePage(document: Document, scripts: ScriptValues): Wechat
 
   return {
     title:
-      decoded(cgiData?.title) ??
-      decoded(document.querySelector('meta[property="og:title"]')?.getAttribute("content") ?? undefined) ??
-      decoded(scripts.get("msg_title")),
-    account: decoded(cgiData?.nick_name) ?? decoded(scripts.get("nickname")),
-    author: decoded(cgiData?.author),
+      scriptText(cgiData?.title) ??
+      scriptText(document.querySelector('meta[property="og:title"]')?.getAttribute("content") ?? undefined) ??
+      scriptText(scripts.get("msg_title")),
+    account: scriptText(cgiData?.nick_name) ?? scriptText(scripts.get("nickname")),
+    author: scriptText(cgiData?.author),
     publishedAt:
       isoFromUnixSeconds(stringValue(scripts.get("ct"))) ?? isoFromUnixSeconds(stringValue(cgiData?.create_time)),
     markdown,
