@@ -250,3 +250,10 @@ describe("listing", () => {
     expect((await empty.get("/api/notes")).body).toEqual({ items: [], total: 0, page: 1, size: 20, pages: 0 });
   });
 });
+
+test("a listed note's excerpt has its HTML entities decoded", async () => {
+  const { api: reader } = await api.newUser("entities");
+  await reader.post("/api/notes", { title: "Entities", content: "Caf&eacute; &copy; &mdash; &#x4e2d; &amp;amp;" });
+  const list = await reader.get("/api/notes");
+  expect(list.body.items[0].excerpt).toBe("Café © — 中 &amp;");
+});

@@ -1,5 +1,6 @@
 import { parseHTML } from "linkedom";
 import TurndownService from "turndown";
+import { decodeHtmlAttribute } from "../../text/html-entities";
 import { ImportError, PASTE_INSTEAD } from "./import-error";
 
 /** Elements whose content is never part of an article's text. */
@@ -58,7 +59,7 @@ export function parseHtmlDocument(html: string): Document {
 function safeUrl(raw: string | null, protocols: string[]): string | null {
   if (!raw) return null;
   // Entity-escaped ampersands survive in some lazy-image attributes (`&amp;amp;`).
-  let value = raw.trim().replace(/&amp;/g, "&");
+  let value = decodeHtmlAttribute(raw.trim());
   if (value.startsWith("//")) value = `https:${value}`;
   if (!/^[a-z][a-z0-9+.-]*:/i.test(value)) return null;
   let url: URL;

@@ -18,3 +18,37 @@ export class ImportError extends Error {
 /** The hint every "we could not read this page" error ends with. */
 export const PASTE_INSTEAD =
   "Open the page in your browser and paste its text, or save the page and paste its HTML source, as `content` instead.";
+
+/** Who answered and what was asked for, as the user reads them: `{ site: "WeChat", item: "article" }`. */
+export interface HttpSubject {
+  /** Starts a sentence: "WeChat", "The site", "Bilibili's short-link service". */
+  site: string;
+  item: string;
+}
+
+/**
+ * What an HTTP status means for an import, for every platform alike; null for 2xx (read the body).
+ * 429 and 5xx are transient (the job queue retries them); anything else is permanent.
+ */
+export function httpStatusError(status: number, { site, item }: HttpSubject): ImportError | null {
+  if (status >= 200 && status < 300) return null;
+  const retried = "the import will be retried. Try again in a few minutes if it keeps failing.";
+  if (status === 429) {
+    return new ImportError(`${site} is limiting how fast it can be read (HTTP 429); ${retried}`, { permanent: false });
+  }
+  if (status >= 500) {
+    return new ImportError(`${site} failed to serve this ${item} (HTTP ${status}); ${retried}`, { permanent: false });
+  }
+  if (status === 404 || status === 410) {
+    return new ImportError(
+      `${site} says this ${item} is not found (HTTP ${status}): it was deleted, or the link is wrong. Check the link.`,
+      { permanent: true },
+    );
+  }
+  if (status === 401 || status === 403) {
+    return new ImportError(`${site} needs a login for this ${item}, or refused access (HTTP ${status}). ${PASTE_INSTEAD}`, {
+      permanent: true,
+    });
+  }
+  return new ImportError(`${site} refused to serve this ${item} (HTTP ${status}). ${PASTE_INSTEAD}`, { permanent: true });
+}

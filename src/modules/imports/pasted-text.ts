@@ -1,22 +1,6 @@
 import { ImportError } from "./import-error";
+import { cutImportedTitle } from "./imported-title";
 import type { ImportedDocument } from "./platforms/types";
-
-const MAX_TITLE_CHARS = 200;
-
-/**
- * Whitespace collapsed, control and bidi-override characters dropped (they garble or spoof a
- * title in lists), trimmed, at most 200 characters (cut on a code point, marked with "…").
- */
-export function clampTitle(text: string): string {
-  const collapsed = text
-    .slice(0, 20 * MAX_TITLE_CHARS)
-    .replace(/[\u0000-\u0008\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, "")
-    .replace(/\s+/g, " ")
-    .trim();
-  const chars = Array.from(collapsed);
-  if (chars.length <= MAX_TITLE_CHARS) return collapsed;
-  return `${chars.slice(0, MAX_TITLE_CHARS - 1).join("").trimEnd()}…`;
-}
 
 /** Title candidates come from the start of a line only: lines can be megabytes long. */
 const LINE_PREFIX_CHARS = 2000;
@@ -24,7 +8,7 @@ const LINE_PREFIX_CHARS = 2000;
 /** The first non-empty line without its block marker (`#`, `>`, `-`, `1.`), as a title; "" when there is none. */
 export function titleFromFirstLine(markdown: string): string {
   for (const line of markdown.split("\n")) {
-    const title = clampTitle(line.slice(0, LINE_PREFIX_CHARS).replace(/^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d{1,9}[.)]\s+)*/, ""));
+    const title = cutImportedTitle(line.slice(0, LINE_PREFIX_CHARS).replace(/^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d{1,9}[.)]\s+)*/, ""));
     if (title) return title;
   }
   return "";
@@ -44,7 +28,7 @@ function headingText(line: string): string | undefined {
 export function titleFromMarkdown(markdown: string): string {
   for (const line of markdown.split("\n")) {
     const heading = headingText(line);
-    if (heading) return clampTitle(heading);
+    if (heading) return cutImportedTitle(heading);
   }
   return titleFromFirstLine(markdown);
 }

@@ -1,10 +1,11 @@
 import { Lexer, type Token } from "marked";
+import { decodeHtmlEntities } from "../../text/html-entities";
 
 const EXCERPT_LENGTH = 200;
 // Enough Markdown to yield 200 characters of text without parsing a whole 1 MiB note.
 const SOURCE_PREFIX = 4 * 1024;
 
-/** The first 200 characters of a note's Markdown as plain text, whitespace collapsed. */
+/** The first 200 characters of a note's Markdown as plain text (entities decoded), whitespace collapsed. */
 export function plainTextExcerpt(markdown: string): string {
   const parts: string[] = [];
   collectText(Lexer.lex(markdown.slice(0, SOURCE_PREFIX)), parts);
@@ -19,13 +20,8 @@ function collectText(tokens: Token[], parts: string[]): void {
     else if (token.type === "list") collectText(token.items, parts);
     else if (token.type === "table") {
       for (const cell of [...token.header, ...token.rows.flat()]) collectText(cell.tokens, parts);
-    } else if ("text" in token && typeof token.text === "string") parts.push(decodeEntities(token.text));
+    } else if (token.type === "code" || token.type === "codespan") parts.push(token.text);
+    // Markdown text shows `&eacute;` as é; in code it stays as written.
+    else if ("text" in token && typeof token.text === "string") parts.push(decodeHtmlEntities(token.text));
   }
-}
-
-const ENTITIES: Record<string, string> = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'" };
-
-// marked escapes these in text tokens; the excerpt is plain text, not HTML.
-function decodeEntities(text: string): string {
-  return text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity] ?? entity);
 }

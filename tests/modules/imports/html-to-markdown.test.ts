@@ -32,6 +32,15 @@ describe("htmlToMarkdown", () => {
     ).toBe("![A \\[cat\\]](https://example.com/a.png) see [here](https://example.com/x_%28y%29)");
   });
 
+  test("decodes entities escaped twice in URLs as an attribute would, and still refuses a hidden javascript:", () => {
+    const html =
+      '<p><a href="https://example.com/?a=1&amp;amp;b=2&amp;#38;c=3&copy=4">x</a>' +
+      '<img data-src="https://mmbiz.qpic.cn/a?wx_fmt=png&amp;amp;from=appmsg"><a href="&amp;#x6A;avascript:alert(1)">bad</a></p>';
+    expect(htmlToMarkdown(html)).toBe(
+      "[x](https://example.com/?a=1&b=2&c=3&copy=4)![](https://mmbiz.qpic.cn/a?wx_fmt=png&from=appmsg)bad",
+    );
+  });
+
   test("prefers a real data-src over a placeholder src, and upgrades //cdn links to https", () => {
     expect(htmlToMarkdown('<img src="data:image/gif;base64,R0lGOD" data-src="//cdn.example.com/b.jpg">')).toBe(
       "![](https://cdn.example.com/b.jpg)",

@@ -1,4 +1,4 @@
-import { ImportError } from "../import-error";
+import { httpStatusError, ImportError } from "../import-error";
 import type { FetchedPage, Fetcher } from "./types";
 
 /** True when `hostname` is one of `suffixes` or a subdomain of one. */
@@ -38,12 +38,8 @@ export async function followShortLink(
   const page = await fetcher(url, { headers: request.headers, signal: request.signal });
   const landed = parseHttpUrl(page.url);
   if (landed && !hostMatches(landed.hostname, request.shortHosts)) return page;
-  if (page.status === 429 || page.status >= 500) {
-    throw new ImportError(
-      `${request.platform}'s short-link service answered HTTP ${page.status}; the import will be retried.`,
-      { permanent: false },
-    );
-  }
+  const failure = httpStatusError(page.status, { site: `${request.platform}'s short-link service`, item: "link" });
+  if (failure && !failure.permanent) throw failure;
   throw new ImportError(
     `This ${request.platform} short link did not lead to any content: it may have expired or been mistyped. Copy the link again from the app's share menu.`,
     { permanent: true },

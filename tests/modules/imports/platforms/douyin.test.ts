@@ -72,9 +72,10 @@ function pastedFailure(content: string): ImportError {
   throw new Error("expected an ImportError, but a document came out");
 }
 
-const routerPage = (item: unknown) =>
+/** A share page; real ones key the post by the literal route id `video_(id)/page`. */
+const routerPage = (item: unknown, route = "video_(id)/page") =>
   `<!DOCTYPE html><html><body><script>window._ROUTER_DATA = ${JSON.stringify({
-    loaderData: { [`video_(${VIDEO})/page`]: { videoInfoRes: { status_code: 0, item_list: [item], filter_list: [] } } },
+    loaderData: { [route]: { videoInfoRes: { status_code: 0, item_list: [item], filter_list: [] } } },
   })}</script></body></html>`;
 
 describe("fetching Douyin posts through the share page", () => {
@@ -156,7 +157,7 @@ describe("fetching Douyin posts through the share page", () => {
   test("a missing share page is permanent", async () => {
     const error = await importFailure("https://www.douyin.com/video/7377777777777777777");
     expect(error.permanent).toBe(true);
-    expect(error.message).toContain("does not exist");
+    expect(error.message).toContain("Douyin says this post is not found (HTTP 404)");
   });
 
   test("an expired short link that lands on the home page is refused", async () => {
@@ -180,6 +181,18 @@ describe("pasting a saved Douyin page", () => {
     const document = douyinImporter.parsePasted(fixture("share-video.html"));
     expect(document.title).toBe("在重庆洪崖洞看夜景，千与千寻既视感✨ 记得避开周末晚上八点的人流高峰");
     expect(document.tags).toEqual(["重庆旅游", "洪崖洞", "城市夜景"]);
+  });
+
+  test("every literal route id is read, and so is the post's number in its place", () => {
+    for (const route of ["video_(id)/page", "note_(id)/page", "slides_(id)/page", "story_(id)/page", `video_(${VIDEO})/page`]) {
+      const document = douyinImporter.parsePasted(routerPage({ aweme_id: VIDEO, desc: "洪崖洞夜景" }, route));
+      expect(document.title).toBe("洪崖洞夜景");
+    }
+  });
+
+  test("a route that is not a post's page is not taken for one", () => {
+    const error = pastedFailure(routerPage({ aweme_id: VIDEO, desc: "洪崖洞夜景" }, "video_(id)/comments"));
+    expect(error.message).toContain("signed request");
   });
 
   test("a douyin.com video page is read from its URL-encoded RENDER_DATA", () => {
@@ -212,10 +225,9 @@ describe("pasting a saved Douyin page", () => {
     expect(document.tags).toEqual(["重庆", "夜景"]);
   });
 
-  test("a long first line is cut to 100 characters", () => {
-    const document = douyinImporter.parsePasted(routerPage({ aweme_id: VIDEO, desc: "长".repeat(150) }));
-    expect(Array.from(document.title)).toHaveLength(100);
-    expect(document.title).toEndWith("…");
+  test("a long first line is cut to 500 UTF-16 units, never through an emoji", () => {
+    const document = douyinImporter.parsePasted(routerPage({ aweme_id: VIDEO, desc: `${"长".repeat(499)}😀😀 #tag` }));
+    expect(document.title).toBe("长".repeat(499));
   });
 
   test("pasted plain text is kept as written", () => {

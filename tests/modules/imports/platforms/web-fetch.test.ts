@@ -116,7 +116,7 @@ describe("web failures when fetching", () => {
     test(`${name} is permanent: the page needs a login, paste instead`, async () => {
       const error = await failureOf(fetchWeb(`${SITE}${path}`));
       expect(error.permanent).toBe(true);
-      expect(error.message).toContain("The page needs a login or refused access.");
+      expect(error.message).toContain("needs a login");
       expect(error.message).toEndWith(PASTE_INSTEAD);
     });
   }

@@ -105,10 +105,31 @@ describe("pages without an article", () => {
     expect(error.message).toContain("No article text found on this page");
   });
 
-  test("a page with a few words is not an article", () => {
-    const error = failureOf(() => paste(page("<title>Hi</title>", "<p>Coming soon.</p>")));
+  test("a page with only headings, links and a form has no text to import", () => {
+    const body = `<header><a href="/">Home</a></header><nav><a href="/a">About</a> · <a href="/b">Blog</a></nav>
+      <main><h1>Subscribe</h1><form><label>Email <input name="e"></label><button>Go</button></form>
+      <p><a href="/rss">RSS</a> | <a href="/atom">Atom</a></p></main><footer>© 2026 Example</footer>`;
+    const error = failureOf(() => paste(page("<title>Subscribe</title>", body), "https://example.com/subscribe"));
     expect(error.permanent).toBe(true);
     expect(error.message).toContain("No article text found");
+  });
+});
+
+describe("a short page is still an article", () => {
+  test("an <article> with an <h1> and one short paragraph imports that paragraph, without the page chrome", () => {
+    const body = `<header><a href="/">Field notes</a></header><nav><a href="/archive">Archive</a></nav>
+      <article><h1>Moving day</h1><p>We moved the blog to a <a href="/new">new server</a> today.</p></article>
+      <aside>Popular posts</aside><footer>Privacy · Terms</footer>`;
+    const document = paste(page("<title>Moving day · Field notes</title>", body), "https://notes.example.com/moving");
+    expect(document.markdown).toContain("We moved the blog to a [new server](https://notes.example.com/new) today.");
+    for (const chrome of ["Archive", "Popular posts", "Privacy", "Field notes]"]) expect(document.markdown).not.toContain(chrome);
+    expect(document.title).toBe("Moving day · Field notes");
+  });
+
+  test("a body whose whole text is one short paragraph imports it, titled by it when the page has no title", () => {
+    const document = paste("<p>Coming soon.</p>");
+    expect(document.markdown).toBe("Coming soon.");
+    expect(document.title).toBe("Coming soon.");
   });
 });
 
@@ -142,11 +163,10 @@ describe("web metadata fallbacks", () => {
 });
 
 describe("hostile web pages", () => {
-  test("a very long title is cut to 200 characters", () => {
-    const html = page(`<title>${"Long title ".repeat(80)}</title>`, `<article><p>${"Plenty of article text here. ".repeat(12)}</p></article>`);
+  test("a very long title is cut to 500 UTF-16 units, its whitespace shortened", () => {
+    const html = page(`<title>${"Long \n\t title ".repeat(80)}</title>`, `<article><p>${"Plenty of article text here. ".repeat(12)}</p></article>`);
     const title = paste(html).title;
-    expect(Array.from(title).length).toBeLessThanOrEqual(200);
-    expect(title).toEndWith("…");
+    expect(title).toBe("Long title ".repeat(80).slice(0, 500).trimEnd());
   });
 
   test("control and bidi-override characters are dropped from titles", () => {
@@ -194,10 +214,8 @@ describe("pasting plain text or Markdown", () => {
     expect(paste(text).markdown).toBe(text);
   });
 
-  test("a first line longer than 200 characters is cut", () => {
-    const title = documentFromPastedText("x".repeat(500)).title;
-    expect(title).toHaveLength(200);
-    expect(title).toEndWith("…");
+  test("a first line longer than 500 UTF-16 units is cut there", () => {
+    expect(documentFromPastedText("x".repeat(800)).title).toBe("x".repeat(500));
   });
 
   test("empty or whitespace-only content is a permanent error", () => {

@@ -1,4 +1,4 @@
-import { ImportError } from "../../import-error";
+import { httpStatusError, ImportError } from "../../import-error";
 import { followShortLink, hostMatches, parseHttpUrl } from "../short-links";
 import type { Fetcher, ImportedDocument } from "../types";
 import {
@@ -113,18 +113,14 @@ async function apiData(
   });
   // Bilibili answers risk-controlled addresses with HTTP 412.
   if (page.status === 412) throw rateLimited();
-  if (page.status === 429 || page.status >= 500) {
-    throw new ImportError(`Bilibili answered HTTP ${page.status}; the import will be retried.`, {
-      permanent: false,
-    });
-  }
+  const failure = httpStatusError(page.status, { site: "Bilibili", item: "video" });
+  if (failure && !failure.permanent) throw failure;
   let json: unknown;
   try {
     json = JSON.parse(page.body);
   } catch {
-    if (page.status >= 400) {
-      throw new ImportError(`Bilibili refused the request (HTTP ${page.status}).`, { permanent: true });
-    }
+    // Error statuses with a JSON body carry a `code` that says more; without one, the status speaks.
+    if (failure) throw failure;
     // A cut-off or HTML answer is usually a passing fault at the edge.
     throw new ImportError("Bilibili gave an unreadable answer; the import will be retried.", {
       permanent: false,

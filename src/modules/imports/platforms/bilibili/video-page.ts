@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { ImportError, PASTE_INSTEAD } from "../../import-error";
-import { readScriptAssignment } from "../page-state";
+import { ImportError } from "../../import-error";
+import { parseHtmlDocument } from "../../html-to-markdown";
+import { readScriptAssignments } from "../page-scripts";
 import type { ImportedDocument } from "../types";
 import { blockedPage, errorForCode, VideoSchema } from "./api-answers";
 import { videoDocument } from "./video-document";
@@ -20,9 +21,10 @@ const PageStateSchema = z.object({
  * `upData` and `tags`. Risk-control and error states become permanent ImportErrors.
  */
 export function parseBilibiliVideoPage(html: string, url?: string): ImportedDocument {
-  if (/window\._riskdata_\s*=/.test(html) || /["']v_voucher["']\s*:/.test(html)) throw blockedPage();
+  const scripts = readScriptAssignments(parseHtmlDocument(html), ["_riskdata_", "__INITIAL_STATE__"]);
+  if (scripts.has("_riskdata_") || /["']v_voucher["']\s*:/.test(html)) throw blockedPage();
 
-  const state = PageStateSchema.safeParse(readScriptAssignment(html, "window.__INITIAL_STATE__"));
+  const state = PageStateSchema.safeParse(scripts.get("__INITIAL_STATE__"));
   if (!state.success) throw noVideoOnPage();
   const { error } = state.data;
   // A deleted video's page says `{code: 404, trueCode: -404}`; trueCode is the API's code.

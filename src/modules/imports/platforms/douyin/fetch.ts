@@ -1,4 +1,4 @@
-import { ImportError } from "../../import-error";
+import { httpStatusError, ImportError } from "../../import-error";
 import { followShortLink, hostMatches, parseHttpUrl } from "../short-links";
 import type { Fetcher, ImportedDocument } from "../types";
 import { parseDouyinPage } from "./parse";
@@ -65,19 +65,8 @@ export async function fetchDouyinPost(
 
   const shareBase = (options.shareBase ?? DEFAULT_SHARE_BASE).replace(/\/+$/, "");
   const page = await fetcher(`${shareBase}/share/${ref.kind}/${ref.id}/`, { headers: IPHONE_HEADERS, signal });
-  if (page.status === 429 || page.status >= 500) {
-    throw new ImportError(`Douyin answered HTTP ${page.status}; the import will be retried.`, {
-      permanent: false,
-    });
-  }
-  if (page.status === 404 || page.status === 410) {
-    throw new ImportError("Douyin says this post does not exist: it was deleted or the link is wrong.", {
-      permanent: true,
-    });
-  }
-  if (page.status < 200 || page.status >= 300) {
-    throw new ImportError(`Douyin refused the request (HTTP ${page.status}).`, { permanent: true });
-  }
+  const failure = httpStatusError(page.status, { site: "Douyin", item: "post" });
+  if (failure) throw failure;
   return parseDouyinPage(page.body, postLink(ref));
 }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ImportError, PASTE_INSTEAD } from "../../import-error";
-import { inlineScripts, readScriptAssignment } from "../page-state";
+import { parseHtmlDocument } from "../../html-to-markdown";
+import { readScriptAssignments } from "../page-scripts";
 import type { ImportedDocument } from "../types";
 import { type DouyinPost, postDocument } from "./post-document";
 import { postRefFromUrl } from "./post-links";
@@ -48,7 +49,9 @@ const RenderDetailSchema = z.object({
  */
 export function parseDouyinPage(html: string, url?: string): ImportedDocument {
   const id = url ? postRefFromUrl(url)?.id : undefined;
-  const post = postFromRouterData(readScriptAssignment(html, "window._ROUTER_DATA"), id) ?? postFromRenderData(html);
+  const document = parseHtmlDocument(html);
+  const routerData = readScriptAssignments(document, ["_ROUTER_DATA"]).get("_ROUTER_DATA");
+  const post = postFromRouterData(routerData, id) ?? postFromRenderData(document);
   if (!post) {
     throw new ImportError(
       `Douyin did not include the post in this page: it needs a signed request for this link, which the importer cannot make. ${PASTE_INSTEAD}`,
@@ -58,13 +61,19 @@ export function parseDouyinPage(html: string, url?: string): ImportedDocument {
   return postDocument(post);
 }
 
+/**
+ * The post's loader: real pages key it by the literal route id (`video_(id)/page`, the characters
+ * `(id)`); older saves put the post's number in the parentheses.
+ */
+const POST_ROUTE = /^(?:video|note|slides|story)_\((?:id|\d+)\)\/page$/;
+
 function postFromRouterData(routerData: unknown, id: string | undefined): DouyinPost | undefined {
   const parsed = RouterDataSchema.safeParse(routerData);
   if (!parsed.success) return undefined;
   const loaders = parsed.data.loaderData;
   const keys = [
     ...(id ? [`video_(${id})/page`, `note_(${id})/page`] : []),
-    ...Object.keys(loaders).filter((key) => /^(?:video|note|slides)_\(\d+\)\/page$/.test(key)),
+    ...Object.keys(loaders).filter((key) => POST_ROUTE.test(key)),
   ];
   const key = keys.find((candidate) => loaders[candidate]?.videoInfoRes !== undefined);
   if (!key) return undefined;
@@ -89,12 +98,12 @@ function postFromRouterData(routerData: unknown, id: string | undefined): Douyin
   };
 }
 
-function postFromRenderData(html: string): DouyinPost | undefined {
-  const script = inlineScripts(html).find((candidate) => /\bid=["']?RENDER_DATA\b/.test(candidate.attributes));
+function postFromRenderData(document: Document): DouyinPost | undefined {
+  const script = document.querySelector("script#RENDER_DATA");
   if (!script) return undefined;
   let renderData: unknown;
   try {
-    renderData = JSON.parse(decodeURIComponent(script.text.trim()));
+    renderData = JSON.parse(decodeURIComponent((script.textContent ?? "").trim()));
   } catch {
     return undefined;
   }

@@ -1,3 +1,4 @@
+import { cutImportedTitle } from "../../imported-title";
 import type { ImportedDocument } from "../types";
 import { postLink } from "./post-links";
 
@@ -38,13 +39,11 @@ export function postDocument(post: DouyinPost): ImportedDocument {
   };
 }
 
-/** The first line of the description once hashtags are gone, at most 100 characters. */
+/** The first line of the description once hashtags are gone. */
 function titleFromDesc(desc: string): string | undefined {
   for (const line of desc.split("\n")) {
-    const text = line.replace(HASHTAG, " ").replace(/\s+/g, " ").trim();
-    if (!text) continue;
-    const chars = Array.from(text);
-    return chars.length <= 100 ? text : `${chars.slice(0, 99).join("")}…`;
+    const text = cutImportedTitle(line.replace(HASHTAG, " "));
+    if (text) return text;
   }
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { ImportError, PASTE_INSTEAD } from "../../import-error";
+import { httpStatusError, ImportError } from "../../import-error";
 import { documentFromPastedText, looksLikeHtml } from "../../pasted-text";
 import type { Fetcher, FetchedPage, ImportedDocument } from "../types";
 import { parseWebPage } from "./parse";
@@ -20,30 +20,6 @@ const TYPE_NAMES: Record<string, string> = {
   "application/zip": "a ZIP archive",
   "application/octet-stream": "a binary file",
 };
-
-/** What an HTTP status means for a web page; null when the body should be read. */
-function statusError(status: number): ImportError | null {
-  if (status >= 200 && status < 300) return null;
-  if (status === 404 || status === 410) {
-    return new ImportError("The page was not found: it may have been moved or deleted. Check the link.", {
-      permanent: true,
-    });
-  }
-  if (status === 401 || status === 403) {
-    return new ImportError(`The page needs a login or refused access. ${PASTE_INSTEAD}`, { permanent: true });
-  }
-  if (status === 429) {
-    return new ImportError("The site is limiting how fast pages can be read. Try again in a few minutes.", {
-      permanent: false,
-    });
-  }
-  if (status >= 500) {
-    return new ImportError("The site's server failed to serve the page. Try again in a few minutes.", {
-      permanent: false,
-    });
-  }
-  return new ImportError(`The site refused to serve this page. ${PASTE_INSTEAD}`, { permanent: true });
-}
 
 /** The media type alone (`text/html; charset=…` → `text/html`), or "" when absent or malformed. */
 function mediaType(contentType: string): string {
@@ -93,7 +69,7 @@ export async function fetchWebPage(url: string, fetcher: Fetcher, signal?: Abort
     });
   }
 
-  const failure = statusError(page.status);
+  const failure = httpStatusError(page.status, { site: "The site", item: "page" });
   if (failure) throw failure;
   const document = documentFromPage({ ...page, url: page.url || target.href });
   return { ...document, sourceUrl: document.sourceUrl ?? target.href };

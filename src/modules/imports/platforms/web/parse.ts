@@ -1,11 +1,13 @@
 import { Readability } from "@mozilla/readability";
 import { ImportError, PASTE_INSTEAD } from "../../import-error";
 import { assertReadableNesting, htmlToMarkdown, parseHtmlDocument } from "../../html-to-markdown";
-import { clampTitle, httpUrlOrUndefined, titleFromFirstLine } from "../../pasted-text";
+import { cutImportedTitle } from "../../imported-title";
+import { httpUrlOrUndefined, titleFromFirstLine } from "../../pasted-text";
 import type { ImportedDocument } from "../types";
+import { mainContent } from "./main-text";
 import { isoFromDateString, readPageMetadata } from "./page-metadata";
 
-/** Below this much text, what Readability found is navigation or boilerplate, not an article. */
+/** Below this much text, what Readability found may be boilerplate: the page's main text is read instead. */
 const MIN_ARTICLE_CHARS = 100;
 
 /** The URL relative links resolve against: the page's `<base href>` if any, else the page URL. */
@@ -26,7 +28,7 @@ function cleanByline(byline: string | null | undefined): string | undefined {
     .trim()
     .replace(/^(?:by|written by|author|作者|文)\s*[:：|]?\s*/i, "")
     .trim();
-  return name ? clampTitle(name) : undefined;
+  return name ? cutImportedTitle(name) : undefined;
 }
 
 /**
@@ -53,7 +55,12 @@ export function parseWebPage(html: string, pageUrl?: string): ImportedDocument {
     throw new ImportError(`Could not read an article from this page. ${PASTE_INSTEAD}`, { permanent: true, cause: error });
   }
   const text = (article?.textContent ?? "").replace(/\s+/g, " ").trim();
-  const markdown = article?.content && text.length >= MIN_ARTICLE_CHARS ? htmlToMarkdown(article.content) : "";
+  let markdown = article?.content && text.length >= MIN_ARTICLE_CHARS ? htmlToMarkdown(article.content) : "";
+  if (!markdown) {
+    // Readability changed the document it read; the short page is read again from the source.
+    const content = mainContent(parseHtmlDocument(html), base);
+    markdown = content ? htmlToMarkdown(content) : "";
+  }
   if (!markdown) {
     throw new ImportError(`No article text found on this page. If the text is there in your browser: ${PASTE_INSTEAD}`, {
       permanent: true,
@@ -61,9 +68,9 @@ export function parseWebPage(html: string, pageUrl?: string): ImportedDocument {
   }
 
   const title =
-    clampTitle(article?.title ?? "") ||
-    clampTitle(metadata.ogTitle ?? "") ||
-    clampTitle(metadata.documentTitle ?? "") ||
+    cutImportedTitle(article?.title ?? "") ||
+    cutImportedTitle(metadata.ogTitle ?? "") ||
+    cutImportedTitle(metadata.documentTitle ?? "") ||
     titleFromFirstLine(markdown) ||
     "Untitled page";
 

@@ -1,3 +1,5 @@
+import { decodeHtmlAttribute } from "../../../../text/html-entities";
+
 export const WECHAT_HOST = "mp.weixin.qq.com";
 
 /**
@@ -8,7 +10,7 @@ export function normalizeWechatUrl(raw: string | undefined | null): string | nul
   if (!raw) return null;
   let url: URL;
   try {
-    url = new URL(raw.trim().replace(/&amp;/g, "&").replace(/\\x26/g, "&"));
+    url = new URL(decodeHtmlAttribute(raw.trim()).replace(/\\x26/g, "&"));
   } catch {
     return null;
   }
@@ -34,7 +36,7 @@ export function isCaptchaUrl(raw: string | undefined): boolean {
  */
 export function wechatImageUrl(raw: string | undefined | null): string | null {
   if (!raw) return null;
-  let value = raw.trim().replace(/&amp;/g, "&").replace(/\\x26/g, "&");
+  let value = decodeHtmlAttribute(raw.trim()).replace(/\\x26/g, "&");
   if (value.startsWith("//")) value = `https:${value}`;
   let url: URL;
   try {

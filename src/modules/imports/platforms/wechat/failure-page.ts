@@ -1,9 +1,9 @@
 import { ImportError, PASTE_INSTEAD } from "../../import-error";
-import { clampTitle } from "../../pasted-text";
+import { cutImportedTitle } from "../../imported-title";
 
 /** WeChat's own wording, shortened: it is page text, so it is bounded before it reaches a message. */
 function quoted(text: string): string {
-  return Array.from(clampTitle(text)).slice(0, 160).join("");
+  return Array.from(cutImportedTitle(text)).slice(0, 160).join("");
 }
 
 export function blockedByWechat(): ImportError {

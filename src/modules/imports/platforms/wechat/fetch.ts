@@ -1,4 +1,4 @@
-import { ImportError, PASTE_INSTEAD } from "../../import-error";
+import { httpStatusError, ImportError } from "../../import-error";
 import type { Fetcher, ImportedDocument } from "../types";
 import { normalizeWechatUrl } from "./article-url";
 import { parseWechatPage } from "./parse";
@@ -10,27 +10,6 @@ const BROWSER_HEADERS = {
   Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
   "Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8",
 };
-
-/** What an HTTP status means for a WeChat article; null when the body should be parsed. */
-function statusError(status: number): ImportError | null {
-  if (status >= 200 && status < 300) return null;
-  if (status === 404 || status === 410) {
-    return new ImportError("This WeChat article was not found. Check that the link is complete and still works.", {
-      permanent: true,
-    });
-  }
-  if (status === 429) {
-    return new ImportError("WeChat is limiting how fast articles can be read. Try again in a few minutes.", {
-      permanent: false,
-    });
-  }
-  if (status >= 500) {
-    return new ImportError("WeChat's servers failed to serve the article. Try again in a few minutes.", {
-      permanent: false,
-    });
-  }
-  return new ImportError(`WeChat refused to serve this article. ${PASTE_INSTEAD}`, { permanent: true });
-}
 
 /** Downloads an mp.weixin.qq.com article through the injected fetcher and parses it. */
 export async function fetchWechatArticle(url: string, fetcher: Fetcher, signal?: AbortSignal): Promise<ImportedDocument> {
@@ -52,7 +31,7 @@ export async function fetchWechatArticle(url: string, fetcher: Fetcher, signal?:
     });
   }
 
-  const failure = statusError(page.status);
+  const failure = httpStatusError(page.status, { site: "WeChat", item: "article" });
   if (failure) throw failure;
   const document = parseWechatPage(page.body, page.url || articleUrl);
   // A redirect may land elsewhere; the link the user gave is the better source when the page names none.

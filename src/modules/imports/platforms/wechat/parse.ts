@@ -1,11 +1,13 @@
 import { assertReadableNesting, htmlToMarkdown, parseHtmlDocument } from "../../html-to-markdown";
-import { clampTitle, titleFromFirstLine } from "../../pasted-text";
+import { cutImportedTitle } from "../../imported-title";
+import { titleFromFirstLine } from "../../pasted-text";
 import type { ImportedDocument } from "../types";
 import { cleanArticleBody } from "./article-body";
 import { isCaptchaUrl, normalizeWechatUrl } from "./article-url";
 import { blockedByWechat, explainFailurePage } from "./failure-page";
-import { assignedString, decodeHtmlEntities, isoFromUnixSeconds } from "./script-values";
-import { readSharePage, type WechatFields } from "./share-page";
+import { readScriptAssignments, stringValue } from "../page-scripts";
+import { isoFromUnixSeconds } from "./publish-time";
+import { readSharePage, scriptText, type ScriptValues, type WechatFields } from "./share-page";
 
 const SHARE_PAGE_TYPES = new Set(["8", "10"]);
 const MAX_TAGS = 16;
@@ -20,17 +22,21 @@ function meta(document: Document, selector: string): string | undefined {
   return value ? value : undefined;
 }
 
-function scriptString(scripts: string, name: string): string | undefined {
-  const value = assignedString(scripts, name);
-  const decoded = value === undefined ? undefined : decodeHtmlEntities(value).replace(/\s+/g, " ").trim();
-  return decoded ? decoded : undefined;
-}
+/** The script variables WeChat pages are read from. */
+const SCRIPT_NAMES = [
+  "msg_title",
+  "nickname",
+  "author",
+  "ct",
+  "create_time",
+  "item_show_type",
+  "msg_link",
+  "cgiDataNew",
+  "picture_page_info_list",
+];
 
-function inlineScripts(document: Document): string {
-  return Array.from(document.querySelectorAll("script"))
-    .filter((script) => !script.hasAttribute("src"))
-    .map((script) => script.textContent ?? "")
-    .join("\n;\n");
+function scriptString(scripts: ScriptValues, name: string): string | undefined {
+  return scriptText(scripts.get(name))?.replace(/\s+/g, " ");
 }
 
 /** Hashtag topics under the article (`#js_tags`): `#AI编程` chips, without the `#`. */
@@ -48,7 +54,7 @@ function hasBody(content: Element | null): content is Element {
 }
 
 /** A normal article (item_show_type 0): metadata around `#img-content`, body in `div#js_content`. */
-function readArticle(document: Document, scripts: string, content: Element): WechatFields {
+function readArticle(document: Document, scripts: ScriptValues, content: Element): WechatFields {
   return {
     title:
       text(document.querySelector("#activity-name")) ??
@@ -63,7 +69,7 @@ function readArticle(document: Document, scripts: string, content: Element): Wec
       meta(document, 'meta[name="author"]') ??
       text(document.querySelector("#js_author_name")),
     publishedAt:
-      isoFromUnixSeconds(assignedString(scripts, "ct")) ?? isoFromUnixSeconds(assignedString(scripts, "create_time")),
+      isoFromUnixSeconds(stringValue(scripts.get("ct"))) ?? isoFromUnixSeconds(stringValue(scripts.get("create_time"))),
     markdown: htmlToMarkdown(cleanArticleBody(content)),
     tags: articleTags(document),
   };
@@ -71,17 +77,17 @@ function readArticle(document: Document, scripts: string, content: Element): Wec
 
 /** "张三 (Account: 某公众号)": the person who wrote it, and the official account that published it. */
 function authorLine(author: string | undefined, account: string | undefined): string | undefined {
-  const person = author ? clampTitle(author) : undefined;
-  const publisher = account ? clampTitle(account) : undefined;
+  const person = author ? cutImportedTitle(author) : undefined;
+  const publisher = account ? cutImportedTitle(account) : undefined;
   if (person && publisher && person !== publisher) return `${person} (Account: ${publisher})`;
   if (publisher) return `Account: ${publisher}`;
   return person;
 }
 
-function canonicalUrl(document: Document, scripts: string, pageUrl: string | undefined): string | undefined {
+function canonicalUrl(document: Document, scripts: ScriptValues, pageUrl: string | undefined): string | undefined {
   return (
     normalizeWechatUrl(meta(document, 'meta[property="og:url"]')) ??
-    normalizeWechatUrl(assignedString(scripts, "msg_link")) ??
+    normalizeWechatUrl(stringValue(scripts.get("msg_link"))) ??
     normalizeWechatUrl(pageUrl) ??
     undefined
   );
@@ -96,8 +102,8 @@ export function parseWechatPage(html: string, pageUrl?: string): ImportedDocumen
 
   const document = parseHtmlDocument(html);
   assertReadableNesting(document.documentElement);
-  const scripts = inlineScripts(document);
-  const showType = assignedString(scripts, "item_show_type");
+  const scripts = readScriptAssignments(document, SCRIPT_NAMES);
+  const showType = stringValue(scripts.get("item_show_type"));
   const content = document.querySelector("#js_content");
 
   let fields = showType !== undefined && SHARE_PAGE_TYPES.has(showType) ? readSharePage(document, scripts) : null;
@@ -106,7 +112,7 @@ export function parseWechatPage(html: string, pageUrl?: string): ImportedDocumen
   if (!fields?.markdown) throw explainFailurePage(document);
 
   return {
-    title: clampTitle(fields.title ?? "") || titleFromFirstLine(fields.markdown) || "Untitled WeChat article",
+    title: cutImportedTitle(fields.title ?? "") || titleFromFirstLine(fields.markdown) || "Untitled WeChat article",
     markdown: fields.markdown,
     tags: fields.tags,
     sourceUrl: canonicalUrl(document, scripts, pageUrl),

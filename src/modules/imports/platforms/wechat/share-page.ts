@@ -1,14 +1,17 @@
+import { decodeHtmlEntities, escapeHtml } from "../../../../text/html-entities";
 import { htmlToMarkdown } from "../../html-to-markdown";
+import { stringValue } from "../page-scripts";
 import { wechatImageUrl } from "./article-url";
-import {
-  arrayItems,
-  assignedString,
-  assignedValue,
-  decodeHtmlEntities,
-  isoFromUnixSeconds,
-  propertyString,
-  propertyValue,
-} from "./script-values";
+import { isoFromUnixSeconds } from "./publish-time";
+
+/** The literal values a WeChat page's scripts assign, by variable name. */
+export type ScriptValues = ReadonlyMap<string, unknown>;
+
+type ScriptObject = Record<string, unknown>;
+
+function scriptObject(value: unknown): ScriptObject | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as ScriptObject) : undefined;
+}
 
 /** What a WeChat page yields before it becomes an ImportedDocument. */
 export interface WechatFields {
@@ -18,10 +21,6 @@ export interface WechatFields {
   publishedAt?: string;
   markdown: string;
   tags: string[];
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
 /** Inline markup share-page text may carry (`<a class="wx_img_refer_link">图1</a>`); other `<…>` is text. */
@@ -39,24 +38,21 @@ function textToHtml(text: string): string {
     .join("");
 }
 
-function decoded(value: string | undefined): string | undefined {
-  const text = value === undefined ? undefined : decodeHtmlEntities(value).trim();
+/** A script value as text, HTML entities decoded; undefined when absent or blank. */
+export function scriptText(value: unknown): string | undefined {
+  const raw = stringValue(value);
+  // Twice: WeChat escapes some script strings twice (`&amp;quot;`).
+  const text = raw === undefined ? undefined : decodeHtmlEntities(decodeHtmlEntities(raw)).trim();
   return text ? text : undefined;
 }
 
-function objectProperty(objectSource: string | undefined, key: string): string | undefined {
-  if (!objectSource) return undefined;
-  const value = propertyValue(objectSource, key);
-  return value?.kind === "literal" ? value.source : undefined;
-}
-
 /** Top-level `cdn_url`s of each picture; nested ones (watermark_info, share_cover) are other images. */
-function pictureUrls(scripts: string, cgiData: string | undefined): string[] {
-  const assigned = assignedValue(scripts, "picture_page_info_list");
-  const list = assigned?.kind === "literal" ? assigned.source : objectProperty(cgiData, "picture_page_info_list");
-  if (!list) return [];
-  const urls = arrayItems(list)
-    .map((item) => wechatImageUrl(propertyString(item, "cdn_url")))
+function pictureUrls(scripts: ScriptValues, cgiData: ScriptObject | undefined): string[] {
+  const assigned = scripts.get("picture_page_info_list");
+  const list = Array.isArray(assigned) ? assigned : cgiData?.picture_page_info_list;
+  if (!Array.isArray(list)) return [];
+  const urls = list
+    .map((item) => wechatImageUrl(stringValue(scriptObject(item)?.cdn_url)))
     .filter((url): url is string => url !== null);
   return [...new Set(urls)];
 }
@@ -65,17 +61,16 @@ function pictureUrls(scripts: string, cgiData: string | undefined): string[] {
  * Image-share (item_show_type 8) and text-share (10) pages: no `#js_content`; the post lives in
  * `window.cgiDataNew`, its pictures in `window.picture_page_info_list`, its time in `window.ct`.
  */
-export function readSharePage(document: Document, scripts: string): WechatFields | null {
-  const cgiAssigned = assignedValue(scripts, "cgiDataNew");
-  const cgiData = cgiAssigned?.kind === "literal" ? cgiAssigned.source : undefined;
-  const textPage = objectProperty(cgiData, "text_page_info");
+export function readSharePage(document: Document, scripts: ScriptValues): WechatFields | null {
+  const cgiData = scriptObject(scripts.get("cgiDataNew"));
+  const textPage = scriptObject(cgiData?.text_page_info);
   const images = pictureUrls(scripts, cgiData);
 
   const text =
-    decoded(cgiData && propertyString(cgiData, "content_noencode")) ??
-    decoded(textPage && propertyString(textPage, "content_noencode")) ??
-    decoded(textPage && propertyString(textPage, "content")) ??
-    decoded(cgiData && propertyString(cgiData, "desc")) ??
+    scriptText(cgiData?.content_noencode) ??
+    scriptText(textPage?.content_noencode) ??
+    scriptText(textPage?.content) ??
+    scriptText(cgiData?.desc) ??
     "";
   if (!cgiData && images.length === 0) return null;
 
@@ -84,14 +79,13 @@ export function readSharePage(document: Document, scripts: string): WechatFields
 
   return {
     title:
-      decoded(cgiData && propertyString(cgiData, "title")) ??
-      decoded(document.querySelector('meta[property="og:title"]')?.getAttribute("content") ?? undefined) ??
-      decoded(assignedString(scripts, "msg_title")),
-    account: decoded(cgiData && propertyString(cgiData, "nick_name")) ?? decoded(assignedString(scripts, "nickname")),
-    author: decoded(cgiData && propertyString(cgiData, "author")),
+      scriptText(cgiData?.title) ??
+      scriptText(document.querySelector('meta[property="og:title"]')?.getAttribute("content") ?? undefined) ??
+      scriptText(scripts.get("msg_title")),
+    account: scriptText(cgiData?.nick_name) ?? scriptText(scripts.get("nickname")),
+    author: scriptText(cgiData?.author),
     publishedAt:
-      isoFromUnixSeconds(assignedString(scripts, "ct")) ??
-      isoFromUnixSeconds(cgiData && propertyString(cgiData, "create_time")),
+      isoFromUnixSeconds(stringValue(scripts.get("ct"))) ?? isoFromUnixSeconds(stringValue(cgiData?.create_time)),
     markdown,
     tags: [],
   };

@@ -43,20 +43,3 @@ export function notANoteLink(): ImportError {
     { permanent: true },
   );
 }
-
-export function httpFailure(status: number): ImportError {
-  if (status === 429 || status >= 500) {
-    return new ImportError(`Xiaohongshu answered HTTP ${status}; the import will be retried.`, {
-      permanent: false,
-    });
-  }
-  if (status === 404 || status === 410) {
-    return new ImportError(
-      `Xiaohongshu says this note does not exist (HTTP ${status}): it was deleted or the link is wrong.`,
-      { permanent: true },
-    );
-  }
-  return new ImportError(`Xiaohongshu refused the request (HTTP ${status}). ${PASTE_INSTEAD}`, {
-    permanent: true,
-  });
-}

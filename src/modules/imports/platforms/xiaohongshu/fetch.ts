@@ -1,8 +1,8 @@
+import { httpStatusError } from "../../import-error";
 import { followShortLink, parseHttpUrl } from "../short-links";
 import type { FetchedPage, Fetcher, ImportedDocument } from "../types";
 import {
   captchaPage,
-  httpFailure,
   loginRequired,
   notANoteLink,
   notFoundPage,
@@ -49,7 +49,8 @@ export async function fetchXiaohongshuNote(
   }
 
   if (CAPTCHA_STATUSES.has(page.status)) throw captchaPage();
-  if (page.status === 429 || page.status >= 500) throw httpFailure(page.status);
+  const failure = httpStatusError(page.status, { site: "Xiaohongshu", item: "note" });
+  if (failure && !failure.permanent) throw failure;
   const landing = classifyLanding(page.url);
   switch (landing.kind) {
     case "captcha":
@@ -63,6 +64,6 @@ export async function fetchXiaohongshuNote(
     case "elsewhere":
       throw notANoteLink();
   }
-  if (page.status < 200 || page.status >= 300) throw httpFailure(page.status);
+  if (failure) throw failure;
   return parseXiaohongshuPage(page.body, page.url);
 }

@@ -35,8 +35,3 @@ export function firstTextLine(plain: string): string | undefined {
   }
   return undefined;
 }
-
-export function truncateTitle(title: string, limit = 100): string {
-  const chars = Array.from(title);
-  return chars.length <= limit ? title : `${chars.slice(0, limit - 1).join("")}…`;
-}

@@ -1,10 +1,11 @@
-import { parseHTML } from "linkedom";
 import { z } from "zod";
-import { readScriptAssignment } from "../page-state";
+import { parseHtmlDocument } from "../../html-to-markdown";
+import { readScriptAssignments } from "../page-scripts";
 import type { ImportedDocument } from "../types";
 import { noNoteOnPage, notFoundPage } from "./errors";
 import { noteIdFromUrl, noteLink } from "./note-links";
-import { firstTextLine, plainDesc, topicsInDesc, truncateTitle } from "./note-text";
+import { cutImportedTitle } from "../../imported-title";
+import { firstTextLine, plainDesc, topicsInDesc } from "./note-text";
 
 const NoteSchema = z.object({
   noteId: z.string().nullish(),
@@ -57,11 +58,11 @@ const TITLE_SUFFIX = /\s*-\s*小红书\s*$/;
  * look-alike 404 page and for pages with no note (captcha, not found).
  */
 export function parseXiaohongshuPage(html: string, url?: string): ImportedDocument {
-  const page = parseHTML(html).document;
+  const page = parseHtmlDocument(html);
   const pageTitle = page.querySelector("title")?.textContent?.trim() ?? "";
   if (pageTitle.includes(NOT_FOUND_TITLE)) throw notFoundPage();
 
-  const note = findNote(readScriptAssignment(html, "window.__INITIAL_STATE__"), url);
+  const note = findNote(readScriptAssignments(page, ["__INITIAL_STATE__"]).get("__INITIAL_STATE__"), url);
   if (!note) return parseRenderedNote(page, url);
 
   const desc = note.desc ?? "";
@@ -79,7 +80,7 @@ export function parseXiaohongshuPage(html: string, url?: string): ImportedDocume
   const noteId = note.noteId ?? (url ? noteIdFromUrl(url) : undefined);
   const timestamp = note.time ?? note.lastUpdateTime;
   return {
-    title: truncateTitle(title),
+    title: cutImportedTitle(title),
     markdown: renderMarkdown(plain, note),
     tags: [
       ...new Set([
@@ -150,7 +151,7 @@ function parseRenderedNote(page: Document, url: string | undefined): ImportedDoc
   const noteId = url ? noteIdFromUrl(url) : undefined;
   const author = page.querySelector(".author-wrapper .username")?.textContent?.trim() || undefined;
   return {
-    title: truncateTitle(title || "Xiaohongshu note"),
+    title: cutImportedTitle(title ?? "") || "Xiaohongshu note",
     markdown: desc,
     tags: [...new Set(Array.from(desc.matchAll(/#([^\s#[\]]+)/g), (match) => match[1] ?? ""))],
     sourceUrl: noteId ? noteLink(noteId, url) : undefined,
