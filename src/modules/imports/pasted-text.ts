@@ -1,5 +1,5 @@
 import { ImportError } from "./import-error";
-import { cutImportedTitle } from "./imported-title";
+import { importedTitle } from "../notes/note-text";
 import type { ImportedDocument } from "./platforms/types";
 
 /** Title candidates come from the start of a line only: lines can be megabytes long. */
@@ -8,7 +8,7 @@ const LINE_PREFIX_CHARS = 2000;
 /** The first non-empty line without its block marker (`#`, `>`, `-`, `1.`), as a title; "" when there is none. */
 export function titleFromFirstLine(markdown: string): string {
   for (const line of markdown.split("\n")) {
-    const title = cutImportedTitle(line.slice(0, LINE_PREFIX_CHARS).replace(/^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d{1,9}[.)]\s+)*/, ""));
+    const title = importedTitle(line.slice(0, LINE_PREFIX_CHARS).replace(/^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d{1,9}[.)]\s+)*/, ""));
     if (title) return title;
   }
   return "";
@@ -28,7 +28,7 @@ function headingText(line: string): string | undefined {
 export function titleFromMarkdown(markdown: string): string {
   for (const line of markdown.split("\n")) {
     const heading = headingText(line);
-    if (heading) return cutImportedTitle(heading);
+    if (heading) return importedTitle(heading);
   }
   return titleFromFirstLine(markdown);
 }

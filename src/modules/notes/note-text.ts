@@ -19,14 +19,21 @@ export function cutToUnits(value: string, maxUnits: number): string {
   return value.slice(0, last >= 0xd800 && last <= 0xdbff ? maxUnits - 1 : maxUnits);
 }
 
-/** A page's text as one line: the notes' rule, with runs of whitespace (line breaks in markup) shortened to one space. */
+/** Bidi overrides and isolates can make a title read as something else in a list. */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/** A page's text as one line: the notes' rule, bidi controls dropped, runs of whitespace (line breaks in markup) shortened to one space. */
 function importedLine(value: string): string {
-  return normaliseLine(value).replace(/\s+/g, " ");
+  return normaliseLine(value.replace(BIDI_CONTROLS, "")).replace(/\s+/g, " ");
 }
 
-/** An imported title: normalised, cut to 500 units (trimmed again after the cut); `fallback` when nothing is left. */
-export function importedTitle(raw: string, fallback: string): string {
-  return cutToUnits(importedLine(raw), MAX_TITLE_UNITS).trimEnd() || fallback;
+/**
+ * An imported title: normalised, cut to 500 units (trimmed again after the cut); `fallback` ("" by
+ * default, so a parser can try its next candidate) when nothing is left.
+ */
+export function importedTitle(raw: string, fallback = ""): string {
+  // Only the start can survive the cut: a megabyte-long "title" is not cleaned whole.
+  return cutToUnits(importedLine(raw.slice(0, 8 * MAX_TITLE_UNITS)), MAX_TITLE_UNITS).trimEnd() || fallback;
 }
 
 /**

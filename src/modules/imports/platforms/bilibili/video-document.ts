@@ -1,4 +1,4 @@
-import { cutImportedTitle } from "../../imported-title";
+import { importedTitle } from "../../../notes/note-text";
 import type { ImportedDocument } from "../types";
 import type { SubtitleLine, Video } from "./api-answers";
 import { videoLink } from "./video-links";
@@ -45,7 +45,7 @@ export function videoDocument(input: VideoDocumentInput): ImportedDocument {
   if (subtitles) blocks.push(subtitles);
 
   return {
-    title: cutImportedTitle(video.title) || `Bilibili video ${video.bvid}`,
+    title: importedTitle(video.title) || `Bilibili video ${video.bvid}`,
     markdown: blocks.join("\n\n"),
     tags: [...new Set([...input.tags, video.tname ?? ""].map((tag) => tag.trim()))].filter(Boolean),
     sourceUrl: link,

@@ -1,4 +1,4 @@
-import { cutImportedTitle } from "../../imported-title";
+import { importedTitle } from "../../../notes/note-text";
 import type { ImportedDocument } from "../types";
 import { postLink } from "./post-links";
 
@@ -42,7 +42,7 @@ export function postDocument(post: DouyinPost): ImportedDocument {
 /** The first line of the description once hashtags are gone. */
 function titleFromDesc(desc: string): string | undefined {
   for (const line of desc.split("\n")) {
-    const text = cutImportedTitle(line.replace(HASHTAG, " "));
+    const text = importedTitle(line.replace(HASHTAG, " "));
     if (text) return text;
   }
   return undefined;

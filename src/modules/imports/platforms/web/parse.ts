@@ -1,7 +1,7 @@
 import { Readability } from "@mozilla/readability";
 import { ImportError, PASTE_INSTEAD } from "../../import-error";
 import { assertReadableNesting, htmlToMarkdown, parseHtmlDocument } from "../../html-to-markdown";
-import { cutImportedTitle } from "../../imported-title";
+import { importedTitle } from "../../../notes/note-text";
 import { httpUrlOrUndefined, titleFromFirstLine } from "../../pasted-text";
 import type { ImportedDocument } from "../types";
 import { mainContent } from "./main-text";
@@ -28,7 +28,7 @@ function cleanByline(byline: string | null | undefined): string | undefined {
     .trim()
     .replace(/^(?:by|written by|author|作者|文)\s*[:：|]?\s*/i, "")
     .trim();
-  return name ? cutImportedTitle(name) : undefined;
+  return name ? importedTitle(name) : undefined;
 }
 
 /**
@@ -68,9 +68,9 @@ export function parseWebPage(html: string, pageUrl?: string): ImportedDocument {
   }
 
   const title =
-    cutImportedTitle(article?.title ?? "") ||
-    cutImportedTitle(metadata.ogTitle ?? "") ||
-    cutImportedTitle(metadata.documentTitle ?? "") ||
+    importedTitle(article?.title ?? "") ||
+    importedTitle(metadata.ogTitle ?? "") ||
+    importedTitle(metadata.documentTitle ?? "") ||
     titleFromFirstLine(markdown) ||
     "Untitled page";
 

@@ -1,9 +1,9 @@
 import { ImportError, PASTE_INSTEAD } from "../../import-error";
-import { cutImportedTitle } from "../../imported-title";
+import { importedTitle } from "../../../notes/note-text";
 
 /** WeChat's own wording, shortened: it is page text, so it is bounded before it reaches a message. */
 function quoted(text: string): string {
-  return Array.from(cutImportedTitle(text)).slice(0, 160).join("");
+  return Array.from(importedTitle(text)).slice(0, 160).join("");
 }
 
 export function blockedByWechat(): ImportError {

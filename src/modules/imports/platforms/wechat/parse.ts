@@ -1,5 +1,5 @@
 import { assertReadableNesting, htmlToMarkdown, parseHtmlDocument } from "../../html-to-markdown";
-import { cutImportedTitle } from "../../imported-title";
+import { importedTitle } from "../../../notes/note-text";
 import { titleFromFirstLine } from "../../pasted-text";
 import type { ImportedDocument } from "../types";
 import { cleanArticleBody } from "./article-body";
@@ -77,8 +77,8 @@ function readArticle(document: Document, scripts: ScriptValues, content: Element
 
 /** "张三 (Account: 某公众号)": the person who wrote it, and the official account that published it. */
 function authorLine(author: string | undefined, account: string | undefined): string | undefined {
-  const person = author ? cutImportedTitle(author) : undefined;
-  const publisher = account ? cutImportedTitle(account) : undefined;
+  const person = author ? importedTitle(author) : undefined;
+  const publisher = account ? importedTitle(account) : undefined;
   if (person && publisher && person !== publisher) return `${person} (Account: ${publisher})`;
   if (publisher) return `Account: ${publisher}`;
   return person;
@@ -112,7 +112,7 @@ export function parseWechatPage(html: string, pageUrl?: string): ImportedDocumen
   if (!fields?.markdown) throw explainFailurePage(document);
 
   return {
-    title: cutImportedTitle(fields.title ?? "") || titleFromFirstLine(fields.markdown) || "Untitled WeChat article",
+    title: importedTitle(fields.title ?? "") || titleFromFirstLine(fields.markdown) || "Untitled WeChat article",
     markdown: fields.markdown,
     tags: fields.tags,
     sourceUrl: canonicalUrl(document, scripts, pageUrl),

@@ -4,7 +4,7 @@ import { readScriptAssignments } from "../page-scripts";
 import type { ImportedDocument } from "../types";
 import { noNoteOnPage, notFoundPage } from "./errors";
 import { noteIdFromUrl, noteLink } from "./note-links";
-import { cutImportedTitle } from "../../imported-title";
+import { importedTitle } from "../../../notes/note-text";
 import { firstTextLine, plainDesc, topicsInDesc } from "./note-text";
 
 const NoteSchema = z.object({
@@ -80,7 +80,7 @@ export function parseXiaohongshuPage(html: string, url?: string): ImportedDocume
   const noteId = note.noteId ?? (url ? noteIdFromUrl(url) : undefined);
   const timestamp = note.time ?? note.lastUpdateTime;
   return {
-    title: cutImportedTitle(title),
+    title: importedTitle(title),
     markdown: renderMarkdown(plain, note),
     tags: [
       ...new Set([
@@ -151,7 +151,7 @@ function parseRenderedNote(page: Document, url: string | undefined): ImportedDoc
   const noteId = url ? noteIdFromUrl(url) : undefined;
   const author = page.querySelector(".author-wrapper .username")?.textContent?.trim() || undefined;
   return {
-    title: cutImportedTitle(title ?? "") || "Xiaohongshu note",
+    title: importedTitle(title ?? "") || "Xiaohongshu note",
     markdown: desc,
     tags: [...new Set(Array.from(desc.matchAll(/#([^\s#[\]]+)/g), (match) => match[1] ?? ""))],
     sourceUrl: noteId ? noteLink(noteId, url) : undefined,
