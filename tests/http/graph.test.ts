@@ -123,7 +123,7 @@ describe("building with the Anthropic extractor", () => {
   });
 
   test("editing one note re-extracts exactly that note", async () => {
-    await alice.put(`/api/notes/${ids[2]}`, { content: "Visited [[Kyoto]] and [[Nara]] with [[Hana]]." });
+    await alice.put(`/api/notes/${ids[2]}`, { content: "Visited [[Kyoto]] and [[Nara]] with [[Hana]].\n\n[[Linear Algebra]] before [[Gradient Descent]]." });
     const { status, calls } = await build(alice, "incremental");
     expect(calls).toBe(1);
     expect(status).toMatchObject({ notes_total: 1, notes_processed: 1 });
@@ -132,16 +132,43 @@ describe("building with the Anthropic extractor", () => {
     expect(labels).not.toContain("Golden Pavilion");
   });
 
-  test("deleting a note removes what only it supported, with no LLM call", async () => {
-    await alice.delete(`/api/notes/${ids[2]}`);
-    const { calls } = await build(alice);
+  test("deleting a note takes it out of the graph at once; the next build agrees, with no LLM call", async () => {
+    const deleted = ids[2]!;
+    const before = (await alice.get("/api/knowledge-graph")).body;
+    const label = (id: number) => before.nodes.find((node: any) => node.id === id)?.label;
+    const shared = before.edges.filter((edge: any) => edge.note_ids.includes(deleted) && edge.note_ids.length > 1);
+    expect(shared.map((edge: any) => [label(edge.source), label(edge.target)])).toContainEqual(["Linear Algebra", "Gradient Descent"]);
+    const algebraBefore = before.nodes.find((node: any) => node.label === "Linear Algebra");
+    expect(algebraBefore.note_ids).toEqual([ids[1], deleted]);
+
+    expect((await alice.delete(`/api/notes/${deleted}`)).status).toBe(204);
+    const now = (await alice.get("/api/knowledge-graph")).body;
+    for (const item of [...now.nodes, ...now.edges]) expect(item.note_ids).not.toContain(deleted);
+    const labels = now.nodes.map((node: any) => node.label);
+    for (const gone of ["Kyoto", "Nara", "Hana"]) expect(labels).not.toContain(gone);
+    const algebra = now.nodes.find((node: any) => node.label === "Linear Algebra");
+    expect(algebra).toMatchObject({ id: algebraBefore.id, note_ids: [ids[1]] });
+    expect(algebra.weight).toBeLessThan(algebraBefore.weight);
+    expect(algebra.degree).toBeLessThan(algebraBefore.degree);
+    for (const edge of shared) {
+      const left = now.edges.find((candidate: any) => candidate.id === edge.id);
+      expect(left).toMatchObject({ weight: edge.weight - 1, note_ids: edge.note_ids.filter((id: number) => id !== deleted) });
+    }
+    const detail = (await alice.get(`/api/knowledge-graph/nodes/${algebra.id}`)).body;
+    expect(detail.notes.map((note: any) => note.id)).toEqual([ids[1]]);
+    expect(detail.edges.every((edge: any) => !edge.note_ids.includes(deleted))).toBe(true);
+
+    // The build still sees the deletion and, redoing the graph from what is left, lands on the same graph.
+    const { status, calls } = await build(alice);
     expect(calls).toBe(0);
-    const graph = (await alice.get("/api/knowledge-graph")).body;
-    const labels = graph.nodes.map((node: any) => node.label);
-    expect(labels).not.toContain("Kyoto");
-    expect(labels).not.toContain("Hana");
-    expect(graph.nodes.every((node: any) => !node.note_ids.includes(ids[2]))).toBe(true);
-    expect(labels.map((label: string) => label.toLowerCase())).toContain("machine learning");
+    expect(status).toMatchObject({ status: "completed", notes_total: 0 });
+    const rebuilt = (await alice.get("/api/knowledge-graph")).body;
+    const shape = (graph: any) => ({
+      nodes: graph.nodes.map(({ id, label, weight, degree, note_ids }: any) => ({ id, label, weight, degree, note_ids })).sort((a: any, b: any) => a.id - b.id),
+      edges: graph.edges.map(({ source, target, label, weight, note_ids }: any) => ({ source, target, label, weight, note_ids })).sort((a: any, b: any) => a.source - b.source || a.target - b.target || (a.label < b.label ? -1 : 1)),
+    });
+    expect(shape(now)).toEqual(shape(rebuilt));
+    expect(labels.map((name: string) => name.toLowerCase())).toContain("machine learning");
   });
 
   test("node ids survive an incremental build", async () => {
