@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@libsql/client";
 import { Api, expectError } from "../support/api";
-import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
+import { drizzle } from "drizzle-orm/libsql";
+import * as schema from "../../src/db/schema";
+import { defaultRespond, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
+import { writeGraph } from "../support/graph-seed";
 import { startTestServer, type TestServer } from "../support/server";
 
 let fake: FakeAnthropic;
@@ -226,6 +229,119 @@ describe("building with the Anthropic extractor", () => {
     expectError(await api.get("/api/knowledge-graph/status"), 401, "UNAUTHORIZED");
     expectError(await alice.post("/api/knowledge-graph/build", { mode: "sideways" }), 400, "BAD_REQUEST");
     expectError(await alice.get("/api/knowledge-graph/nodes/abc"), 400, "BAD_REQUEST");
+  });
+});
+
+describe("what the model is sent and how its refusals end a build", () => {
+  // Marked notes draw Anthropic's own error answers; the rest get the usual deterministic answer.
+  const REFUSALS: Record<string, { status: number; error: { type: string; message: string } }> = {
+    BREAK400: { status: 400, error: { type: "invalid_request_error", message: "messages.0.content.0.text: this note's request is malformed" } },
+    KEY401: { status: 401, error: { type: "authentication_error", message: "invalid x-api-key" } },
+    FORBID403: { status: 403, error: { type: "permission_error", message: "Your API key does not have permission to use the specified resource." } },
+    MODEL404: { status: 404, error: { type: "not_found_error", message: "model: claude-nonexistent" } },
+  };
+  let strictFake: FakeAnthropic;
+  let serial: TestServer;
+  let parallel: TestServer;
+
+  beforeAll(async () => {
+    strictFake = await startFakeAnthropic({
+      latencyMs: 20,
+      respond: (request) => {
+        const marker = Object.keys(REFUSALS).find((name) => request.noteText?.includes(name));
+        return marker ? REFUSALS[marker]! : defaultRespond(request);
+      },
+    });
+    const environment = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: strictFake.url, ANTHROPIC_MODEL: "claude-haiku-4-5" };
+    serial = await startTestServer({ ...environment, GRAPH_LLM_CONCURRENCY: "1" });
+    parallel = await startTestServer({ ...environment, GRAPH_LLM_CONCURRENCY: "2" });
+  });
+  afterAll(async () => {
+    await serial.stop();
+    await parallel.stop();
+    await strictFake.stop();
+  });
+
+  async function settle(user: Api, mode: "full" | "incremental" = "full") {
+    const before = strictFake.requests.length;
+    expect((await user.post("/api/knowledge-graph/build", { mode })).status).toBe(202);
+    const { status } = await awaitBuild(user);
+    return { status, requests: strictFake.requests.slice(before) };
+  }
+
+  test("every note is offered the user's heaviest concepts, then the names found earlier in the build", async () => {
+    const { api: user, id } = await new Api(serial.url).newUser("existing");
+    const client = serial.openNotesClient();
+    // A graph of 200 concepts already (the most a build reads), the heaviest first in the prompt.
+    await writeGraph(drizzle(client, { schema }), id, {
+      nodes: [
+        { label: "Zeppelin", weight: 1000 },
+        ...Array.from({ length: 199 }, (_, index) => ({ label: `Seed concept ${index + 1}`, weight: 200 - index })),
+      ],
+    });
+    client.close();
+    await user.post("/api/notes", { title: "First", content: "About [[Alpha topic]] and [[Beta method]]." });
+    await user.post("/api/notes", { title: "Second", content: "About [[Gamma topic]] and [[Delta method]]." });
+    await user.post("/api/notes", { title: "Third", content: "Back to the alpha topic." });
+    const { status, requests } = await settle(user, "incremental");
+    expect(status.status).toBe("completed");
+    expect(requests).toHaveLength(3);
+    for (const request of requests) {
+      // Names the chunk contains come first; after them, the graph's heaviest in order.
+      const rest = request.existingConcepts.filter((name) => !request.noteText!.toLowerCase().includes(name.toLowerCase()));
+      expect(rest.slice(0, 2)).toEqual(["Zeppelin", "Seed concept 1"]);
+    }
+    // A name the build found in an earlier note is offered to a later one that uses it.
+    expect(requests[2]!.existingConcepts[0]).toBe("Alpha topic");
+  });
+
+  test("a 400 about one note's request is that note's failure; the build completes", async () => {
+    const { api: user } = await new Api(parallel.url).newUser("bad-request");
+    await user.post("/api/notes", { title: "Fine", content: "About [[Lisbon]]." });
+    const bad = (await user.post("/api/notes", { title: "Odd", content: "About [[Porto]]. BREAK400" })).body;
+    await user.post("/api/notes", { title: "Also fine", content: "About [[Madrid]]." });
+    const { status } = await settle(user);
+    expect(status).toMatchObject({ status: "completed", error: null, notes_processed: 3 });
+    expect(status.failed_notes).toEqual([
+      { note_id: bad.id, error: "the Anthropic API rejected the request (400 invalid_request_error): messages.0.content.0.text: this note's request is malformed" },
+    ]);
+    const labels = (await user.get("/api/knowledge-graph")).body.nodes.map((node: any) => node.label);
+    expect(labels).toEqual(expect.arrayContaining(["Lisbon", "Madrid"]));
+    expect(labels).not.toContain("Porto");
+  });
+
+  for (const [marker, setting] of [
+    ["KEY401", "ANTHROPIC_API_KEY"],
+    ["FORBID403", "ANTHROPIC_API_KEY"],
+    ["MODEL404", "ANTHROPIC_MODEL"],
+  ] as const) {
+    test(`a ${REFUSALS[marker]!.status} stops the build at once with a message naming ${setting}`, async () => {
+      const { api: user } = await new Api(serial.url).newUser(`refused-${marker.toLowerCase()}`);
+      await user.post("/api/notes", { title: "First", content: `About [[Oslo]]. ${marker}` });
+      for (let i = 0; i < 3; i++) await user.post("/api/notes", { title: `Later ${i}`, content: `About [[Bergen ${i}]].` });
+      const { status, requests } = await settle(user);
+      expect(status.status).toBe("failed");
+      expect(status.error).toContain(`(${REFUSALS[marker]!.status} ${REFUSALS[marker]!.error.type})`);
+      expect(status.error).toContain(setting);
+      expect(requests).toHaveLength(1);
+    });
+  }
+
+  test("with one call allowed, the API never sees two requests at once; with two, never three", async () => {
+    for (const [server, limit] of [
+      [serial, 1],
+      [parallel, 2],
+    ] as const) {
+      const { api: user } = await new Api(server.url).newUser(`in-flight-${limit}`);
+      // Long notes take several calls each, and a malformed answer adds a retry.
+      for (let i = 0; i < 5; i++) await user.post("/api/notes", { title: `Long ${i}`, content: `[[Topic ${i}]] ${"word ".repeat(4000)}\n\n[[Other ${i}]] ${"text ".repeat(4000)}` });
+      strictFake.reset();
+      strictFake.failNext(1, "malformed_tool_input");
+      const { status } = await settle(user);
+      expect(status.status).toBe("completed");
+      expect(strictFake.calls).toBeGreaterThan(10);
+      expect(strictFake.maxInFlight).toBeLessThanOrEqual(limit);
+    }
   });
 });
 

@@ -142,6 +142,16 @@ describe("local extractor: explicit structure", () => {
     expect(result.concepts.map((concept) => concept.name)).toContain("Loss Function");
     expect(result.concepts.map((concept) => concept.name)).toContain("ADAM");
   });
+
+  test("a build's one list of names is read again when it grows", async () => {
+    const names = ["Loss Function"];
+    const first = await extractor.extract(loadNote("gradient-descent.md"), { existingConcepts: names });
+    expect(first.concepts.map((concept) => concept.name)).not.toContain("ADAM");
+    names.push("ADAM");
+    const second = await extractor.extract(loadNote("gradient-descent.md"), { existingConcepts: names });
+    expect(second.concepts.map((concept) => concept.name)).toContain("Loss Function");
+    expect(second.concepts.map((concept) => concept.name)).toContain("ADAM");
+  });
 });
 
 describe("local extractor: key phrases", () => {
