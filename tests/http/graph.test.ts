@@ -3,6 +3,11 @@ import type { Client } from "@libsql/client";
 import { Api, expectError } from "../support/api";
 import { drizzle } from "drizzle-orm/libsql";
 import * as schema from "../../src/db/schema";
+import { createJobCatalogue, graphQueueOn } from "../../src/jobs/catalogue";
+import { silentLog } from "../../src/jobs/log";
+import { createQueue } from "../../src/jobs/queue";
+import { graphJobKey } from "../../src/modules/graph/graph-queue";
+import { reconcileGraphBuilds } from "../../src/modules/graph/reconcile-builds";
 import { defaultRespond, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
 import { writeGraph } from "../support/graph-seed";
 import { startTestServer, type TestServer } from "../support/server";
@@ -346,25 +351,41 @@ describe("what the model is sent and how its refusals end a build", () => {
 });
 
 describe("a build stuck without its job", () => {
-  test("is marked failed by the reconciler, so a new build can start", async () => {
-    const { api: user } = await api.newUser("stuck");
-    const me = (await user.get("/api/auth/me")).body;
-    const db: Client = server.openNotesClient();
-    const old = Date.now() - 10 * 60_000;
-    await db.execute({
-      sql: "insert into graph_builds (user_id, mode, status, message, started_at, updated_at) values (?, 'full', 'building', 'Extracting', ?, ?)",
-      args: [me.id, old, old],
-    });
-    db.close();
+  test("is marked failed by the reconciler, so a new build can start; one whose job is still queued is left alone", async () => {
+    const stale = Date.now() - 10 * 60_000;
+    const insertStaleBuild = async (userId: number) => {
+      const db: Client = server.openNotesClient();
+      const inserted = await db.execute({
+        sql: "insert into graph_builds (user_id, mode, status, message, started_at, updated_at) values (?, 'full', 'building', 'Extracting', ?, ?) returning id",
+        args: [userId, stale, stale],
+      });
+      db.close();
+      return Number(inserted.rows[0]!.id);
+    };
+    const { api: user, id: userId } = await api.newUser("stuck");
+    await insertStaleBuild(userId);
+    const { api: waiting, id: waitingId } = await api.newUser("waiting");
+    const waitingBuild = await insertStaleBuild(waitingId);
     expectError(await user.post("/api/knowledge-graph/build", {}), 409, "CONFLICT");
-    const { reconcileGraphBuilds } = await import("../../src/modules/graph/reconcile-builds");
-    const { drizzle } = await import("drizzle-orm/libsql");
-    const schema = await import("../../src/db/schema");
+
     const client = server.openNotesClient();
-    const failed = await reconcileGraphBuilds(drizzle(client, { schema }), { enqueueBuild: async () => false, findBuildJob: async () => null });
-    client.close();
-    expect(failed).toBe(1);
+    const db = drizzle(client, { schema });
+    const queue = createQueue({
+      connectionString: server.databaseUrl,
+      tasks: createJobCatalogue({ db, imports: { allowPrivateNetworks: true }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} } }),
+      log: silentLog,
+    });
+    try {
+      // The second build's job is in the queue, due later: its build must survive.
+      const job = await queue.enqueue("graph-build", { buildId: waitingBuild, userId: waitingId }, { jobKey: graphJobKey(waitingId), runAt: new Date(Date.now() + 3_600_000) });
+      expect(job).not.toBeNull();
+      expect(await reconcileGraphBuilds(db, graphQueueOn(queue))).toBe(1);
+    } finally {
+      await queue.close();
+      client.close();
+    }
     expect((await user.get("/api/knowledge-graph/status")).body).toMatchObject({ status: "failed" });
+    expect((await waiting.get("/api/knowledge-graph/status")).body).toMatchObject({ status: "building", build_id: waitingBuild });
     expect((await user.post("/api/knowledge-graph/build", {})).status).toBe(202);
     await awaitBuild(user);
   });
@@ -400,8 +421,6 @@ describe("the local extractor", () => {
 describe("a build interrupted with its worker", () => {
   test("resumes where it stopped: the next run extracts only the notes not yet done", async () => {
     const { runGraphBuild } = await import("../../src/modules/graph/build-graph");
-    const { drizzle } = await import("drizzle-orm/libsql");
-    const schema = await import("../../src/db/schema");
     const { api: user } = await api.newUser("resume");
     for (let i = 0; i < 6; i++) await user.post("/api/notes", { title: `Resume ${i}`, content: `About [[City ${i}]].` });
     const me = (await user.get("/api/auth/me")).body;
