@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
-import pLimit from "p-limit";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
+import pLimit from "p-limit";
 import { graphBuilds, graphNodes, graphNoteExtractions, notes } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { isConstraintViolation } from "../../db/errors";
