@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@libsql/client";
 import { Api, expectError } from "../support/api";
-import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
+import { drizzle } from "drizzle-orm/libsql";
+import * as schema from "../../src/db/schema";
+import { createJobCatalogue, graphQueueOn } from "../../src/jobs/catalogue";
+import { silentLog } from "../../src/jobs/log";
+import { createQueue } from "../../src/jobs/queue";
+import { graphJobKey } from "../../src/modules/graph/graph-queue";
+import { reconcileGraphBuilds } from "../../src/modules/graph/reconcile-builds";
+import { defaultRespond, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
+import { writeGraph } from "../support/graph-seed";
 import { startTestServer, type TestServer } from "../support/server";
 
 let fake: FakeAnthropic;
@@ -123,7 +131,7 @@ describe("building with the Anthropic extractor", () => {
   });
 
   test("editing one note re-extracts exactly that note", async () => {
-    await alice.put(`/api/notes/${ids[2]}`, { content: "Visited [[Kyoto]] and [[Nara]] with [[Hana]]." });
+    await alice.put(`/api/notes/${ids[2]}`, { content: "Visited [[Kyoto]] and [[Nara]] with [[Hana]].\n\n[[Linear Algebra]] before [[Gradient Descent]]." });
     const { status, calls } = await build(alice, "incremental");
     expect(calls).toBe(1);
     expect(status).toMatchObject({ notes_total: 1, notes_processed: 1 });
@@ -132,16 +140,43 @@ describe("building with the Anthropic extractor", () => {
     expect(labels).not.toContain("Golden Pavilion");
   });
 
-  test("deleting a note removes what only it supported, with no LLM call", async () => {
-    await alice.delete(`/api/notes/${ids[2]}`);
-    const { calls } = await build(alice);
+  test("deleting a note takes it out of the graph at once; the next build agrees, with no LLM call", async () => {
+    const deleted = ids[2]!;
+    const before = (await alice.get("/api/knowledge-graph")).body;
+    const label = (id: number) => before.nodes.find((node: any) => node.id === id)?.label;
+    const shared = before.edges.filter((edge: any) => edge.note_ids.includes(deleted) && edge.note_ids.length > 1);
+    expect(shared.map((edge: any) => [label(edge.source), label(edge.target)])).toContainEqual(["Linear Algebra", "Gradient Descent"]);
+    const algebraBefore = before.nodes.find((node: any) => node.label === "Linear Algebra");
+    expect(algebraBefore.note_ids).toEqual([ids[1], deleted]);
+
+    expect((await alice.delete(`/api/notes/${deleted}`)).status).toBe(204);
+    const now = (await alice.get("/api/knowledge-graph")).body;
+    for (const item of [...now.nodes, ...now.edges]) expect(item.note_ids).not.toContain(deleted);
+    const labels = now.nodes.map((node: any) => node.label);
+    for (const gone of ["Kyoto", "Nara", "Hana"]) expect(labels).not.toContain(gone);
+    const algebra = now.nodes.find((node: any) => node.label === "Linear Algebra");
+    expect(algebra).toMatchObject({ id: algebraBefore.id, note_ids: [ids[1]] });
+    expect(algebra.weight).toBeLessThan(algebraBefore.weight);
+    expect(algebra.degree).toBeLessThan(algebraBefore.degree);
+    for (const edge of shared) {
+      const left = now.edges.find((candidate: any) => candidate.id === edge.id);
+      expect(left).toMatchObject({ weight: edge.weight - 1, note_ids: edge.note_ids.filter((id: number) => id !== deleted) });
+    }
+    const detail = (await alice.get(`/api/knowledge-graph/nodes/${algebra.id}`)).body;
+    expect(detail.notes.map((note: any) => note.id)).toEqual([ids[1]]);
+    expect(detail.edges.every((edge: any) => !edge.note_ids.includes(deleted))).toBe(true);
+
+    // The build still sees the deletion and, redoing the graph from what is left, lands on the same graph.
+    const { status, calls } = await build(alice);
     expect(calls).toBe(0);
-    const graph = (await alice.get("/api/knowledge-graph")).body;
-    const labels = graph.nodes.map((node: any) => node.label);
-    expect(labels).not.toContain("Kyoto");
-    expect(labels).not.toContain("Hana");
-    expect(graph.nodes.every((node: any) => !node.note_ids.includes(ids[2]))).toBe(true);
-    expect(labels.map((label: string) => label.toLowerCase())).toContain("machine learning");
+    expect(status).toMatchObject({ status: "completed", notes_total: 0 });
+    const rebuilt = (await alice.get("/api/knowledge-graph")).body;
+    const shape = (graph: any) => ({
+      nodes: graph.nodes.map(({ id, label, weight, degree, note_ids }: any) => ({ id, label, weight, degree, note_ids })).sort((a: any, b: any) => a.id - b.id),
+      edges: graph.edges.map(({ source, target, label, weight, note_ids }: any) => ({ source, target, label, weight, note_ids })).sort((a: any, b: any) => a.source - b.source || a.target - b.target || (a.label < b.label ? -1 : 1)),
+    });
+    expect(shape(now)).toEqual(shape(rebuilt));
+    expect(labels.map((name: string) => name.toLowerCase())).toContain("machine learning");
   });
 
   test("node ids survive an incremental build", async () => {
@@ -202,26 +237,155 @@ describe("building with the Anthropic extractor", () => {
   });
 });
 
-describe("a build stuck without its job", () => {
-  test("is marked failed by the reconciler, so a new build can start", async () => {
-    const { api: user } = await api.newUser("stuck");
-    const me = (await user.get("/api/auth/me")).body;
-    const db: Client = server.openNotesClient();
-    const old = Date.now() - 10 * 60_000;
-    await db.execute({
-      sql: "insert into graph_builds (user_id, mode, status, message, started_at, updated_at) values (?, 'full', 'building', 'Extracting', ?, ?)",
-      args: [me.id, old, old],
+describe("what the model is sent and how its refusals end a build", () => {
+  // Marked notes draw Anthropic's own error answers; the rest get the usual deterministic answer.
+  const REFUSALS: Record<string, { status: number; error: { type: string; message: string } }> = {
+    BREAK400: { status: 400, error: { type: "invalid_request_error", message: "messages.0.content.0.text: this note's request is malformed" } },
+    KEY401: { status: 401, error: { type: "authentication_error", message: "invalid x-api-key" } },
+    FORBID403: { status: 403, error: { type: "permission_error", message: "Your API key does not have permission to use the specified resource." } },
+    MODEL404: { status: 404, error: { type: "not_found_error", message: "model: claude-nonexistent" } },
+  };
+  let strictFake: FakeAnthropic;
+  let serial: TestServer;
+  let parallel: TestServer;
+
+  beforeAll(async () => {
+    strictFake = await startFakeAnthropic({
+      latencyMs: 20,
+      respond: (request) => {
+        const marker = Object.keys(REFUSALS).find((name) => request.noteText?.includes(name));
+        return marker ? REFUSALS[marker]! : defaultRespond(request);
+      },
     });
-    db.close();
-    expectError(await user.post("/api/knowledge-graph/build", {}), 409, "CONFLICT");
-    const { reconcileGraphBuilds } = await import("../../src/modules/graph/reconcile-builds");
-    const { drizzle } = await import("drizzle-orm/libsql");
-    const schema = await import("../../src/db/schema");
-    const client = server.openNotesClient();
-    const failed = await reconcileGraphBuilds(drizzle(client, { schema }), { enqueueBuild: async () => false, findBuildJob: async () => null });
+    const environment = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: strictFake.url, ANTHROPIC_MODEL: "claude-haiku-4-5" };
+    serial = await startTestServer({ ...environment, GRAPH_LLM_CONCURRENCY: "1" });
+    parallel = await startTestServer({ ...environment, GRAPH_LLM_CONCURRENCY: "2" });
+  });
+  afterAll(async () => {
+    await serial.stop();
+    await parallel.stop();
+    await strictFake.stop();
+  });
+
+  async function settle(user: Api, mode: "full" | "incremental" = "full") {
+    const before = strictFake.requests.length;
+    expect((await user.post("/api/knowledge-graph/build", { mode })).status).toBe(202);
+    const { status } = await awaitBuild(user);
+    return { status, requests: strictFake.requests.slice(before) };
+  }
+
+  test("every note is offered the user's heaviest concepts, then the names found earlier in the build", async () => {
+    const { api: user, id } = await new Api(serial.url).newUser("existing");
+    const client = serial.openNotesClient();
+    // A graph of 200 concepts already (the most a build reads), the heaviest first in the prompt.
+    await writeGraph(drizzle(client, { schema }), id, {
+      nodes: [
+        { label: "Zeppelin", weight: 1000 },
+        ...Array.from({ length: 199 }, (_, index) => ({ label: `Seed concept ${index + 1}`, weight: 200 - index })),
+      ],
+    });
     client.close();
-    expect(failed).toBe(1);
+    await user.post("/api/notes", { title: "First", content: "About [[Alpha topic]] and [[Beta method]]." });
+    await user.post("/api/notes", { title: "Second", content: "About [[Gamma topic]] and [[Delta method]]." });
+    await user.post("/api/notes", { title: "Third", content: "Back to the alpha topic." });
+    const { status, requests } = await settle(user, "incremental");
+    expect(status.status).toBe("completed");
+    expect(requests).toHaveLength(3);
+    for (const request of requests) {
+      // Names the chunk contains come first; after them, the graph's heaviest in order.
+      const rest = request.existingConcepts.filter((name) => !request.noteText!.toLowerCase().includes(name.toLowerCase()));
+      expect(rest.slice(0, 2)).toEqual(["Zeppelin", "Seed concept 1"]);
+    }
+    // A name the build found in an earlier note is offered to a later one that uses it.
+    expect(requests[2]!.existingConcepts[0]).toBe("Alpha topic");
+  });
+
+  test("a 400 about one note's request is that note's failure; the build completes", async () => {
+    const { api: user } = await new Api(parallel.url).newUser("bad-request");
+    await user.post("/api/notes", { title: "Fine", content: "About [[Lisbon]]." });
+    const bad = (await user.post("/api/notes", { title: "Odd", content: "About [[Porto]]. BREAK400" })).body;
+    await user.post("/api/notes", { title: "Also fine", content: "About [[Madrid]]." });
+    const { status } = await settle(user);
+    expect(status).toMatchObject({ status: "completed", error: null, notes_processed: 3 });
+    expect(status.failed_notes).toEqual([
+      { note_id: bad.id, error: "the Anthropic API rejected the request (400 invalid_request_error): messages.0.content.0.text: this note's request is malformed" },
+    ]);
+    const labels = (await user.get("/api/knowledge-graph")).body.nodes.map((node: any) => node.label);
+    expect(labels).toEqual(expect.arrayContaining(["Lisbon", "Madrid"]));
+    expect(labels).not.toContain("Porto");
+  });
+
+  for (const [marker, setting] of [
+    ["KEY401", "ANTHROPIC_API_KEY"],
+    ["FORBID403", "ANTHROPIC_API_KEY"],
+    ["MODEL404", "ANTHROPIC_MODEL"],
+  ] as const) {
+    test(`a ${REFUSALS[marker]!.status} stops the build at once with a message naming ${setting}`, async () => {
+      const { api: user } = await new Api(serial.url).newUser(`refused-${marker.toLowerCase()}`);
+      await user.post("/api/notes", { title: "First", content: `About [[Oslo]]. ${marker}` });
+      for (let i = 0; i < 3; i++) await user.post("/api/notes", { title: `Later ${i}`, content: `About [[Bergen ${i}]].` });
+      const { status, requests } = await settle(user);
+      expect(status.status).toBe("failed");
+      expect(status.error).toContain(`(${REFUSALS[marker]!.status} ${REFUSALS[marker]!.error.type})`);
+      expect(status.error).toContain(setting);
+      expect(requests).toHaveLength(1);
+    });
+  }
+
+  test("with one call allowed, the API never sees two requests at once; with two, never three", async () => {
+    for (const [server, limit] of [
+      [serial, 1],
+      [parallel, 2],
+    ] as const) {
+      const { api: user } = await new Api(server.url).newUser(`in-flight-${limit}`);
+      // Long notes take several calls each, and a malformed answer adds a retry.
+      for (let i = 0; i < 5; i++) await user.post("/api/notes", { title: `Long ${i}`, content: `[[Topic ${i}]] ${"word ".repeat(4000)}\n\n[[Other ${i}]] ${"text ".repeat(4000)}` });
+      strictFake.reset();
+      strictFake.failNext(1, "malformed_tool_input");
+      const { status } = await settle(user);
+      expect(status.status).toBe("completed");
+      expect(strictFake.calls).toBeGreaterThan(10);
+      expect(strictFake.maxInFlight).toBeLessThanOrEqual(limit);
+    }
+  });
+});
+
+describe("a build stuck without its job", () => {
+  test("is marked failed by the reconciler, so a new build can start; one whose job is still queued is left alone", async () => {
+    const stale = Date.now() - 10 * 60_000;
+    const insertStaleBuild = async (userId: number) => {
+      const db: Client = server.openNotesClient();
+      const inserted = await db.execute({
+        sql: "insert into graph_builds (user_id, mode, status, message, started_at, updated_at) values (?, 'full', 'building', 'Extracting', ?, ?) returning id",
+        args: [userId, stale, stale],
+      });
+      db.close();
+      return Number(inserted.rows[0]!.id);
+    };
+    const { api: user, id: userId } = await api.newUser("stuck");
+    await insertStaleBuild(userId);
+    const { api: waiting, id: waitingId } = await api.newUser("waiting");
+    const waitingBuild = await insertStaleBuild(waitingId);
+    expectError(await user.post("/api/knowledge-graph/build", {}), 409, "CONFLICT");
+
+    const client = server.openNotesClient();
+    const db = drizzle(client, { schema });
+    const queue = createQueue({
+      connectionString: server.databaseUrl,
+      tasks: createJobCatalogue({ db, imports: { allowPrivateNetworks: true }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} } }),
+      log: silentLog,
+    });
+    try {
+      // The second build's job is in the queue, due later: its build must survive.
+      const job = await queue.enqueue("graph-build", { buildId: waitingBuild, userId: waitingId }, { jobKey: graphJobKey(waitingId), runAt: new Date(Date.now() + 3_600_000) });
+      expect(job).not.toBeNull();
+      expect(await reconcileGraphBuilds(db, graphQueueOn(queue))).toBe(1);
+    } finally {
+      await queue.close();
+      client.close();
+    }
     expect((await user.get("/api/knowledge-graph/status")).body).toMatchObject({ status: "failed" });
+    expect((await waiting.get("/api/knowledge-graph/status")).body).toMatchObject({ status: "building", build_id: waitingBuild });
     expect((await user.post("/api/knowledge-graph/build", {})).status).toBe(202);
     await awaitBuild(user);
   });
@@ -257,8 +421,6 @@ describe("the local extractor", () => {
 describe("a build interrupted with its worker", () => {
   test("resumes where it stopped: the next run extracts only the notes not yet done", async () => {
     const { runGraphBuild } = await import("../../src/modules/graph/build-graph");
-    const { drizzle } = await import("drizzle-orm/libsql");
-    const schema = await import("../../src/db/schema");
     const { api: user } = await api.newUser("resume");
     for (let i = 0; i < 6; i++) await user.post("/api/notes", { title: `Resume ${i}`, content: `About [[City ${i}]].` });
     const me = (await user.get("/api/auth/me")).body;

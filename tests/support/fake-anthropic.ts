@@ -40,7 +40,9 @@ export type FakeReply =
   /** Raw content blocks, e.g. only text. */
   | { content: unknown[]; stop_reason?: string }
   /** One of the canned failures `failNext` also produces. */
-  | { fail: FailureKind };
+  | { fail: FailureKind }
+  /** An error answer in the API's shape, `{type: "error", error: {type, message}}`, with this status. */
+  | { status: number; error: { type: string; message: string } };
 
 export interface FakeAnthropicOptions {
   /** Delay before every answer, errors included (the benchmark uses 200 ms). */
@@ -58,6 +60,8 @@ export interface FakeAnthropic {
   /** Requests received on `POST /v1/messages`, failed ones included. */
   readonly calls: number;
   readonly requests: ParsedRequest[];
+  /** The most requests ever being answered at the same time. */
+  readonly maxInFlight: number;
   /** Sum of the `usage` of every message answered (failures with a message body included). */
   readonly usage: { input_tokens: number; output_tokens: number };
   /** The next `count` valid requests fail with `kind`. */
@@ -97,6 +101,8 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   const respond = options.respond ?? defaultRespond;
   const retryAfterMs = options.retryAfterMs ?? 1;
   let calls = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
   let serial = 0;
   let requests: ParsedRequest[] = [];
   let pending: FailureKind[] = [];
@@ -191,11 +197,21 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
 
     const reply = await respond(parsedRequest);
     if ("fail" in reply) return failure(reply.fail, body, raw.length, toolName);
+    if ("error" in reply) return error(reply.status, reply.error.type, reply.error.message);
     if ("content" in reply) return message(body, raw.length, reply.content, reply.stop_reason ?? "end_turn");
     return message(body, raw.length, toolUse(toolName, reply.input), reply.stop_reason ?? "tool_use");
   }
 
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: handle });
+  async function counted(request: Request): Promise<Response> {
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+    try {
+      return await handle(request);
+    } finally {
+      inFlight--;
+    }
+  }
+
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: counted });
 
   return {
     url: `http://127.0.0.1:${server.port}`,
@@ -205,6 +221,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     get requests() {
       return requests;
     },
+    get maxInFlight() {
+      return maxInFlight;
+    },
     get usage() {
       return usage;
     },
@@ -213,6 +232,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     },
     reset() {
       calls = 0;
+      maxInFlight = 0;
       requests = [];
       pending = [];
       usage = { input_tokens: 0, output_tokens: 0 };

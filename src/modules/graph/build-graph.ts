@@ -1,9 +1,11 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
+import pLimit from "p-limit";
 import { graphBuilds, graphNodes, graphNoteExtractions, notes } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { isConstraintViolation } from "../../db/errors";
 import { log } from "../../log";
+import { conceptKey } from "./concept-key";
 import { createBuildExtractor, type ExtractorSettings } from "./create-extractor";
 import { noteText, type ExtractionUsage, type NoteForExtraction } from "./extraction";
 import { AnthropicRequestError, ExtractionFailedError } from "./extractors/anthropic/errors";
@@ -68,13 +70,17 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
     const failedNotes: { note_id: number; error: string }[] = JSON.parse(build.failedNotes);
     if (todo.length > 0) {
       const extractor = createBuildExtractor(run.settings, all.map(({ note }) => note));
-      const existing = await db
-        .select({ label: graphNodes.label })
-        .from(graphNodes)
-        .where(eq(graphNodes.userId, build.userId))
-        .orderBy(desc(graphNodes.weight))
-        .limit(EXISTING_CONCEPTS);
-      const known = new Set(existing.map((node) => node.label));
+      // One list for the whole build, the heaviest concepts first and this build's new names after
+      // them: a new name never pushes an old one out, and the local extractor's cache keeps hitting.
+      const existingConcepts = (
+        await db
+          .select({ label: graphNodes.label })
+          .from(graphNodes)
+          .where(eq(graphNodes.userId, build.userId))
+          .orderBy(desc(graphNodes.weight), asc(graphNodes.id))
+          .limit(EXISTING_CONCEPTS)
+      ).map((node) => node.label);
+      const known = new Set(existingConcepts.map(conceptKey));
       const pending: ExtractionUsage = { llm_calls: 0, input_tokens: 0, output_tokens: 0 };
       let lastWrite = 0;
       const report = async (force = false) => {
@@ -93,19 +99,23 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
         });
       };
 
-      const queue = [...todo];
       const extractOne = async ({ note, hash }: (typeof all)[number]) => {
         let status: "ok" | "failed" = "ok";
         let error: string | null = null;
         let result = '{"concepts":[],"relations":[]}';
         try {
-          const extraction = await extractor.extract(note, { existingConcepts: [...known].slice(-EXISTING_CONCEPTS), signal: run.signal });
+          const extraction = await extractor.extract(note, { existingConcepts, signal: run.signal });
           addUsage(pending, extraction.usage);
-          for (const concept of extraction.concepts) known.add(concept.name);
+          for (const { name } of extraction.concepts) {
+            const key = conceptKey(name);
+            if (!key || known.has(key)) continue;
+            known.add(key);
+            existingConcepts.push(name);
+          }
           result = JSON.stringify(toStoredExtraction(extraction, noteText(note)));
         } catch (caught) {
           if (run.signal.aborted) throw caught;
-          if (caught instanceof AnthropicRequestError && caught.permanent) throw new BuildFailure(caught.message);
+          if (caught instanceof AnthropicRequestError && caught.stopsBuild) throw new BuildFailure(caught.message);
           if (!(caught instanceof ExtractionFailedError || caught instanceof AnthropicRequestError)) throw caught;
           addUsage(pending, caught.usage);
           status = "failed";
@@ -116,13 +126,19 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
         processed++;
         await report();
       };
-      // LLM calls are bounded by the extractor's shared limit; the local extractor is CPU-bound, one at a time.
-      const lanes = run.settings.extractor === "anthropic" ? run.settings.llmConcurrency : 1;
-      await Promise.all(
-        Array.from({ length: lanes }, async () => {
-          for (let next = queue.shift(); next; next = queue.shift()) await extractOne(next);
-        }),
-      );
+      // Notes in flight, hence LLM calls in flight (each note's calls are sequential); the local extractor is CPU-bound.
+      const limit = pLimit(run.settings.extractor === "anthropic" ? run.settings.llmConcurrency : 1);
+      let stopped = false;
+      await limit.map(todo, async (item) => {
+        // After a failure that ends the build, the notes not started yet are not sent.
+        if (stopped) return;
+        try {
+          await extractOne(item);
+        } catch (error) {
+          stopped = true;
+          throw error;
+        }
+      });
       await report(true);
     }
 

@@ -1,7 +1,6 @@
 import type { Extractor, NoteForExtraction } from "./extraction";
 import { createAnthropicExtractor, DEFAULT_ANTHROPIC_MODEL } from "./extractors/anthropic";
 import { buildCorpusStats, createLocalExtractor } from "./extractors/local";
-import { createConcurrencyLimit } from "./concurrency-limit";
 
 export interface ExtractorSettings {
   extractor: "anthropic" | "local";
@@ -10,8 +9,9 @@ export interface ExtractorSettings {
 }
 
 /**
- * The extractor for one build. The Anthropic one shares a limit of `llmConcurrency` calls in
- * flight across the build; the local one scores key phrases against all of the user's notes.
+ * The extractor for one build. The Anthropic one makes its calls for a note one after another (the
+ * build bounds how many notes are in flight); the local one scores key phrases against all of the
+ * user's notes.
  */
 export function createBuildExtractor(settings: ExtractorSettings, allNotes: NoteForExtraction[]): Extractor {
   if (settings.extractor === "anthropic") {
@@ -19,7 +19,6 @@ export function createBuildExtractor(settings: ExtractorSettings, allNotes: Note
       apiKey: settings.anthropic.apiKey!,
       baseURL: settings.anthropic.baseURL,
       model: settings.anthropic.model ?? DEFAULT_ANTHROPIC_MODEL,
-      limiter: createConcurrencyLimit(settings.llmConcurrency),
     });
   }
   return createLocalExtractor(buildCorpusStats(allNotes));

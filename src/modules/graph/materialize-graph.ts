@@ -3,7 +3,7 @@ import { graphEdges, graphMentions, graphNodes, graphNoteExtractions } from "../
 import type { Database } from "../../db/client";
 import { computeGraphMetrics } from "./graph-metrics";
 import { resolveEntities } from "./resolve-entities";
-import { storedExtractionSchema } from "./stored-extraction";
+import { storedExtractionSchema, type StoredExtraction } from "./stored-extraction";
 
 const CHUNK = 400;
 /** Rows per json_each statement: one bound JSON array instead of thousands of bound values. */
@@ -23,13 +23,14 @@ export async function materializeGraph(db: Database, userId: number): Promise<{ 
     const parsed = storedExtractionSchema.safeParse(JSON.parse(row.result));
     return parsed.success ? [{ noteId: row.noteId, extraction: parsed.data }] : [];
   });
-  const { nodes, edges } = resolveEntities(extractions);
-  const metrics = computeGraphMetrics(
-    nodes.map((_, index) => index),
-    edges.map((edge) => ({ sourceId: edge.source, targetId: edge.target, weight: edge.weight })),
-  );
+  let plan = planGraph(extractions);
 
   await db.transaction(async (tx) => {
+    // A note deleted since the read above already left the graph; it must not come back.
+    const current = await tx.select({ noteId: graphNoteExtractions.noteId }).from(graphNoteExtractions).where(eq(graphNoteExtractions.userId, userId));
+    const remaining = new Set(current.map((row) => row.noteId));
+    if (extractions.some((entry) => !remaining.has(entry.noteId))) plan = planGraph(extractions.filter((entry) => remaining.has(entry.noteId)));
+    const { nodes, edges, metrics } = plan;
     const previous = await tx.select({ id: graphNodes.id, key: graphNodes.key }).from(graphNodes).where(eq(graphNodes.userId, userId));
     const keptIds = new Map(previous.map((node) => [node.key, node.id]));
     // Deleting cascades to the old edges and mentions; surviving concepts are re-inserted under their old ids.
@@ -75,5 +76,14 @@ export async function materializeGraph(db: Database, userId: number): Promise<{ 
         from json_each(${JSON.stringify(mentionRows.slice(offset, offset + JSON_CHUNK))})`);
     }
   });
-  return { nodes: nodes.length, edges: edges.length };
+  return { nodes: plan.nodes.length, edges: plan.edges.length };
+}
+
+function planGraph(extractions: { noteId: number; extraction: StoredExtraction }[]) {
+  const { nodes, edges } = resolveEntities(extractions);
+  const metrics = computeGraphMetrics(
+    nodes.map((_, index) => index),
+    edges.map((edge) => ({ sourceId: edge.source, targetId: edge.target, weight: edge.weight })),
+  );
+  return { nodes, edges, metrics };
 }

@@ -38,7 +38,7 @@ export const graphEdgeSchema = z
     source: id().describe("The id of the node it starts from"),
     target: id().describe("The id of the node it points to"),
     label: z.string().describe('The relation, e.g. "uses", "part of"'),
-    weight: z.number().int().min(0).describe("How many notes (and passages) state it"),
+    weight: z.number().int().min(0).describe("How many notes state it"),
     note_ids: noteIds(),
   })
   .meta({ id: "GraphEdge" });

@@ -63,13 +63,14 @@ export function resolveEntities(extractions: { noteId: number; extraction: Store
     types: Map<string, number>;
     descriptions: string[];
     mentions: ResolvedNode["mentions"];
+    places: Set<string>;
     notes: Set<number>;
   }
   const groups = new Map<string, Group>();
   const group = (key: string) => {
     const root = find(key);
     let entry = groups.get(root);
-    if (!entry) groups.set(root, (entry = { labels: new Map(), types: new Map(), descriptions: [], mentions: [], notes: new Set() }));
+    if (!entry) groups.set(root, (entry = { labels: new Map(), types: new Map(), descriptions: [], mentions: [], places: new Set(), notes: new Set() }));
     return entry;
   };
   const bump = (counts: Map<string, number>, value: string, by: number) => counts.set(value, (counts.get(value) ?? 0) + by);
@@ -84,7 +85,13 @@ export function resolveEntities(extractions: { noteId: number; extraction: Store
       for (const alias of concept.aliases) if (conceptKey(alias)) bump(entry.labels, displayLabel(alias), 0);
       bump(entry.types, concept.type || "concept", weight);
       if (concept.description) entry.descriptions.push(concept.description);
-      for (const mention of concept.mentions) entry.mentions.push({ noteId, ...mention });
+      for (const mention of concept.mentions) {
+        // One mention per place (graph_mentions' key), so a node's weight is its count of mention rows.
+        const at = `${noteId}:${mention.start}`;
+        if (entry.places.has(at)) continue;
+        entry.places.add(at);
+        entry.mentions.push({ noteId, ...mention });
+      }
       entry.notes.add(noteId);
     }
   }
@@ -115,12 +122,15 @@ export function resolveEntities(extractions: { noteId: number; extraction: Store
       const label = relation.label.trim().toLowerCase() || "related to";
       const id = `${source}|${target}|${label}`;
       const edge = edges.get(id) ?? { source, target, label, noteIds: [], weight: 0 };
-      edge.weight++;
       if (!edge.noteIds.includes(noteId)) edge.noteIds.push(noteId);
       edges.set(id, edge);
     }
   }
-  for (const edge of edges.values()) edge.noteIds.sort((a, b) => a - b);
+  // An edge weighs one per note that states it, so deleting a note can take its share off exactly.
+  for (const edge of edges.values()) {
+    edge.noteIds.sort((a, b) => a - b);
+    edge.weight = edge.noteIds.length;
+  }
   return { nodes, edges: [...edges.values()] };
 }
 

@@ -25,8 +25,6 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 // Room for 30 concepts and 60 relations with quotes; a cut-off answer fails validation and is retried.
 const MAX_OUTPUT_TOKENS = 8_192;
 
-export type Limiter = <T>(fn: () => Promise<T>) => Promise<T>;
-
 export interface AnthropicExtractorOptions {
   apiKey: string;
   baseURL?: string;
@@ -37,8 +35,6 @@ export interface AnthropicExtractorOptions {
   timeoutMs?: number;
   /** Longer note texts are split at headings/paragraphs into chunks of at most this many UTF-16 units. */
   maxChunkChars?: number;
-  /** Wraps every API call, e.g. a concurrency limiter shared by a whole build. */
-  limiter?: Limiter;
 }
 
 /**
@@ -58,7 +54,6 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
-  const limit: Limiter = options.limiter ?? ((fn) => fn());
 
   async function extract(note: NoteForExtraction, context: ExtractionContext): Promise<NoteExtraction> {
     const text = noteText(note);
@@ -113,7 +108,7 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
     };
     let message: Message;
     try {
-      message = await limit(() => client.messages.create(params, signal ? { signal } : undefined));
+      message = await client.messages.create(params, signal ? { signal } : undefined);
     } catch (error) {
       if (signal?.aborted) throw signal.reason ?? error;
       throw toRequestError(error, usage);

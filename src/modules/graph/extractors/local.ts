@@ -12,27 +12,23 @@ export { LOCAL_CONCEPT_TYPES, type LocalConceptType } from "./local/explicit-con
  * related by co-occurrence in a section. Deterministic: the same note and corpus give the same result.
  */
 export function createLocalExtractor(corpus: CorpusStats): Extractor {
-  const existingByList = new WeakMap<readonly string[], ReadonlyMap<string, string>>();
+  // A build passes one list that only grows at its end, so each call indexes only the names added since.
+  const indexed = new WeakMap<readonly string[], { byKey: Map<string, string>; count: number }>();
   return {
     name: "local",
     async extract(note, context) {
       context.signal?.throwIfAborted();
-      let existing = existingByList.get(context.existingConcepts);
-      if (!existing) {
-        existing = existingNamesByKey(context.existingConcepts);
-        existingByList.set(context.existingConcepts, existing);
-      }
-      return extractNote(note, corpus, existing);
+      const names = context.existingConcepts;
+      let index = indexed.get(names);
+      if (!index) indexed.set(names, (index = { byKey: new Map(), count: 0 }));
+      for (; index.count < names.length; index.count++) addExistingName(index.byKey, names[index.count]!);
+      return extractNote(note, corpus, index.byKey);
     },
   };
 }
 
 /** The user's existing concept names by key (first spelling wins), so matching phrases reuse them. */
-function existingNamesByKey(names: readonly string[]): ReadonlyMap<string, string> {
-  const byKey = new Map<string, string>();
-  for (const name of names) {
-    const key = conceptKey(name);
-    if (key.length > 0 && !byKey.has(key)) byKey.set(key, name);
-  }
-  return byKey;
+function addExistingName(byKey: Map<string, string>, name: string): void {
+  const key = conceptKey(name);
+  if (key.length > 0 && !byKey.has(key)) byKey.set(key, name);
 }

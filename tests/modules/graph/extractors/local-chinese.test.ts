@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { conceptKey } from "../../../../src/modules/graph/concept-key";
 import { type NoteExtraction, type NoteForExtraction, noteText } from "../../../../src/modules/graph/extraction";
 import { buildCorpusStats, createLocalExtractor } from "../../../../src/modules/graph/extractors/local";
+import { STOPWORDS, WEAK_ALONE_WORDS } from "../../../../src/modules/graph/extractors/local/stopwords";
 import { loadNote, loadSampleNotes } from "../../../fixtures/notes/load-note";
 
 const extractor = createLocalExtractor(buildCorpusStats(loadSampleNotes()));
@@ -98,5 +99,21 @@ describe("local extractor: Chinese notes", () => {
     };
     const result = await extractor.extract(input, noContext);
     expect(related(result, "Transformer", "自注意力机制")).toBe(true);
+  });
+
+  test("words too vague alone still make phrases: 地方政府 is a concept, 地方 and 部分 are not", async () => {
+    const input: NoteForExtraction = {
+      id: 9,
+      title: "财政读书笔记",
+      content: "地方政府的财政收入来自土地出让。地方政府债务越来越重，地方政府需要新的收入来源。\n\n核心部分是税制改革：地方政府与中央的分成。",
+      tags: [],
+    };
+    const keys = (await extractor.extract(input, noContext)).concepts.map((concept) => conceptKey(concept.name));
+    expect(keys).toContain("地方政府");
+    for (const vague of ["地方", "部分", "情况"]) expect(keys).not.toContain(vague);
+  });
+
+  test("no word is both a stop word and one that is only vague alone", () => {
+    expect([...WEAK_ALONE_WORDS].filter((word) => STOPWORDS.has(word))).toEqual([]);
   });
 });

@@ -111,6 +111,27 @@ describe("local extractor: explicit structure", () => {
     expect(typeOf(result, "caching")).toBe("concept");
   });
 
+  test("indented code is not read, but an indented paragraph of a list item is", async () => {
+    const content = [
+      "Notes on **request batching** in the client.",
+      "",
+      "    const batchQueue = createBatchQueue(maxBatchSize);",
+      "    batchQueue.flushPendingRequests();",
+      "",
+      "\tflushPendingRequests(batchQueue); // tab-indented too",
+      "",
+      "The batch queue flushes pending requests. Request batching saves round trips.",
+      "",
+      "- Idea: **adaptive windows**",
+      "",
+      "    Adaptive windows resize with the backpressure signal. Backpressure signal matters.",
+    ].join("\n");
+    const result = await extractor.extract(note(content), noContext);
+    const all = keys(result).join(" | ");
+    for (const hidden of ["batchqueue", "flushpendingrequests", "maxbatchsize", "tab-indented"]) expect(all).not.toContain(hidden);
+    expect(keys(result)).toEqual(expect.arrayContaining(["request batching", "adaptive windows", "backpressure signal"]));
+  });
+
   test("emphasis becomes a concept only when it names something", async () => {
     const content = [
       "This is *really* important: __vector clocks__ order events, ==CRDTs== merge them,",
@@ -141,6 +162,16 @@ describe("local extractor: explicit structure", () => {
     const result = await extractor.extract(loadNote("gradient-descent.md"), { existingConcepts: ["Loss Function", "ADAM"] });
     expect(result.concepts.map((concept) => concept.name)).toContain("Loss Function");
     expect(result.concepts.map((concept) => concept.name)).toContain("ADAM");
+  });
+
+  test("a build's one list of names is read again when it grows", async () => {
+    const names = ["Loss Function"];
+    const first = await extractor.extract(loadNote("gradient-descent.md"), { existingConcepts: names });
+    expect(first.concepts.map((concept) => concept.name)).not.toContain("ADAM");
+    names.push("ADAM");
+    const second = await extractor.extract(loadNote("gradient-descent.md"), { existingConcepts: names });
+    expect(second.concepts.map((concept) => concept.name)).toContain("Loss Function");
+    expect(second.concepts.map((concept) => concept.name)).toContain("ADAM");
   });
 });
 

@@ -2,7 +2,7 @@ import type { TextSpan } from "../../extraction";
 
 /** A note's text with non-prose blanked out; blanking keeps every offset valid, so spans need no mapping. */
 export interface MaskedText {
-  /** Front matter, fenced code, HTML, URLs, link targets and embeds blanked: where names are searched and sentences cut. */
+  /** Front matter, fenced and indented code, HTML, URLs, link targets and embeds blanked: where names are searched and sentences cut. */
   visible: string;
   /** `visible` with inline code blanked too: where key phrases, hashtags, links and emphasis are read. */
   prose: string;
@@ -14,6 +14,9 @@ type Range = [start: number, end: number];
 
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
 const FRONT_MATTER_CLOSE = /^(?:---|\.\.\.)[ \t]*$/;
+const BLANK_LINE = /^[ \t]*$/;
+// A list item's marker and the spaces after it: its content starts at the end of the match.
+const LIST_ITEM = /^ {0,3}(?:[-+*]|\d{1,9}[.)])[ \t]{1,4}(?=\S)/;
 const IMAGE = /!\[[^\]\n]{0,500}\]\([^)\n]{0,2000}\)/g;
 const EMBED = /!\[\[[^\]\n]{0,500}\]\]/g;
 const LINK_TARGET = /\]\([^()\s]{0,2000}(?:\s+(?:"[^"\n]{0,500}"|'[^'\n]{0,500}'))?\)/g;
@@ -43,11 +46,19 @@ export function maskNoteText(text: string, contentStart: number): MaskedText {
   return { visible, prose: blankRanges(visible, codeRanges), inlineCode };
 }
 
-/** Front matter and fenced code blocks (an unclosed fence runs to the end, as in CommonMark). */
+/**
+ * Front matter, fenced code blocks (an unclosed fence runs to the end, as in CommonMark) and
+ * indented code blocks: lines indented four columns past the enclosing list item's content, after
+ * a blank line (an indented line cannot interrupt a paragraph), up to the next line indented less.
+ */
 function blockRanges(text: string, contentStart: number): Range[] {
   const ranges: Range[] = [];
   let lineStart = contentStart;
   let fence: { marker: string; start: number } | undefined;
+  let indented: { start: number; end: number; indent: number } | undefined;
+  // Where the content of the current list item starts, so its indented paragraphs are not code.
+  let listIndent: number | undefined;
+  let previousBlank = true;
   let frontMatter = text.startsWith("---", contentStart) && /^---[ \t]*$/.test(lineAt(text, contentStart));
   const frontMatterStart = contentStart;
   let first = true;
@@ -55,6 +66,7 @@ function blockRanges(text: string, contentStart: number): Range[] {
     const newline = text.indexOf("\n", lineStart);
     const lineEnd = newline < 0 ? text.length : newline;
     const line = text.slice(lineStart, lineEnd);
+    const blank = BLANK_LINE.test(line);
     if (frontMatter) {
       if (!first && FRONT_MATTER_CLOSE.test(line)) {
         ranges.push([frontMatterStart, lineEnd]);
@@ -67,16 +79,44 @@ function blockRanges(text: string, contentStart: number): Range[] {
         fence = undefined;
       }
     } else {
-      const open = FENCE_OPEN.exec(line);
-      if (open?.[1]) fence = { marker: open[1], start: lineStart };
+      const indent = blank ? 0 : indentation(line);
+      if (indented && !blank) {
+        if (indent >= indented.indent) indented.end = lineEnd;
+        else {
+          ranges.push([indented.start, indented.end]);
+          indented = undefined;
+        }
+      }
+      const codeIndent = (listIndent ?? 0) + 4;
+      if (!indented && !blank && previousBlank && indent >= codeIndent) indented = { start: lineStart, end: lineEnd, indent: codeIndent };
+      else if (!indented && !blank) {
+        const open = FENCE_OPEN.exec(line);
+        if (open?.[1]) fence = { marker: open[1], start: lineStart };
+        const item = LIST_ITEM.exec(line);
+        if (item) listIndent = columns(item[0]);
+        else if (listIndent !== undefined && previousBlank && indent < listIndent) listIndent = undefined;
+      }
     }
+    previousBlank = blank;
     first = false;
     if (newline < 0) break;
     lineStart = newline + 1;
   }
   // Front matter that never closes was not front matter; a fence that never closes swallows the rest.
   if (fence) ranges.push([fence.start, text.length]);
+  if (indented) ranges.push([indented.start, indented.end]);
   return ranges;
+}
+
+/** Columns of leading whitespace, a tab reaching the next multiple of four. */
+function indentation(line: string): number {
+  return columns(/^[ \t]*/.exec(line)![0]);
+}
+
+function columns(prefix: string): number {
+  let width = 0;
+  for (const char of prefix) width = char === "\t" ? width + 4 - (width % 4) : width + 1;
+  return width;
 }
 
 function lineAt(text: string, start: number): string {

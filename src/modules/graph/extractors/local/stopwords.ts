@@ -37,21 +37,21 @@ const CHINESE = `
 的 了 是 在 和 与 及 或 也 都 就 还 又 把 被 让 给 对 从 向 到 为 以 于 而 但 却 并 很 太 更 最 不 没 有 这 那
 它 他 她 你 我 们 个 之 其 此 等 用 做 说 看 会 能 要 将 已 去 来 上 下 中 里 后 前 时 吗 呢 吧 啊 呀 嘛 着 过 得
 地 所 如 若 即 则 便 每 各 某 该 哪 谁 啥 么 些 次 种 样 位 只 才 再 既 因 故 由 跟 同 比 被 与 之 乃 而且 并且
-我们 你们 他们 她们 它们 咱们 自己 大家 这个 那个 这些 那些 这样 那样 这种 那种 这里 那里 这么 那么 一个 一些
+我们 你们 他们 她们 它们 咱们 自己 这个 那个 这些 那些 这样 那样 这种 那种 这里 那里 这么 那么 一个 一些
 一种 一样 一直 一下 一点 一定 一起 一般 可以 可能 可是 没有 因为 所以 因此 于是 但是 然后 然而 不过 虽然 如果
 或者 以及 还是 还有 就是 只是 只有 不是 不会 不能 不要 不同 什么 怎么 怎样 如何 为什么 为何 已经 非常 比较
 特别 觉得 认为 知道 现在 今天 明天 昨天 时候 所有 每个 其他 其它 另外 其中 之后 之前 以后 以前 之间 通过
 进行 使用 需要 包括 利用 例如 比如 等等 主要 同时 对于 关于 由于 根据 作为 成为 得到 的话 而是 也是 都是 就会
 应该 能够 必须 开始 出来 起来 很多 许多 之一 越来 越来越 当然 其实 确实 真的 还要 似乎 大概 也许 总是 经常 有些
-有的 有时 有点 一边 首先 其次 最后 另一 接着 然後 这是 那是 就像 像是 来说 来看 方面 部分 情况 东西 事情 地方 写 读 想 听 走 吃 买 卖 问 叫 提 称 讲 指 爱 认 找 拿 放 送 带 住 坐 站 跑 在一起 一起 之中 当中 以上 以下 左右 之后 不仅 而已 罢了 出现 发现 表示 意味着
+有的 有时 有点 一边 首先 其次 最后 另一 接着 然後 这是 那是 就像 像是 来说 来看 写 读 想 听 走 吃 买 卖 问 叫 提 称 讲 指 爱 认 找 拿 放 送 带 住 坐 站 跑 在一起 一起 之中 当中 以上 以下 左右 之后 不仅 而已 罢了 出现 发现 表示 意味着
 `;
 
-/** Vague on their own, fine inside a phrase ("lecture notes", "学习方法"). */
+/** Vague on their own, fine inside a phrase ("lecture notes", "地方政府"); never also in STOPWORDS, which would split the phrase. */
 const WEAK_ALONE = `
-note notes example examples idea ideas thing stuff bit part parts step steps time times way ways case cases point
+note notes example examples idea ideas stuff bit part parts step steps time times way ways case cases point
 points fact facts number numbers type types year years day days week weeks question questions result results
 problem problems reason reasons people person list lists section sections page pages chapter chapters item items
-summary overview introduction conclusion todo minute minutes hour hours second seconds month months min mins
+summary overview introduction conclusion todo minute minutes hour hours seconds month months min mins
 问题 时间 方法 内容 方式 过程 结果 原因 人们 笔记 总结 例子 部分 情况 东西 事情 地方 大家 方面
 `;
 

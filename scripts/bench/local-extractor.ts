@@ -1,0 +1,43 @@
+// `bun run scripts/bench/local-extractor.ts`: the local extractor in-process, on an idle machine.
+//   1. each hostile note of tests/fixtures/notes/hostile-notes.ts (about 1 MiB each): seconds per MiB
+//      (target ≤ 5 s/MiB: a quadratic path would take minutes);
+//   2. throughput on 2,000 generated notes (notes/s, printed).
+import { noteText, type NoteForExtraction } from "../../src/modules/graph/extraction";
+import { buildCorpusStats, createLocalExtractor } from "../../src/modules/graph/extractors/local";
+import { hostileNotes, MIB } from "../../tests/fixtures/notes/hostile-notes";
+import { loadSampleNotes } from "../../tests/fixtures/notes/load-note";
+
+const TARGET_SECONDS_PER_MIB = 5;
+const THROUGHPUT_NOTES = 2_000;
+const noContext = { existingConcepts: [] };
+
+const samples = loadSampleNotes();
+const extractor = createLocalExtractor(buildCorpusStats(samples));
+let failed = 0;
+for (const { name, note } of hostileNotes()) {
+  const started = performance.now();
+  await extractor.extract(note, noContext);
+  const seconds = (performance.now() - started) / 1000;
+  const perMib = seconds / Math.max(noteText(note).length / MIB, 1 / 1024);
+  const pass = perMib <= TARGET_SECONDS_PER_MIB;
+  if (!pass) failed++;
+  console.log(`${pass ? "PASS" : "FAIL"}  ${name.padEnd(32)} ${seconds.toFixed(2)} s  (${perMib.toFixed(2)} s/MiB, target ≤ ${TARGET_SECONDS_PER_MIB})`);
+}
+
+const notes = Array.from({ length: THROUGHPUT_NOTES }, (_, index): NoteForExtraction => {
+  const base = samples[index % samples.length]!;
+  const extra = `\n\nNote ${index}: follow up on topic${index % 53} with project${index % 17}. 回顾第${index % 7}周的进展。`;
+  return { ...base, id: index, content: base.content.repeat(1 + (index % 2)) + extra };
+});
+const characters = notes.reduce((sum, note) => sum + note.content.length, 0);
+const started = performance.now();
+const local = createLocalExtractor(buildCorpusStats(notes));
+const corpusSeconds = (performance.now() - started) / 1000;
+let concepts = 0;
+for (const note of notes) concepts += (await local.extract(note, noContext)).concepts.length;
+const seconds = (performance.now() - started) / 1000;
+console.log(
+  `throughput: ${notes.length} notes (${(characters / notes.length / 1024).toFixed(1)} KiB avg) in ${seconds.toFixed(2)} s ` +
+    `(corpus ${corpusSeconds.toFixed(2)} s), ${(notes.length / seconds).toFixed(0)} notes/s, ${(concepts / notes.length).toFixed(1)} concepts/note`,
+);
+process.exit(failed > 0 ? 1 : 0);
