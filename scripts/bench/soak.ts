@@ -12,9 +12,10 @@ import { parseArgs } from "node:util";
 import { seededRandom } from "../../src/modules/graph/seeded-random";
 import { percentile } from "./load";
 import { draftContent, draftTags } from "./seed-notes";
-import { cpuMilliseconds, peakResidentBytes, residentBytes, startServerProcess, type ServerProcess } from "./server-process";
+import { peakResidentBytes, residentBytes, startServerProcess, type ServerProcess } from "./server-process";
 import { isTerminal, registerAndLogin, type Session, type TaskView } from "./tasks-client";
 import { taskSpecs } from "./tasks-content";
+import { cpuBetween, cpuSnapshot, type CpuUse } from "./tasks-cpu";
 
 const { values: flags } = parseArgs({ options: { clients: { type: "string" }, seconds: { type: "string" } } });
 const CLIENTS = Number(flags.clients ?? process.env.SOAK_CLIENTS ?? 200);
@@ -34,6 +35,8 @@ const PASSWORD = "bench-password-123"; // registerAndLogin's
 const MIB = 1024 * 1024;
 /** A second-half RSS slope under this is "no growth trend" (GC sawtooth on a 30 s window is of this order). */
 const FLAT_MIB_PER_MINUTE = 2;
+/** CPU used outside the service, its Postgres and this client beyond which a run is flagged (as bench:tasks does). */
+const OUTSIDE_LOAD_CORES = 0.25;
 
 if (!(CLIENTS >= 1 && SECONDS > 0)) throw new Error(`--clients and --seconds must be positive (got ${CLIENTS}, ${SECONDS})`);
 
@@ -310,7 +313,7 @@ async function main() {
   const stopAt = soakStarted + SECONDS * 1000;
   for (const client of clients) client.reloginAt = soakStarted + client.random() * RELOGIN_SECONDS * 1000;
   const rssAtStart = residentBytes(pid);
-  const cpuAtStart = cpuMilliseconds(pid);
+  const cpuAtStart = cpuSnapshot(pid);
   const sample = () => {
     const seconds = (now() - soakStarted) / 1000;
     rss.push({ seconds, bytes: residentBytes(pid) });
@@ -329,7 +332,7 @@ async function main() {
   clearInterval(sampler);
   sample();
   const rssAtEnd = residentBytes(pid);
-  const serviceCpuMs = cpuMilliseconds(pid) - cpuAtStart;
+  const cpu = cpuBetween(cpuAtStart, cpuSnapshot(pid));
 
   // Imports still being followed finish now; each is one more poll until it is done (unfinished ones are errors).
   const drainRecorder = new Recorder();
@@ -361,7 +364,7 @@ async function main() {
     rssAtEnd,
     rssIdleAfter,
     rssPeak,
-    serviceCpuMs,
+    cpu,
     imports: clients.reduce((sum, client) => sum + client.imports, 0),
   });
 }
@@ -377,7 +380,7 @@ function report(run: {
   rssAtEnd: number;
   rssIdleAfter: number;
   rssPeak: number;
-  serviceCpuMs: number;
+  cpu: CpuUse;
   imports: number;
 }) {
   const { recorder } = run;
@@ -388,8 +391,10 @@ function report(run: {
   const slope = slopeMiBPerMinute(secondHalf);
   const flat = slope < FLAT_MIB_PER_MINUTE;
   const errors = recorder.errorCount + run.healthBefore.errors + run.healthAfter.errors;
-  const cpu = fs.readFileSync("/proc/cpuinfo", "utf8").match(/^model name\s*:\s*(.+)$/m)?.[1] ?? "unknown CPU";
-  const machine = `${cpu}, ${os.cpus().length} cores, Bun ${Bun.version}, ${os.platform()} ${os.release()}`;
+  const cores = (ms: number) => format(ms / 1000 / run.soakSeconds, 2);
+  const outside = run.cpu.otherMs / 1000 / run.soakSeconds > OUTSIDE_LOAD_CORES;
+  const model = fs.readFileSync("/proc/cpuinfo", "utf8").match(/^model name\s*:\s*(.+)$/m)?.[1] ?? "unknown CPU";
+  const machine = `${model}, ${os.cpus().length} cores, Bun ${Bun.version}, ${os.platform()} ${os.release()}`;
   const weights = Object.entries(MIX).filter(([operation]) => run.search || operation !== "search");
   const total = weights.reduce((sum, [, weight]) => sum + weight, 0);
   const setup =
@@ -408,7 +413,9 @@ function report(run: {
   const lines = [
     `\nRhizome soak benchmark\n${machine}\n${setup}`,
     `Requests   ${recorder.requests.toLocaleString("en-US")} in ${format(run.soakSeconds, 1)} s = ${format(requestsPerSecond, 0)} req/s; p50 ${ms(all.length ? percentile(all, 0.5) : Number.NaN)}, p99 ${ms(percentile(all, 0.99))}; ` +
-      `service CPU ${format(run.serviceCpuMs / Math.max(1, recorder.requests), 2)} ms/request; ${run.imports} imports`,
+      `service CPU ${format(run.cpu.serviceMs / Math.max(1, recorder.requests), 2)} ms/request; ${run.imports} imports`,
+    `CPU        cores busy on average: service ${cores(run.cpu.serviceMs)}, its Postgres ${cores(run.cpu.postgresMs)}, this client ${cores(run.cpu.clientMs)}, ` +
+      `everything else ${cores(run.cpu.otherMs)}${outside ? " (outside load: figures are pessimistic)" : ""}; machine idle ${format(run.cpu.idleShare * 100, 0)}%`,
     `Floor      /healthz (${CLIENTS} clients): before ${format(run.healthBefore.requestsPerSecond, 0)} req/s (p50 ${ms(run.healthBefore.p50)}, p99 ${ms(run.healthBefore.p99)}), ` +
       `after ${format(run.healthAfter.requestsPerSecond, 0)} req/s (p50 ${ms(run.healthAfter.p50)}, p99 ${ms(run.healthAfter.p99)}) = ${format(run.healthAfter.requestsPerSecond / run.healthBefore.requestsPerSecond, 2)}× after/before; ` +
       `the mix runs at ${format(ratio, 2)}× the /healthz rate`,
@@ -434,6 +441,10 @@ function report(run: {
   console.log(
     `- Service RSS: ${mib(run.rssAtStart)} at start, ${mib(run.rssAtEnd)} at end, peak ${mib(run.rssPeak)}; second-half slope ${format(slope, 2)} MiB/min ` +
       `(target: no growth trend, under ${FLAT_MIB_PER_MINUTE} MiB/min) ${flat ? "PASS" : "FAIL"}`,
+  );
+  console.log(
+    `- CPU, cores busy on average: service ${cores(run.cpu.serviceMs)}, its Postgres ${cores(run.cpu.postgresMs)}, this client ${cores(run.cpu.clientMs)}, ` +
+      `other processes ${cores(run.cpu.otherMs)}${outside ? " (outside load: the figures are pessimistic; rerun on a quiet machine)" : ""}`,
   );
   console.log("--- end of summary ---");
   if (errors > 0 || !flat) process.exitCode = 1;
