@@ -33,7 +33,7 @@ const RSS_SAMPLE_MS = 1_000;
 const RSS_PRINT_EVERY = 5;
 const PASSWORD = "bench-password-123"; // registerAndLogin's
 const MIB = 1024 * 1024;
-/** A second-half RSS slope under this is "no growth trend" (GC sawtooth on a 30 s window is of this order). */
+/** RSS growth slower than this is no trend; the verdict allows for the uncertainty of a short window (see rssTrend). */
 const FLAT_MIB_PER_MINUTE = 2;
 /** CPU used outside the service, its Postgres and this client beyond which a run is flagged (as bench:tasks does). */
 const OUTSIDE_LOAD_CORES = 0.25;
@@ -253,19 +253,32 @@ async function healthz(baseUrl: string, seconds: number): Promise<{ requestsPerS
   };
 }
 
-/** Least-squares slope of RSS over time, in MiB per minute. */
-function slopeMiBPerMinute(samples: { seconds: number; bytes: number }[]): number {
+interface Trend {
+  /** Least-squares slope, MiB per minute. */
+  slope: number;
+  /** Twice its standard error: the GC sawtooth makes a short window's slope uncertain by about this much. */
+  margin: number;
+  verdict: "no growth trend" | "growing" | "inconclusive";
+}
+
+/** The RSS trend of the samples: growth only when the slope stays above the threshold with its margin taken off. */
+function rssTrend(samples: { seconds: number; bytes: number }[]): Trend {
   const n = samples.length;
-  if (n < 2) return Number.NaN;
+  if (n < 3) return { slope: Number.NaN, margin: Number.NaN, verdict: "inconclusive" };
   const meanX = samples.reduce((sum, sample) => sum + sample.seconds, 0) / n;
-  const meanY = samples.reduce((sum, sample) => sum + sample.bytes, 0) / n;
+  const meanY = samples.reduce((sum, sample) => sum + sample.bytes / MIB, 0) / n;
   let covariance = 0;
   let variance = 0;
   for (const { seconds, bytes } of samples) {
-    covariance += (seconds - meanX) * (bytes - meanY);
+    covariance += (seconds - meanX) * (bytes / MIB - meanY);
     variance += (seconds - meanX) ** 2;
   }
-  return ((covariance / variance) * 60) / MIB;
+  const perSecond = covariance / variance;
+  const residuals = samples.reduce((sum, { seconds, bytes }) => sum + (bytes / MIB - meanY - perSecond * (seconds - meanX)) ** 2, 0);
+  const margin = 2 * Math.sqrt(residuals / (n - 2) / variance) * 60;
+  const slope = perSecond * 60;
+  const verdict = slope - margin > FLAT_MIB_PER_MINUTE ? "growing" : slope + margin < FLAT_MIB_PER_MINUTE ? "no growth trend" : "inconclusive";
+  return { slope, margin, verdict };
 }
 
 async function main() {
@@ -387,9 +400,9 @@ function report(run: {
   const all = [...recorder.latencies.values()].flat().sort((a, b) => a - b);
   const requestsPerSecond = recorder.requests / run.soakSeconds;
   const ratio = requestsPerSecond / run.healthBefore.requestsPerSecond;
-  const secondHalf = run.rss.filter((sample) => sample.seconds >= run.soakSeconds / 2);
-  const slope = slopeMiBPerMinute(secondHalf);
-  const flat = slope < FLAT_MIB_PER_MINUTE;
+  const firstHalf = rssTrend(run.rss.filter((sample) => sample.seconds < run.soakSeconds / 2));
+  const secondHalf = rssTrend(run.rss.filter((sample) => sample.seconds >= run.soakSeconds / 2));
+  const slopes = `second half ${format(secondHalf.slope, 1)} ± ${format(secondHalf.margin, 1)} MiB/min (first half ${format(firstHalf.slope, 1)} ± ${format(firstHalf.margin, 1)})`;
   const errors = recorder.errorCount + run.healthBefore.errors + run.healthAfter.errors;
   const cores = (ms: number) => format(ms / 1000 / run.soakSeconds, 2);
   const outside = run.cpu.otherMs / 1000 / run.soakSeconds > OUTSIDE_LOAD_CORES;
@@ -421,7 +434,7 @@ function report(run: {
       `the mix runs at ${format(ratio, 2)}× the /healthz rate`,
     `RSS        service at start ${mib(run.rssAtStart)}, at end ${mib(run.rssAtEnd)}, idle 2 s after the last /healthz ${mib(run.rssIdleAfter)}, peak ${mib(run.rssPeak)}`,
     `  every 5 s ${run.rss.filter((_, index) => index % RSS_PRINT_EVERY === 0).map((sample) => `${format(sample.seconds, 0)} s ${format(sample.bytes / MIB, 0)}`).join(", ")} MiB`,
-    `  trend    second half (${secondHalf.length} samples, 1 s apart): ${format(slope, 2)} MiB/min ${flat ? `(no growth trend: under ${FLAT_MIB_PER_MINUTE} MiB/min)` : `(GROWING: over ${FLAT_MIB_PER_MINUTE} MiB/min)`}`,
+    `  trend    sampled every ${RSS_SAMPLE_MS / 1000} s, least squares ± 2 standard errors: ${slopes}: ${secondHalf.verdict} (threshold ${FLAT_MIB_PER_MINUTE} MiB/min)`,
     `Errors     ${errors} (target 0)${errors ? "" : " PASS"}`,
   ];
   for (const [kind, count] of [...recorder.errors].sort((a, b) => b[1] - a[1])) lines.push(`  ${count} × ${kind}`);
@@ -439,15 +452,15 @@ function report(run: {
   );
   console.log(`- Errors: ${errors} (target 0) ${errors === 0 ? "PASS" : "FAIL"}${errors ? `: ${[...recorder.errors].map(([kind, count]) => `${count} × ${kind}`).join("; ")}` : ""}`);
   console.log(
-    `- Service RSS: ${mib(run.rssAtStart)} at start, ${mib(run.rssAtEnd)} at end, peak ${mib(run.rssPeak)}; second-half slope ${format(slope, 2)} MiB/min ` +
-      `(target: no growth trend, under ${FLAT_MIB_PER_MINUTE} MiB/min) ${flat ? "PASS" : "FAIL"}`,
+    `- Service RSS: ${mib(run.rssAtStart)} at start, ${mib(run.rssAtEnd)} at end, peak ${mib(run.rssPeak)}; ${slopes}; ` +
+      `target no growth trend (under ${FLAT_MIB_PER_MINUTE} MiB/min): ${{ "no growth trend": "PASS", growing: "FAIL", inconclusive: "INCONCLUSIVE (the sawtooth hides a trend this small; run longer)" }[secondHalf.verdict]}`,
   );
   console.log(
     `- CPU, cores busy on average: service ${cores(run.cpu.serviceMs)}, its Postgres ${cores(run.cpu.postgresMs)}, this client ${cores(run.cpu.clientMs)}, ` +
       `other processes ${cores(run.cpu.otherMs)}${outside ? " (outside load: the figures are pessimistic; rerun on a quiet machine)" : ""}`,
   );
   console.log("--- end of summary ---");
-  if (errors > 0 || !flat) process.exitCode = 1;
+  if (errors > 0 || secondHalf.verdict === "growing") process.exitCode = 1;
 }
 
 function ms(value: number): string {
