@@ -432,7 +432,7 @@ function report(run: {
     `Floor      /healthz (${CLIENTS} clients): before ${format(run.healthBefore.requestsPerSecond, 0)} req/s (p50 ${ms(run.healthBefore.p50)}, p99 ${ms(run.healthBefore.p99)}), ` +
       `after ${format(run.healthAfter.requestsPerSecond, 0)} req/s (p50 ${ms(run.healthAfter.p50)}, p99 ${ms(run.healthAfter.p99)}) = ${format(run.healthAfter.requestsPerSecond / run.healthBefore.requestsPerSecond, 2)}× after/before; ` +
       `the mix runs at ${format(ratio, 2)}× the /healthz rate`,
-    `RSS        service at start ${mib(run.rssAtStart)}, at end ${mib(run.rssAtEnd)}, idle 2 s after the last /healthz ${mib(run.rssIdleAfter)}, peak ${mib(run.rssPeak)}`,
+    `RSS        service at start ${mib(run.rssAtStart)}, at end ${mib(run.rssAtEnd)}, idle 2 s after the last /healthz ${mib(run.rssIdleAfter)}, peak since start (set-up included) ${mib(run.rssPeak)}`,
     `  every 5 s ${run.rss.filter((_, index) => index % RSS_PRINT_EVERY === 0).map((sample) => `${format(sample.seconds, 0)} s ${format(sample.bytes / MIB, 0)}`).join(", ")} MiB`,
     `  trend    sampled every ${RSS_SAMPLE_MS / 1000} s, least squares ± 2 standard errors: ${slopes}: ${secondHalf.verdict} (threshold ${FLAT_MIB_PER_MINUTE} MiB/min)`,
     `Errors     ${errors} (target 0)${errors ? "" : " PASS"}`,
