@@ -138,7 +138,8 @@ async function gone(pid: number, timeoutMs: number): Promise<boolean> {
 }
 
 // `bun test` fires no exit event: a watchdog in its own session kills the service's group once this process is gone.
-const REAPER = `while kill -0 "$1" 2>/dev/null; do sleep 0.5; done; kill -KILL -"$2" 2>/dev/null`;
+// It also ends once the group is empty (the service stopped or was killed), so it never signals a reused group id.
+const REAPER = `while kill -0 "$1" 2>/dev/null && kill -0 -"$2" 2>/dev/null; do sleep 0.5; done; kill -KILL -"$2" 2>/dev/null`;
 
 function reapAfterExit(servicePid: number): void {
   spawn("sh", ["-c", REAPER, "rhizome-service-reaper", String(process.pid), String(servicePid)], {
