@@ -290,7 +290,9 @@ async function main() {
   progress(`service pid ${pid} on ${baseUrl}`);
 
   const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as { paths: Record<string, { get?: { parameters?: { name: string }[] } }> };
-  const search = (document.paths["/notes"]?.get?.parameters ?? []).some((parameter) => parameter.name === "q");
+  // The document names the list route /notes under an /api server, or in full as /api/notes.
+  const listNotes = document.paths["/api/notes"] ?? document.paths["/notes"];
+  const search = (listNotes?.get?.parameters ?? []).some((parameter) => parameter.name === "q");
   progress(search ? "GET /api/notes?q= exists: search is in the mix" : "GET /api/notes?q= does not exist yet: search is left out of the mix");
 
   // Accounts and notes up front, so the soak itself logs in only as often as real clients do.
