@@ -58,12 +58,19 @@ async function listTasks(api: Api): Promise<Task[]> {
   return response.body.items;
 }
 
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+/** Task ids by status, for a failure message. */
+function byStatus(tasks: Task[]): string {
+  const ids: Record<string, number[]> = {};
+  for (const task of tasks) (ids[task.status] ??= []).push(task.id);
+  return JSON.stringify(ids);
+}
+
+async function waitFor(what: string, read: () => Promise<Task[]>, done: (tasks: Task[]) => boolean): Promise<Task[]> {
   const deadline = Date.now() + DEADLINE_MS;
   for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not within ${DEADLINE_MS / 1000} s; last seen ${JSON.stringify(value)}`);
+    const tasks = await read();
+    if (done(tasks)) return tasks;
+    if (Date.now() > deadline) throw new Error(`${what} not within ${DEADLINE_MS / 1000} s; task ids by status: ${byStatus(tasks)}`);
     await Bun.sleep(50);
   }
 }
