@@ -1,0 +1,118 @@
+// kill -9 of the whole service (its embedded Postgres included) while URL imports are in flight, then a restart on
+// the same data directory: every task still ends completed with exactly one note of its own.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { readFixture } from "../fixtures/platforms/web/fixture-server";
+import { Api } from "../support/api";
+import { startPlatformServer } from "../support/platform-server";
+import { startServiceProcess, type ServiceProcess } from "../support/service-process";
+
+const IMPORTS = 40;
+const PAGE_DELAY_MS = 1_500;
+/** Enough finished before the kill to show some work survived it, few enough that most is still to do. */
+const COMPLETED_BEFORE_KILL = 8;
+const DEADLINE_MS = 60_000;
+
+interface Task {
+  id: number;
+  status: "pending" | "running" | "completed" | "failed";
+  note_id: number | null;
+  error: string | null;
+}
+
+const article = readFixture("web", "blog-article.html");
+let pagesInFlight = 0;
+// A site that answers each page after PAGE_DELAY_MS, so the kill lands with fetches open.
+const site = startPlatformServer(async (url) => {
+  if (!url.pathname.startsWith("/post-")) return undefined;
+  pagesInFlight++;
+  try {
+    await Bun.sleep(PAGE_DELAY_MS);
+  } finally {
+    pagesInFlight--;
+  }
+  return new Response(article.replace("<title>", `<title>${url.pathname.slice(1)}: `), {
+    headers: { "content-type": "text/html; charset=utf-8" },
+  });
+});
+
+let dataDir: string;
+let service: ServiceProcess | undefined;
+
+beforeAll(() => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-crash-imports-"));
+  fs.chmodSync(dataDir, 0o711); // run as root, the embedded Postgres drops to a `postgres` user
+});
+
+afterAll(async () => {
+  await service?.stop();
+  site.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function listTasks(api: Api): Promise<Task[]> {
+  const response = await api.get(`/api/tasks?size=100`);
+  expect(response.status).toBe(200);
+  return response.body.items;
+}
+
+/** Task ids by status, for a failure message. */
+function byStatus(tasks: Task[]): string {
+  const ids: Record<string, number[]> = {};
+  for (const task of tasks) (ids[task.status] ??= []).push(task.id);
+  return JSON.stringify(ids);
+}
+
+async function waitFor(what: string, read: () => Promise<Task[]>, done: (tasks: Task[]) => boolean): Promise<Task[]> {
+  const deadline = Date.now() + DEADLINE_MS;
+  for (;;) {
+    const tasks = await read();
+    if (done(tasks)) return tasks;
+    if (Date.now() > deadline) throw new Error(`${what} not within ${DEADLINE_MS / 1000} s; task ids by status: ${byStatus(tasks)}`);
+    await Bun.sleep(50);
+  }
+}
+
+test(
+  "after kill -9 mid-import and a restart, every task completes with exactly one note",
+  async () => {
+    service = await startServiceProcess({ dataDir, environment: { IMPORT_ALLOW_PRIVATE_NETWORKS: "true", WORKER_CONCURRENCY: "8" } });
+    const { api } = await new Api(service.url).newUser("crash");
+    for (let i = 1; i <= IMPORTS; i++) {
+      const created = await api.post("/api/tasks", { platform: "web", url: `${site.origin}/blog.example/post-${i}` });
+      expect(created.status).toBe(201);
+    }
+
+    const before = await waitFor(
+      `${COMPLETED_BEFORE_KILL} imports completed with more in flight`,
+      () => listTasks(api),
+      (tasks) => tasks.filter((task) => task.status === "completed").length >= COMPLETED_BEFORE_KILL && pagesInFlight > 0,
+    );
+    await service.kill();
+    const completedBeforeKill = before.filter((task) => task.status === "completed").length;
+    expect(completedBeforeKill).toBeLessThan(IMPORTS);
+
+    service = await startServiceProcess({ dataDir, environment: { IMPORT_ALLOW_PRIVATE_NETWORKS: "true", WORKER_CONCURRENCY: "8" } });
+    // Sessions live in the notes database, so the token from before the crash still works.
+    const again = new Api(service.url, api.token);
+    const tasks = await waitFor(
+      "every import finished after the restart",
+      () => listTasks(again),
+      (tasks) => tasks.every((task) => task.status === "completed" || task.status === "failed"),
+    );
+
+    expect(tasks).toHaveLength(IMPORTS);
+    expect(tasks.filter((task) => task.status !== "completed")).toEqual([]);
+    const noteIds = tasks.map((task) => task.note_id);
+    expect(new Set(noteIds).size).toBe(IMPORTS);
+    const notes = await again.get("/api/notes?size=100");
+    expect(notes.body.total).toBe(IMPORTS);
+    const byNumber = (a: number, b: number) => a - b;
+    // The fetches the kill cut off were made again.
+    expect(site.seen.length).toBeGreaterThan(IMPORTS);
+    expect(notes.body.items.map((note: { id: number }) => note.id).sort(byNumber)).toEqual((noteIds as number[]).sort(byNumber));
+  },
+  { timeout: 240_000 },
+);
