@@ -124,7 +124,15 @@ async function initialiseOnce({ binaries, pgDir, runAs }: PostgresPlacement, pas
  */
 async function clearStalePostmaster(pgDir: string, log: JobLog): Promise<void> {
   const pid = await readPostmasterPid(pgDir);
-  if (pid === null || !isRunning(pid)) return;
+  if (pid === null) return;
+  if (!isRunning(pid)) {
+    // A killed postmaster that is not reaped yet (its parent died too) still answers kill(pid, 0), which is all Postgres checks.
+    if (zombie(pid)) {
+      log.warn(`removing the postmaster.pid of Postgres pid ${pid}, killed and not yet reaped`);
+      await rm(path.join(pgDir, "postmaster.pid"), { force: true });
+    }
+    return;
+  }
   const facts = await processFacts(pid);
   if (facts === null) {
     throw new StartupError(`${pgDir} is locked by running process ${pid}; stop it, or delete ${pgDir}/postmaster.pid if it is not Postgres`);

@@ -93,6 +93,33 @@ describe("embedded Postgres", () => {
     }
   }, 30_000);
 
+  test("a postmaster.pid naming a killed Postgres not yet reaped (a zombie) does not block the start", async () => {
+    const running = await startEmbeddedPostgres({ dataDir, log: testLog });
+    const lockFile = await readFile(postmasterFile(), "utf8");
+    await running.stop();
+    // A parent that never reaps: its child exits at once and stays a zombie, as a killed postmaster does until init reaps it.
+    const asPostgresUser =
+      process.getuid?.() === 0
+        ? { uid: Number(await Bun.$`id -u postgres`.text()), gid: Number(await Bun.$`id -g postgres`.text()) }
+        : {};
+    const parent = spawn("sh", ["-c", "sleep 0 & exec sleep 30"], { ...asPostgresUser, stdio: "ignore" });
+    try {
+      let zombiePid: number | undefined;
+      while (zombiePid === undefined) {
+        const children = readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, "utf8").trim();
+        const candidate = Number.parseInt(children, 10);
+        if (candidate && readFileSync(`/proc/${candidate}/stat`, "utf8").includes(") Z")) zombiePid = candidate;
+        else await Bun.sleep(10);
+      }
+      await writeFile(postmasterFile(), lockFile.replace(/^\d+/, String(zombiePid)));
+      const restarted = await startEmbeddedPostgres({ dataDir, log: testLog });
+      expect(await query(restarted.connectionString, "select id from marker")).toEqual([{ id: 42 }]);
+      await restarted.stop();
+    } finally {
+      parent.kill();
+    }
+  }, 30_000);
+
   test("a postmaster killed with SIGKILL is recovered at the next start, and stop() does not hang", async () => {
     const crashed = await startEmbeddedPostgres({ dataDir, log: testLog });
     const pid = await postmasterPid();
