@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { seededRandom } from "../../src/modules/graph/seeded-random";
 import { percentile } from "./load";
 import { draftContent, draftTags } from "./seed-notes";
-import { peakResidentBytes, residentBytes, startServerProcess, type ServerProcess } from "./server-process";
+import { benchWorkDir, peakResidentBytes, residentBytes, startServerProcess, type ServerProcess } from "./server-process";
 import { isTerminal, registerAndLogin, type Session, type TaskView } from "./tasks-client";
 import { taskSpecs } from "./tasks-content";
 import { cpuBetween, cpuSnapshot, type CpuUse } from "./tasks-cpu";
@@ -57,9 +57,7 @@ interface Client {
 
 const now = () => performance.now();
 const started = now();
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-bench-soak-"));
-// Traversable by others: run as root, the embedded Postgres drops to a `postgres` user.
-fs.chmodSync(workDir, 0o711);
+const workDir = benchWorkDir("rhizome-bench-soak-");
 let service: ServerProcess | undefined;
 
 const cleanUp = async () => {

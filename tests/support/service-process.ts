@@ -5,7 +5,7 @@
  * killer of a container would, and starting again on the same data directory is a restart after a crash.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 
 export interface ServiceProcess {
@@ -24,8 +24,8 @@ const ENTRY = path.resolve(import.meta.dir, "../../src/main.ts");
 const LISTENING = /Rhizome API listening on (http:\/\/\S+) /;
 const START_TIMEOUT_MS = 90_000;
 const EXIT_TIMEOUT_MS = 10_000;
-/** How long init may take to reap the killed Postgres. */
-const REAP_TIMEOUT_MS = 30_000;
+/** How long the killed Postgres may take to die. */
+const DEATH_TIMEOUT_MS = 30_000;
 
 /** Starts the service on a free loopback port; fails at once, with its output, if it exits before it listens. */
 export async function startServiceProcess({
@@ -101,8 +101,8 @@ export async function startServiceProcess({
       const postgres = postmasterPid();
       killGroup(pid);
       if (!(await waitForExit(child, EXIT_TIMEOUT_MS))) throw new Error(`service pid ${pid} survived SIGKILL`);
-      if (postgres !== null && !(await gone(postgres, REAP_TIMEOUT_MS))) {
-        throw new Error(`embedded Postgres pid ${postgres} was not gone (killed and reaped) ${REAP_TIMEOUT_MS} ms after SIGKILL to group ${pid}`);
+      if (postgres !== null && !(await dead(postgres, DEATH_TIMEOUT_MS))) {
+        throw new Error(`embedded Postgres pid ${postgres} was still running ${DEATH_TIMEOUT_MS} ms after SIGKILL to group ${pid}`);
       }
     },
     async stop(timeoutMs = 30_000) {
@@ -123,18 +123,26 @@ function killGroup(pid: number): void {
 }
 
 /**
- * Gone from the process table: killed and reaped. The dead service's Postgres is reparented to init, which reaps it
- * when it gets round to it (here after ~2 s); until then its pid answers `kill(pid, 0)`, and a new Postgres that finds
- * that pid in postmaster.pid refuses to start ("lock file already exists"). A service manager restarts only once the
- * old processes are reaped, so this waits for that too.
+ * Dead: gone, or a zombie. The dead service's Postgres is reparented to init, which reaps it when it gets round to it
+ * (here after ~2 s); the restart does not wait for that, as a service manager would not (the service removes a
+ * postmaster.pid that names a zombie).
  */
-async function gone(pid: number, timeoutMs: number): Promise<boolean> {
+async function dead(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (existsSync(`/proc/${pid}`)) {
+  for (;;) {
+    const stat = readFileOrNull(`/proc/${pid}/stat`);
+    if (stat === null || stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return true;
     if (Date.now() > deadline) return false;
     await Bun.sleep(20);
   }
-  return true;
+}
+
+function readFileOrNull(file: string): string | null {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
 }
 
 // `bun test` fires no exit event: a watchdog in its own session kills the service's group once this process is gone.
