@@ -35,8 +35,6 @@ interface Route {
 }
 
 const workDir = benchWorkDir("rhizome-bench-");
-// Traversable by others: run as root, the embedded Postgres drops to a `postgres` user.
-fs.chmodSync(workDir, 0o711);
 const serviceDir = path.join(workDir, "service");
 const baselineDir = path.join(workDir, "baseline");
 const started = performance.now();

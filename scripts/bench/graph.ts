@@ -40,8 +40,6 @@ const TARGET = { efficiency: 0.8, readP50Ms: 100 };
 const now = () => performance.timeOrigin + performance.now();
 const started = performance.now();
 const workDir = benchWorkDir("rhizome-bench-graph-");
-// Traversable by others: run as root, the embedded Postgres drops to a `postgres` user.
-fs.chmodSync(workDir, 0o711);
 const dataDir = path.join(workDir, "service");
 let service: ServerProcess | undefined;
 let fake: FakeAnthropic | undefined;

@@ -102,3 +102,31 @@ export function benchWorkDir(prefix: string): string {
   fs.chmodSync(dir, 0o755);
   return dir;
 }
+
+/**
+ * A benchmark's scratch directory and the service it starts there: `cleanUp` stops the service (SIGTERM, then waits
+ * while it drains its worker and stops its embedded Postgres) and removes the directory, also on Ctrl-C.
+ */
+export function benchScratch(prefix: string) {
+  const workDir = benchWorkDir(prefix);
+  let service: ServerProcess | undefined;
+  const cleanUp = async () => {
+    const running = service;
+    service = undefined;
+    await running?.stop();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  };
+  // Ctrl-C: the service sees it too and stops itself; what is left is the work directory.
+  process.once("SIGINT", async () => {
+    await cleanUp();
+    process.exit(130);
+  });
+  return {
+    workDir,
+    async start(name: string, entry: string, environment: Record<string, string>): Promise<ServerProcess> {
+      service = await startServerProcess(name, entry, environment);
+      return service;
+    },
+    cleanUp,
+  };
+}

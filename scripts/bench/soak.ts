@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { seededRandom } from "../../src/modules/graph/seeded-random";
 import { percentile } from "./load";
 import { draftContent, draftTags } from "./seed-notes";
-import { benchWorkDir, peakResidentBytes, residentBytes, startServerProcess, type ServerProcess } from "./server-process";
+import { benchScratch, peakResidentBytes, residentBytes, type ServerProcess } from "./server-process";
 import { isTerminal, registerAndLogin, type Session, type TaskView } from "./tasks-client";
 import { taskSpecs } from "./tasks-content";
 import { cpuBetween, cpuSnapshot, type CpuUse } from "./tasks-cpu";
@@ -57,21 +57,9 @@ interface Client {
 
 const now = () => performance.now();
 const started = now();
-const workDir = benchWorkDir("rhizome-bench-soak-");
+const scratch = benchScratch("rhizome-bench-soak-");
+const { workDir, cleanUp } = scratch;
 let service: ServerProcess | undefined;
-
-const cleanUp = async () => {
-  const running = service;
-  service = undefined;
-  // SIGTERM, then wait: the service drains its worker and stops its embedded Postgres before exiting.
-  await running?.stop();
-  fs.rmSync(workDir, { recursive: true, force: true });
-};
-// Ctrl-C: the service sees it too and stops itself; what is left is the work directory.
-process.once("SIGINT", async () => {
-  await cleanUp();
-  process.exit(130);
-});
 
 class Recorder {
   latencies = new Map<string, number[]>();
@@ -282,7 +270,7 @@ function rssTrend(samples: { seconds: number; bytes: number }[]): Trend {
 async function main() {
   progress(`work directory ${workDir}; ${CLIENTS} clients for ${SECONDS} s`);
   // An outside DATABASE_URL or LIBSQL_URL would point the service elsewhere: empty means unset.
-  service = await startServerProcess("service", "service-server.ts", { ROLE: "all", DATA_DIR: path.join(workDir, "service"), DATABASE_URL: "", LIBSQL_URL: "" });
+  service = await scratch.start("service", "service-server.ts", { ROLE: "all", DATA_DIR: path.join(workDir, "service"), DATABASE_URL: "", LIBSQL_URL: "" });
   const baseUrl = service.url;
   const pid = service.pid;
   progress(`service pid ${pid} on ${baseUrl}`);

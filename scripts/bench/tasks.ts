@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../src/config";
 import { percentile } from "./load";
-import { benchWorkDir, startServerProcess, type ServerProcess } from "./server-process";
+import { benchScratch, type ServerProcess } from "./server-process";
 import { createTask, findTasks, getTask, isTerminal, listTasks, registerAndLogin, type Session, type TaskView } from "./tasks-client";
 import { KIND_DESCRIPTIONS, taskSpecs, type ContentKind, type TaskSpec } from "./tasks-content";
 import { cpuBetween, cpuSnapshot, describeTree, type CpuUse } from "./tasks-cpu";
@@ -51,31 +51,17 @@ interface RunResult {
 
 const now = () => performance.timeOrigin + performance.now();
 const started = performance.now();
-const workDir = benchWorkDir("rhizome-bench-tasks-");
-// Traversable by others: run as root, the embedded Postgres drops to a `postgres` user.
-fs.chmodSync(workDir, 0o711);
+const scratch = benchScratch("rhizome-bench-tasks-");
+const { workDir, cleanUp } = scratch;
 const dataDir = path.join(workDir, "service");
 let service: ServerProcess | undefined;
-
-const cleanUp = async () => {
-  const running = service;
-  service = undefined;
-  // SIGTERM, then wait: the service drains its worker and stops its embedded Postgres before exiting.
-  await running?.stop();
-  fs.rmSync(workDir, { recursive: true, force: true });
-};
-// Ctrl-C: the service sees it too and stops itself; what is left is the work directory.
-process.once("SIGINT", async () => {
-  await cleanUp();
-  process.exit(130);
-});
 
 async function main() {
   progress(`work directory ${workDir}`);
   // An outside DATABASE_URL or LIBSQL_URL would point the service elsewhere: empty means unset.
   const environment = { ROLE: "all", DATA_DIR: dataDir, DATABASE_URL: "", LIBSQL_URL: "" };
   const config = loadConfig({ ...process.env, ...environment });
-  service = await startServerProcess("service", "service-server.ts", environment);
+  service = await scratch.start("service", "service-server.ts", environment);
   progress(`service pid ${service.pid} on ${service.url}; worker concurrency ${config.worker.concurrency}; its tree: ${describeTree(service.pid)}`);
   const session = await registerAndLogin(service.url, "bench_tasks");
 
