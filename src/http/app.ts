@@ -2,10 +2,12 @@ import { Elysia } from "elysia";
 import type { OpenAPIObject } from "trpc-to-openapi";
 import type { AnyRouter } from "@trpc/server";
 import type { ServiceContext } from "../modules/context";
+import type { ChangeFeed } from "../modules/events/change-feed";
 import type { TrpcContext } from "../trpc/context";
 import { log } from "../log";
 import { docsPlugin } from "./docs";
 import { edgeError } from "./error-response";
+import { createEventStreamRoute } from "./event-stream-route";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
 
@@ -17,11 +19,13 @@ export interface HttpAppOptions {
   checkHealth: () => Promise<void>;
   /** The largest body any route takes (import tasks); other routes have their own lower limits. */
   maxBodyBytes: number;
+  /** This process's fan-out of changes to its open event streams. */
+  events: ChangeFeed;
 }
 
-/** The HTTP edge: REST at /api, tRPC at /trpc, docs, health; every error in the contract's body. */
+/** The HTTP edge: REST at /api, tRPC at /trpc, the event stream, docs, health; every error in the contract's body. */
 export function createHttpApp(options: HttpAppOptions) {
-  let server: { requestIP(request: Request): { address: string } | null } | null = null;
+  let server: { requestIP(request: Request): { address: string } | null; timeout(request: Request, seconds: number): void } | null = null;
   const contextFor = (request: Request, transport: TrpcContext["transport"]): TrpcContext => ({
     ...options.services,
     clientAddress: server?.requestIP(request)?.address ?? "unknown",
@@ -29,6 +33,7 @@ export function createHttpApp(options: HttpAppOptions) {
     transport,
   });
   const rest = createRestHandler(options.router, contextFor);
+  const events = createEventStreamRoute({ db: options.services.db, feed: options.events, keepOpen: (request) => server?.timeout(request, 0) });
   const trpc = createTrpcHandler(options.router, (request) => contextFor(request, "rpc"), options.maxBodyBytes);
 
   const app = new Elysia({ serve: { maxRequestBodySize: options.maxBodyBytes + 1024 * 1024 } })
@@ -51,6 +56,7 @@ export function createHttpApp(options: HttpAppOptions) {
       }
     })
     .use(docsPlugin(options.document))
+    .all("/api/events", ({ request }) => events(request), { parse: "none" })
     .all("/api/*", ({ request }) => rest(request), { parse: "none" })
     .all("/trpc/*", ({ request }) => trpc(request), { parse: "none" });
   return app;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../db/client";
+import type { ChangePublisher } from "../modules/events/change";
 import type { ExtractorSettings } from "../modules/graph/create-extractor";
 import { failBuild } from "../modules/graph/fail-build";
 import { graphJobKey, type GraphQueue } from "../modules/graph/graph-queue";
@@ -17,6 +18,7 @@ export interface JobDependencies {
   db: Database;
   imports: { allowPrivateNetworks: boolean; bilibiliSessdata?: string };
   graph: ExtractorSettings;
+  changes: ChangePublisher;
 }
 
 /** Every background task of the service, with its payload schema. */
@@ -40,12 +42,12 @@ export function createJobCatalogue(deps: JobDependencies) {
       maxAttempts: IMPORT_MAX_ATTEMPTS,
       handler: async (payload, helpers) =>
         runImportTask(
-          { db: deps.db, ...(await loadImportTools()), signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts },
+          { db: deps.db, ...(await loadImportTools()), signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts, changes: deps.changes },
           payload,
         ),
       // The last attempt died with its worker (the handler itself records its own failures).
       onPermanentFailure: (payload) =>
-        markTaskFailed(deps.db, payload.taskId, "The import was interrupted too many times. Try again, or paste the content instead."),
+        markTaskFailed(deps.db, payload.taskId, "The import was interrupted too many times. Try again, or paste the content instead.", deps.changes),
     }),
     defineTask({
       name: "graph-build",
@@ -53,10 +55,10 @@ export function createJobCatalogue(deps: JobDependencies) {
       maxAttempts: GRAPH_BUILD_MAX_ATTEMPTS,
       handler: async (payload, helpers) =>
         (await loadGraphBuilder()).runGraphBuild(
-          { db: deps.db, settings: deps.graph, signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts },
+          { db: deps.db, settings: deps.graph, signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts, changes: deps.changes },
           payload,
         ),
-      onPermanentFailure: (payload) => failBuild(deps.db, payload.buildId, "The build was interrupted too many times; start it again"),
+      onPermanentFailure: (payload) => failBuild(deps.db, payload.buildId, "The build was interrupted too many times; start it again", deps.changes),
     }),
   ] as const;
 }

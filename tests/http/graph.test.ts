@@ -3,6 +3,7 @@ import type { Client } from "@libsql/client";
 import { Api, expectError } from "../support/api";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
 import { startTestServer, type TestServer } from "../support/server";
+import { unheardChanges } from "../support/changes";
 
 let fake: FakeAnthropic;
 let server: TestServer;
@@ -218,7 +219,7 @@ describe("a build stuck without its job", () => {
     const { drizzle } = await import("drizzle-orm/libsql");
     const schema = await import("../../src/db/schema");
     const client = server.openNotesClient();
-    const failed = await reconcileGraphBuilds(drizzle(client, { schema }), { enqueueBuild: async () => false, findBuildJob: async () => null });
+    const failed = await reconcileGraphBuilds(drizzle(client, { schema }), { enqueueBuild: async () => false, findBuildJob: async () => null }, unheardChanges);
     client.close();
     expect(failed).toBe(1);
     expect((await user.get("/api/knowledge-graph/status")).body).toMatchObject({ status: "failed" });
@@ -276,7 +277,7 @@ describe("a build interrupted with its worker", () => {
     const before = fake.calls;
     const controller = new AbortController();
     const watcher = setInterval(() => fake.calls - before >= 2 && controller.abort(new Error("worker stopped")), 2);
-    const first = await runGraphBuild({ db, settings, signal: controller.signal, attempt: 1, maxAttempts: 3 }, { buildId, userId: me.id }).then(
+    const first = await runGraphBuild({ db, settings, signal: controller.signal, attempt: 1, maxAttempts: 3, changes: unheardChanges }, { buildId, userId: me.id }).then(
       () => null,
       (error: unknown) => error,
     );
@@ -286,7 +287,7 @@ describe("a build interrupted with its worker", () => {
     expect((await user.get("/api/knowledge-graph/status")).body.status).toBe("building");
 
     const resumedFrom = fake.calls;
-    await runGraphBuild({ db, settings, signal: new AbortController().signal, attempt: 2, maxAttempts: 3 }, { buildId, userId: me.id });
+    await runGraphBuild({ db, settings, signal: new AbortController().signal, attempt: 2, maxAttempts: 3, changes: unheardChanges }, { buildId, userId: me.id });
     client.close();
     const status = (await user.get("/api/knowledge-graph/status")).body;
     expect(status).toMatchObject({ status: "completed", notes_total: 6, notes_processed: 6 });

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { graphBuilds } from "../../db/schema";
 import type { Database } from "../../db/client";
+import type { ChangePublisher } from "../events/change";
 import { isConstraintViolation } from "../../db/errors";
 import { log } from "../../log";
 import { ConflictError } from "../errors";
@@ -18,7 +19,7 @@ export async function startGraphBuild({
   ctx,
   input,
 }: {
-  ctx: { db: Database; userId: number; graphQueue: GraphQueue };
+  ctx: { db: Database; userId: number; graphQueue: GraphQueue; changes: ChangePublisher };
   input: { mode: BuildMode };
 }): Promise<BuildStatus> {
   const now = Date.now();
@@ -43,5 +44,6 @@ export async function startGraphBuild({
       .set({ status: "failed", error: "The job queue is unavailable; try again shortly", message: "Failed", finishedAt: Date.now() })
       .where(and(eq(graphBuilds.id, build!.id), eq(graphBuilds.status, "building")));
   }
+  await ctx.changes.publish({ userId: ctx.userId, kind: "graph" });
   return getBuildStatus({ ctx });
 }

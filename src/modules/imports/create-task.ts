@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { importTasks } from "../../db/schema";
 import type { Database } from "../../db/client";
+import type { ChangePublisher } from "../events/change";
 import { log } from "../../log";
 import type { ImportQueue } from "./import-queue";
 import type { createTaskInput, TaskRecord } from "./schemas";
@@ -14,7 +15,7 @@ export async function createTask({
   ctx,
   input,
 }: {
-  ctx: { db: Database; userId: number; importQueue: ImportQueue };
+  ctx: { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher };
   input: z.infer<typeof createTaskInput>;
 }): Promise<TaskRecord> {
   const now = Date.now();
@@ -36,5 +37,6 @@ export async function createTask({
     log.warn(`could not queue import task ${row!.id}; the reconciler will retry`, error);
     return false;
   });
+  await ctx.changes.publish({ userId: ctx.userId, kind: "task", id: row!.id });
   return toTaskRecord(queued ? row! : { ...row!, message: "Queued (waiting for the job queue)" });
 }
