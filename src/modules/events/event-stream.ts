@@ -38,7 +38,11 @@ export function openEventStream({
   let closed = false;
   const write = (text: string) => {
     if (closed) return;
-    controller.enqueue(encoder.encode(text));
+    try {
+      controller.enqueue(encoder.encode(text));
+    } catch {
+      return stop(); // the client went away and the stream is already closed
+    }
     if ((controller.desiredSize ?? 0) < -MAX_UNREAD_CHUNKS) {
       log.warn(`closing the event stream of user ${ctx.userId}: the client is not reading it`);
       end();
