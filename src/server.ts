@@ -73,7 +73,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     let listening = { url: "", port: 0 };
     if (config.role !== "worker") {
       const secretBox = await createSecretBox({ secretKey: config.secretKey, dataDir: config.dataDir });
-      const feed = new ChangeFeed();
+      const feed = new ChangeFeed({ db: notesDb.db });
       const listener = listenForChanges({
         connectionString,
         onChange: (change) => feed.deliver(change),

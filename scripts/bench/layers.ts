@@ -84,7 +84,7 @@ async function main() {
     authorization: request.headers.get("authorization"),
     transport,
   });
-  const app = createHttpApp({ router: stubRouter, services, document: buildOpenApiDocument(stubRouter), maxBodyBytes: 1 << 20, checkHealth: async () => {}, events: new ChangeFeed() });
+  const app = createHttpApp({ router: stubRouter, services, document: buildOpenApiDocument(stubRouter), maxBodyBytes: 1 << 20, checkHealth: async () => {}, events: new ChangeFeed({ db: notesDb.db }) });
   const rest = createRestHandler(stubRouter, context);
   const headers = { authorization: `Bearer ${token}` };
   // The REST adapter builds a caller per request; so does this.

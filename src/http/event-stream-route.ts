@@ -19,6 +19,6 @@ export function createEventStreamRoute({ db, feed, keepOpen }: { db: Database; f
       return serviceErrorResponse(error, "GET /api/events");
     }
     keepOpen(request);
-    return openEventStream({ ctx: { db, userId }, feed, signal: request.signal });
+    return openEventStream({ userId, feed, signal: request.signal });
   };
 }

@@ -213,6 +213,20 @@ describe("tickets for EventSource", () => {
   });
 });
 
+describe("the OpenAPI document", () => {
+  test("documents GET /events as text/event-stream with its ticket parameter, and POST /auth/ticket as a 201", () => {
+    const document = buildOpenApiDocument(appRouter) as any;
+    const events = document.paths["/events"].get;
+    expect(Object.keys(events.responses["200"].content)).toEqual(["text/event-stream"]);
+    expect(events.parameters).toContainEqual(expect.objectContaining({ name: "ticket", in: "query" }));
+    expect(events.responses["401"]).toEqual({ $ref: "#/components/responses/Error401" });
+    expect(events.security).toEqual([{ OAuth2PasswordBearer: [] }]);
+    const ticket = document.paths["/auth/ticket"].post;
+    expect(ticket.responses["201"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/EventTicket" });
+    expect(document.components.schemas.EventTicket.required).toEqual(["ticket", "expires_at"]);
+  });
+});
+
 describe("across processes", () => {
   test("when the LISTEN connection is killed, it reconnects, the stream reads the state again, and events still arrive", async () => {
     const { api: alice } = await api.newUser("reconnect");
@@ -263,7 +277,7 @@ describe("idle connections", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-idle-"));
     const notes = await openNotesDatabase({ url: `file:${path.join(dataDir, "rhizome.db")}` });
     // No keep-alives within the test: only lifting the idle timeout for the stream can keep it open.
-    const feed = new ChangeFeed(10 * 60_000);
+    const feed = new ChangeFeed({ db: notes.db, keepAliveMs: 10 * 60_000 });
     const app = createHttpApp({
       router: appRouter,
       services: {

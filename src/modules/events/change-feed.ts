@@ -1,39 +1,47 @@
+import type { Database } from "../../db/client";
 import type { Change } from "./change";
-
-/** One open stream, as the feed sees it. */
-export interface ChangeSubscriber {
-  changed(change: Change): void;
-  /** Changes since this time (ms) may have gone unheard (the LISTEN connection dropped): read again. */
-  missed(since: number): void;
-  /** Writes the keep-alive comment. */
-  keepAlive(): void;
-  /** The server is shutting down: end the stream. */
-  close(): void;
-}
+import type { Clock } from "./coalescer";
+import { UserChannel, type StreamSink } from "./user-channel";
 
 export const KEEP_ALIVE_MS = 15_000;
 
 /**
- * This process's fan-out: changes heard on the one LISTEN connection go to the open streams of
- * their user only. One keep-alive timer serves every stream, and runs only while there are any.
+ * This process's fan-out: changes heard on the one LISTEN connection go to the channel of their
+ * user, which reads them once for all of that user's open streams; a change of a user with no open
+ * stream here costs nothing. One keep-alive timer serves every stream, and runs only while there
+ * are any.
  */
 export class ChangeFeed {
-  readonly #byUser = new Map<number, Set<ChangeSubscriber>>();
+  readonly #channels = new Map<number, UserChannel>();
   #total = 0;
   #keepAlive: ReturnType<typeof setInterval> | undefined;
+  readonly #db: Database;
+  readonly #keepAliveMs: number;
+  readonly #clock?: Clock;
 
-  constructor(private readonly keepAliveMs = KEEP_ALIVE_MS) {}
+  constructor(options: { db: Database; keepAliveMs?: number; clock?: Clock }) {
+    this.#db = options.db;
+    this.#keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
+    this.#clock = options.clock;
+  }
 
-  /** Returns the unsubscribe function; calling it twice is harmless. */
-  subscribe(userId: number, subscriber: ChangeSubscriber): () => void {
-    let subscribers = this.#byUser.get(userId);
-    if (!subscribers) this.#byUser.set(userId, (subscribers = new Set()));
-    subscribers.add(subscriber);
+  /** Adds a stream (it is sent the current graph status); returns the function that removes it, harmless to call twice. */
+  subscribe(userId: number, sink: StreamSink): () => void {
+    let channel = this.#channels.get(userId);
+    if (!channel) this.#channels.set(userId, (channel = new UserChannel(this.#db, userId, this.#clock)));
+    const joined = channel;
     this.#total++;
-    this.#keepAlive ??= setInterval(() => this.#each((each) => each.keepAlive()), this.keepAliveMs);
+    this.#keepAlive ??= setInterval(() => this.#eachSink((each) => each.keepAlive()), this.#keepAliveMs);
+    void joined.join(sink);
+    let subscribed = true;
     return () => {
-      if (!subscribers.delete(subscriber)) return;
-      if (subscribers.size === 0) this.#byUser.delete(userId);
+      if (!subscribed) return;
+      subscribed = false;
+      joined.leave(sink);
+      if (joined.sinks.size === 0) {
+        joined.stop();
+        this.#channels.delete(userId);
+      }
       if (--this.#total === 0) {
         clearInterval(this.#keepAlive);
         this.#keepAlive = undefined;
@@ -43,22 +51,23 @@ export class ChangeFeed {
 
   /** Open streams of one user, or of everyone. */
   subscriberCount(userId?: number): number {
-    return userId === undefined ? this.#total : (this.#byUser.get(userId)?.size ?? 0);
+    return userId === undefined ? this.#total : (this.#channels.get(userId)?.sinks.size ?? 0);
   }
 
   deliver(change: Change): void {
-    for (const subscriber of this.#byUser.get(change.userId) ?? []) subscriber.changed(change);
+    this.#channels.get(change.userId)?.changed(change);
   }
 
+  /** News since `since` may have been lost (the LISTEN connection dropped): every stream reads again. */
   missed(since: number): void {
-    this.#each((subscriber) => subscriber.missed(since));
+    for (const channel of this.#channels.values()) channel.missed(since);
   }
 
   closeAll(): void {
-    this.#each((subscriber) => subscriber.close());
+    this.#eachSink((sink) => sink.close());
   }
 
-  #each(action: (subscriber: ChangeSubscriber) => void): void {
-    for (const subscribers of [...this.#byUser.values()]) for (const subscriber of [...subscribers]) action(subscriber);
+  #eachSink(action: (sink: StreamSink) => void): void {
+    for (const channel of [...this.#channels.values()]) for (const sink of [...channel.sinks]) action(sink);
   }
 }

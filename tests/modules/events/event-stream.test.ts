@@ -20,13 +20,12 @@ beforeAll(async () => {
     const result = await notes.client.execute({ sql: "insert into users (username, username_key, password_hash, created_at) values (?, ?, 'x', 0) returning id", args: [name, name] });
     users.push(Number(result.rows[0]!.id));
   }
-  feed = new ChangeFeed(100);
+  feed = new ChangeFeed({ db: notes.db, keepAliveMs: 100 });
   // The stream alone, served by Bun: the user is the `?user=` of the request.
   server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: (request) =>
-      serveEventStream({ ctx: { db: notes.db, userId: Number(new URL(request.url).searchParams.get("user")) }, feed, signal: request.signal }),
+    fetch: (request) => serveEventStream({ userId: Number(new URL(request.url).searchParams.get("user")), feed, signal: request.signal }),
   });
 });
 afterAll(() => {
