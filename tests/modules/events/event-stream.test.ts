@@ -105,6 +105,31 @@ describe("the event stream", () => {
     reader.close();
   });
 
+  test("a change is read once for all of a user's streams, and each stream gets the same event", async () => {
+    const [ada] = users as [number];
+    let reads = 0;
+    // Counts the status reads (one batch each) that the feed makes.
+    const db = new Proxy(notes.db, {
+      get(target, property, receiver) {
+        if (property === "batch") reads++;
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    const counted = new ChangeFeed({ db, keepAliveMs: 60_000 });
+    const received: string[][] = [[], [], []];
+    const leave = received.map((events) =>
+      counted.subscribe(ada, { send: (event, data) => events.push(`${event} ${data}`), keepAlive() {}, close() {} }),
+    );
+    await until(() => received.every((events) => events.length === 1), "sent the initial status");
+    expect(reads).toBe(3); // one initial status per stream
+    counted.deliver({ userId: ada, kind: "graph" });
+    await until(() => received.every((events) => events.length === 2), "sent the change");
+    expect(reads).toBe(4);
+    expect(new Set(received.map((events) => events[1])).size).toBe(1);
+    leave.forEach((unsubscribe) => unsubscribe());
+    expect(counted.subscriberCount()).toBe(0);
+  });
+
   test("when the server ends every stream (shutdown), clients see the end and the feed is empty", async () => {
     const [ada, bob] = users as [number, number];
     const readers = [await open(ada), await open(bob)];
