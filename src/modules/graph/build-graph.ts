@@ -43,7 +43,8 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
     .where(and(eq(graphBuilds.id, payload.buildId), eq(graphBuilds.userId, payload.userId)));
   if (!build || build.status !== "building") return;
   const update = (fields: SQLiteUpdateSetSource<typeof graphBuilds>) =>
-    db.update(graphBuilds).set({ ...fields, updatedAt: Date.now() }).where(and(eq(graphBuilds.id, build.id), eq(graphBuilds.status, "building"))).then(() => run.changes.publish({ userId: build.userId, kind: "graph" }));
+    db.update(graphBuilds).set({ ...fields, updatedAt: Date.now() }).where(and(eq(graphBuilds.id, build.id), eq(graphBuilds.status, "building")))
+      .then(() => run.changes.publish({ userId: build.userId, kind: "graph" }));
 
   try {
     await update({ message: "Reading notes", progress: Math.max(build.progress, 1) });

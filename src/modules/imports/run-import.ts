@@ -36,7 +36,8 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
   if (!task || task.status === "completed" || task.status === "failed") return;
 
   const update = (fields: Partial<typeof importTasks.$inferInsert>) =>
-    db.update(importTasks).set({ ...fields, updatedAt: Date.now() }).where(eq(importTasks.id, task.id)).then(() => run.changes.publish({ userId: task.userId, kind: "task", id: task.id }));
+    db.update(importTasks).set({ ...fields, updatedAt: Date.now() }).where(eq(importTasks.id, task.id))
+      .then(() => run.changes.publish({ userId: task.userId, kind: "task", id: task.id }));
   const platform = task.platform as Platform;
   const importer = run.importers[platform];
   await update({
