@@ -9,6 +9,9 @@ import { log } from "./log";
 import { StartupError, describeCause } from "./startup-error";
 import { ensureWritableDirectory } from "./writable-directory";
 import { createSecretBox } from "./modules/auth/secret-box";
+import { ChangeFeed } from "./modules/events/change-feed";
+import { listenForChanges } from "./modules/events/change-listener";
+import { createChangePublisher } from "./modules/events/change-publisher";
 import { reconcileGraphBuilds } from "./modules/graph/reconcile-builds";
 import { reconcileImportTasks } from "./modules/imports/reconcile-tasks";
 import { appRouter } from "./trpc/root";
@@ -51,7 +54,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
       stops.push(() => postgres.stop());
       connectionString = postgres.connectionString;
     }
-    const queue = createQueue({ connectionString, tasks: createJobCatalogue({ db: notesDb.db, imports: config.imports, graph: config.graph }), log });
+    // News of changes travels on the queue's database; `queue` is set before any job or request runs.
+    const changes = createChangePublisher((channel, payload) => queue.notify(channel, payload));
+    const queue = createQueue({
+      connectionString,
+      tasks: createJobCatalogue({ db: notesDb.db, imports: config.imports, graph: config.graph, changes }),
+      log,
+    });
     stops.push(() => queue.close());
     // Workers keep the queue's schema current; an API process only creates it on a fresh database.
     await (config.role === "api" ? queue.migrateIfMissing() : queue.migrate());
@@ -62,9 +71,18 @@ export async function startServer(config: Config): Promise<RunningServer> {
     let listening = { url: "", port: 0 };
     if (config.role !== "worker") {
       const secretBox = await createSecretBox({ secretKey: config.secretKey, dataDir: config.dataDir });
+      const feed = new ChangeFeed({ db: notesDb.db });
+      const listener = listenForChanges({
+        connectionString,
+        onChange: (change) => feed.deliver(change),
+        onMissed: (since) => feed.missed(since),
+      });
+      stops.push(() => listener.stop());
+      await listener.ready;
       const app = createHttpApp({
         router: appRouter,
-        services: { db: notesDb.db, secretBox, importQueue, graphQueue },
+        services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes },
+        events: feed,
         document: buildOpenApiDocument(appRouter),
         checkHealth: async () => {
           await notesDb.client.execute("select 1");
@@ -81,6 +99,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
       stops.push(async () => {
         await app.stop();
       });
+      // Open streams never end on their own: end them first, or stopping the server waits for them.
+      stops.push(() => feed.closeAll());
       const port = app.server!.port!;
       const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
       log.info(`Rhizome API listening on ${url} (docs at ${url}/docs)`);
@@ -90,7 +110,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     if (config.role !== "api") {
       const worker: JobWorker = await queue.startWorker({ concurrency: config.worker.concurrency });
       const reconcile = () =>
-        Promise.all([reconcileImportTasks(notesDb.db, importQueue), reconcileGraphBuilds(notesDb.db, graphQueue)]).catch((error) =>
+        Promise.all([reconcileImportTasks(notesDb.db, importQueue, changes), reconcileGraphBuilds(notesDb.db, graphQueue, changes)]).catch((error) =>
           log.warn("reconciler failed", error),
         );
       await reconcile();

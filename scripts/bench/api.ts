@@ -9,7 +9,7 @@ import { percentile, runLoad, type LoadResult } from "./load";
 import { seededRandom } from "../../src/modules/graph/seeded-random";
 import { draftContent, draftTags, seedNotes, TAG_VOCABULARY } from "./seed-notes";
 import { registerAndLogin, type Session } from "./tasks-client";
-import { benchWorkDir, peakResidentBytes, residentBytes, startServerProcess, watchResidentMemory, type ServerProcess } from "./server-process";
+import { benchWorkDir, peakResidentBytes, residentBytes, startScriptEnvironment, startServerProcess, watchResidentMemory, type ServerProcess } from "./server-process";
 
 const NOTES = 10_000;
 const CONNECTIONS = 64;
@@ -261,13 +261,6 @@ async function measureScaling(service: ServerProcess, small: Session, large: Ses
     list: { small: p50("list-small"), large: p50("list-large") },
     tag: { small: p50("tag-small"), large: p50("tag-large") },
   };
-}
-
-function startScriptEnvironment(script: string): Record<string, string> {
-  const packageJson = JSON.parse(fs.readFileSync(path.resolve(import.meta.dir, "../../package.json"), "utf8")) as { scripts: Record<string, string> };
-  const assignments = packageJson.scripts[script]?.match(/^(?:\w+=\S+\s+)+/)?.[0];
-  if (!assignments?.includes("ROLE=api ")) throw new Error(`package.json script ${script} should start with ROLE=api and the runtime's settings`);
-  return Object.fromEntries(assignments.trim().split(/\s+/).map((pair) => pair.split("=") as [string, string]));
 }
 
 /** The JavaScriptCore (GC) and mimalloc settings among some variables. */

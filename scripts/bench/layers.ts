@@ -20,6 +20,7 @@ import { t } from "../../src/trpc/init";
 import { publicProcedure } from "../../src/trpc/procedures";
 import { seededRandom } from "../../src/modules/graph/seeded-random";
 import { seedNotes } from "./seed-notes";
+import { ChangeFeed } from "../../src/modules/events/change-feed";
 
 const NOTES = 10_000;
 const ROUNDS = 5;
@@ -75,6 +76,7 @@ async function main() {
     secretBox: { seal: async (text: string) => text, open: async (text: string) => text, keyedHash: async (text: string) => text },
     importQueue: { enqueueImport: async () => false, findImportJob: async () => null },
     graphQueue: { enqueueBuild: async () => false, findBuildJob: async () => null },
+    changes: { publish: async () => {} },
   };
   const context = (request: Request, transport: TrpcContext["transport"]): TrpcContext => ({
     ...services,
@@ -82,7 +84,7 @@ async function main() {
     authorization: request.headers.get("authorization"),
     transport,
   });
-  const app = createHttpApp({ router: stubRouter, services, document: buildOpenApiDocument(stubRouter), checkHealth: async () => {} });
+  const app = createHttpApp({ router: stubRouter, services, document: buildOpenApiDocument(stubRouter), checkHealth: async () => {}, events: new ChangeFeed({ db: notesDb.db }) });
   const rest = createRestHandler(stubRouter, context);
   const headers = { authorization: `Bearer ${token}` };
   // The REST adapter builds a caller per request; so does this.

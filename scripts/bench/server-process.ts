@@ -11,6 +11,14 @@ export interface ServerProcess {
 }
 
 const START_TIMEOUT_MS = 60_000;
+
+/** The variables an npm script (`start:api`) sets before `bun run`: the role and the runtime's memory settings. */
+export function startScriptEnvironment(script: string): Record<string, string> {
+  const packageJson = JSON.parse(fs.readFileSync(path.resolve(import.meta.dir, "../../package.json"), "utf8")) as { scripts: Record<string, string> };
+  const assignments = packageJson.scripts[script]?.match(/^(?:\w+=\S+\s+)+/)?.[0];
+  if (!assignments?.includes("ROLE=api ")) throw new Error(`package.json script ${script} should start with ROLE=api and the runtime's settings`);
+  return Object.fromEntries(assignments.trim().split(/\s+/).map((pair) => pair.split("=") as [string, string]));
+}
 const STOP_TIMEOUT_MS = 30_000;
 
 /** Runs a server entry script in its own Bun process and waits for the `{"port":…}` line it prints. */

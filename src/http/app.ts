@@ -2,12 +2,14 @@ import { Elysia } from "elysia";
 import type { OpenAPIObject } from "trpc-to-openapi";
 import type { AnyRouter } from "@trpc/server";
 import type { ServiceContext } from "../modules/context";
+import type { ChangeFeed } from "../modules/events/change-feed";
 import type { TrpcContext } from "../trpc/context";
 import { log } from "../log";
 import { docsPlugin } from "./docs";
 import { edgeError } from "./error-response";
 import { bodyLimits, DEFAULT_BODY_LIMIT, REST_PREFIX } from "./procedure-meta";
 import { answerWithin, REQUEST_DEADLINE_MS } from "./request-deadline";
+import { createEventStreamRoute } from "./event-stream-route";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
 
@@ -19,14 +21,16 @@ export interface HttpAppOptions {
   checkHealth: () => Promise<void>;
   /** How long a JSON request may take before it is answered with a 500; the contract's 30 s unless a test says otherwise. */
   requestDeadlineMs?: number;
+  /** This process's fan-out of changes to its open event streams. */
+  events: ChangeFeed;
 }
 
 // Past every route's own limit, so a body over it gets our 413 (with the error body), not the server's.
 const SERVER_BODY_SLACK = 1024 * 1024;
 
-/** The HTTP edge: REST at /api, tRPC at /trpc, docs, health; every error in the contract's body. */
+/** The HTTP edge: REST at /api, tRPC at /trpc, the event stream, docs, health; every error in the contract's body. */
 export function createHttpApp(options: HttpAppOptions) {
-  let server: { requestIP(request: Request): { address: string } | null } | null = null;
+  let server: { requestIP(request: Request): { address: string } | null; timeout(request: Request, seconds: number): void } | null = null;
   const contextFor = (request: Request, transport: TrpcContext["transport"]): TrpcContext => ({
     ...options.services,
     clientAddress: server?.requestIP(request)?.address ?? "unknown",
@@ -37,6 +41,7 @@ export function createHttpApp(options: HttpAppOptions) {
   const trpc = createTrpcHandler(options.router, (request) => contextFor(request, "rpc"));
   const deadlineMs = options.requestDeadlineMs ?? REQUEST_DEADLINE_MS;
   const largestBody = Math.max(DEFAULT_BODY_LIMIT, ...bodyLimits(options.router).values());
+  const events = createEventStreamRoute({ db: options.services.db, feed: options.events, keepOpen: (request) => server?.timeout(request, 0) });
 
   const app = new Elysia({ serve: { maxRequestBodySize: largestBody + SERVER_BODY_SLACK } })
     .onStart(({ server: started }) => {
@@ -58,6 +63,8 @@ export function createHttpApp(options: HttpAppOptions) {
       }
     })
     .use(docsPlugin(options.document))
+    // The event stream stays open as long as the client wants it: no answer deadline.
+    .all(`${REST_PREFIX}/events`, ({ request }) => events(request), { parse: "none" })
     .all(`${REST_PREFIX}/*`, ({ request }) => answerWithin(deadlineMs, request, () => rest(request)), { parse: "none" })
     .all("/trpc/*", ({ request }) => answerWithin(deadlineMs, request, () => trpc(request)), { parse: "none" });
   return app;

@@ -3,7 +3,8 @@ import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { ErrorIssue } from "../trpc/init";
 import { GENERIC_500 } from "../trpc/init";
-import { errorHeaders } from "../trpc/errors";
+import { errorHeaders, toTrpcError } from "../trpc/errors";
+import { log } from "../log";
 
 /** The contract's one error body. */
 export interface ErrorBody {
@@ -20,6 +21,16 @@ export function jsonError(status: number, body: ErrorBody, headers: Record<strin
 export function edgeError(code: TRPC_ERROR_CODE_KEY, message: string, headers: Record<string, string> = {}): Response {
   const error = new TRPCError({ code, message });
   return jsonError(getHTTPStatusCodeFromError(error), { code, message: code === "INTERNAL_SERVER_ERROR" ? GENERIC_500 : message }, headers);
+}
+
+/** A business error thrown by a plain route (outside a procedure), mapped as a procedure's would be. */
+export function serviceErrorResponse(error: unknown, where: string): Response {
+  const mapped = toTrpcError(error);
+  if (!mapped) {
+    log.error(`unexpected error in ${where}`, error);
+    return edgeError("INTERNAL_SERVER_ERROR", GENERIC_500);
+  }
+  return jsonError(getHTTPStatusCodeFromError(mapped), { code: mapped.code, message: mapped.message }, errorHeaders(mapped));
 }
 
 /** For a TRPCError and the shape our error formatter made of it. */

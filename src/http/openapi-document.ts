@@ -80,6 +80,45 @@ export function buildOpenApiDocument(router: AnyRouter): OpenAPIObject {
   return document;
 }
 
+/** GET /api/events is a plain route (a stream, not a procedure), so it is written here by hand. */
+const eventStreamOperation = {
+  operationId: "events-stream",
+  summary: "Live progress of your graph builds and import tasks, as server-sent events",
+  description: [
+    "A `text/event-stream` for the caller's own account, open until the client closes it. Events:",
+    "",
+    "- `graph`: the build status object, exactly as GET /api/knowledge-graph/status returns it; sent once right after connecting, then whenever it changes.",
+    "- `task`: a task record, exactly as GET /api/tasks/{id} returns it, whenever that task changes (created, running, progress, completed or failed).",
+    "",
+    "Every event has an increasing `id:`. Each kind is coalesced to at most 4 a second: an event carries the newest state when it is sent, so intermediate progress may be skipped but the last state (`completed`, `failed`) always arrives. For tasks, each slot sends the newest state of every task that changed since the previous one. A `: keep-alive` comment line comes every 15 s. Changes made by workers in other processes arrive too.",
+    "",
+    "Authenticate with `Authorization: Bearer <token>`, or, from a browser's `EventSource` (which cannot send headers), with `?ticket=` from POST /api/auth/ticket (single use, 60 s). An access token in the URL (`?token=`, `?access_token=`, or as the ticket) is refused with 401. After a reconnect, read GET /api/tasks for what changed while disconnected; the stream starts again with the current graph status.",
+  ].join("\n"),
+  tags: ["events"],
+  security: [{ OAuth2PasswordBearer: [] }],
+  parameters: [
+    {
+      name: "ticket",
+      in: "query",
+      required: false,
+      description: "A ticket from POST /api/auth/ticket, instead of the Authorization header (for EventSource)",
+      schema: { type: "string" },
+    },
+  ],
+  responses: {
+    "200": {
+      description: "The event stream",
+      content: {
+        "text/event-stream": {
+          schema: { type: "string" },
+          example: 'id: 1\nevent: graph\ndata: {"status":"building","progress":40,...}\n\nid: 2\nevent: task\ndata: {"id":5,"status":"completed","progress":100,...}\n\n: keep-alive\n\n',
+        },
+      },
+    },
+    ...Object.fromEntries([401, 405, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
+  },
+};
+
 /** Routes outside the procedures, written in full. */
 const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
   "/healthz": {
@@ -94,6 +133,7 @@ const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
       },
     },
   },
+  "/api/events": { get: eventStreamOperation as never },
 };
 
 function healthSchema(status: string) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Database } from "../db/client";
 import { sweepExpiredAuthRows } from "../modules/auth/sweep-expired";
+import type { ChangePublisher } from "../modules/events/change";
 import type { ExtractorSettings } from "../modules/graph/create-extractor";
 import { failBuild } from "../modules/graph/fail-build";
 import { graphJobKey, type GraphQueue } from "../modules/graph/graph-queue";
@@ -20,6 +21,7 @@ export interface JobDependencies {
   db: Database;
   imports: { allowPrivateNetworks: boolean; bilibiliSessdata?: string };
   graph: ExtractorSettings;
+  changes: ChangePublisher;
 }
 
 /** Every background task of the service, with its payload schema. */
@@ -43,12 +45,12 @@ export function createJobCatalogue(deps: JobDependencies) {
       maxAttempts: IMPORT_MAX_ATTEMPTS,
       handler: async (payload, helpers) =>
         runImportTask(
-          { db: deps.db, ...(await loadImportTools()), signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts },
+          { db: deps.db, ...(await loadImportTools()), signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts, changes: deps.changes },
           payload,
         ),
       // The last attempt died with its worker (the handler itself records its own failures).
       onPermanentFailure: (payload) =>
-        markTaskFailed(deps.db, payload.taskId, "The import was interrupted too many times. Try again, or paste the content instead."),
+        markTaskFailed(deps.db, payload.taskId, "The import was interrupted too many times. Try again, or paste the content instead.", deps.changes),
     }),
     defineTask({
       name: "graph-build",
@@ -56,10 +58,10 @@ export function createJobCatalogue(deps: JobDependencies) {
       maxAttempts: GRAPH_BUILD_MAX_ATTEMPTS,
       handler: async (payload, helpers) =>
         (await loadGraphBuilder()).runGraphBuild(
-          { db: deps.db, settings: deps.graph, signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts },
+          { db: deps.db, settings: deps.graph, signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts, changes: deps.changes },
           payload,
         ),
-      onPermanentFailure: (payload) => failBuild(deps.db, payload.buildId, "The build was interrupted too many times; start it again"),
+      onPermanentFailure: (payload) => failBuild(deps.db, payload.buildId, "The build was interrupted too many times; start it again", deps.changes),
     }),
     defineTask({
       name: "auth-sweep",

@@ -92,6 +92,8 @@ export interface Queue<Tasks extends readonly AnyTask[]> {
   ): Promise<{ jobId: string } | null>;
   /** Resolves when Postgres answers on the queue's pool (for health checks). */
   ping(): Promise<void>;
+  /** `pg_notify(channel, payload)` on the queue's database: how processes sharing it tell each other news. */
+  notify(channel: string, payload: string): Promise<void>;
   /** True while a job with this key is waiting, retrying or running; false once done or permanently failed. */
   jobExists(jobKey: string): Promise<boolean>;
   findJob(jobKey: string): Promise<JobState | null>;
@@ -181,6 +183,10 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
 
     async ping() {
       await pool.query("select 1");
+    },
+
+    async notify(channel, payload) {
+      await pool.query("select pg_notify($1, $2)", [channel, payload]);
     },
 
     async migrateIfMissing() {

@@ -1,5 +1,6 @@
 import type { Database } from "../db/client";
 import type { SecretBox } from "./auth/secret-box";
+import type { ChangePublisher } from "./events/change";
 import type { Session, SessionUser } from "./auth/sessions";
 import type { GraphQueue } from "./graph/graph-queue";
 import type { ImportQueue } from "./imports/import-queue";
@@ -10,6 +11,8 @@ export interface ServiceContext {
   secretBox: SecretBox;
   importQueue: ImportQueue;
   graphQueue: GraphQueue;
+  /** Tells open event streams (in every API process) that a task or build changed. */
+  changes: ChangePublisher;
 }
 
 export interface RequestContext extends ServiceContext {

@@ -20,8 +20,12 @@ const CODES: [new (...args: never[]) => ServiceError, TRPC_ERROR_CODE_KEY][] = [
   [UnavailableError, "SERVICE_UNAVAILABLE"],
 ];
 
-/** The one place business errors become transport errors; the original stays as `cause`. */
+/**
+ * The one place business errors (and a database that stayed busy) become transport errors; the
+ * original stays as `cause`. Undefined for anything else: an unexpected error.
+ */
 export function toTrpcError(error: unknown): TRPCError | undefined {
+  if (isDatabaseBusy(error)) return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "The database is busy; retry shortly", cause: error });
   if (!(error instanceof ServiceError)) return undefined;
   const code = CODES.find(([type]) => error instanceof type)?.[1] ?? "INTERNAL_SERVER_ERROR";
   return new TRPCError({ code, message: error.message, cause: error });

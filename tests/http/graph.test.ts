@@ -11,6 +11,7 @@ import { reconcileGraphBuilds } from "../../src/modules/graph/reconcile-builds";
 import { defaultRespond, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
 import { writeGraph } from "../support/graph-seed";
 import { startTestServer, type TestServer } from "../support/server";
+import { unheardChanges } from "../support/changes";
 
 let fake: FakeAnthropic;
 let server: TestServer;
@@ -372,14 +373,14 @@ describe("a build stuck without its job", () => {
     const db = drizzle(client, { schema });
     const queue = createQueue({
       connectionString: server.databaseUrl,
-      tasks: createJobCatalogue({ db, imports: { allowPrivateNetworks: true }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} } }),
+      tasks: createJobCatalogue({ db, imports: { allowPrivateNetworks: true }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} }, changes: unheardChanges }),
       log: silentLog,
     });
     try {
       // The second build's job is in the queue, due later: its build must survive.
       const job = await queue.enqueue("graph-build", { buildId: waitingBuild, userId: waitingId }, { jobKey: graphJobKey(waitingId), runAt: new Date(Date.now() + 3_600_000) });
       expect(job).not.toBeNull();
-      expect(await reconcileGraphBuilds(db, graphQueueOn(queue))).toBe(1);
+      expect(await reconcileGraphBuilds(db, graphQueueOn(queue), unheardChanges)).toBe(1);
     } finally {
       await queue.close();
       client.close();
@@ -438,7 +439,7 @@ describe("a build interrupted with its worker", () => {
     const before = fake.calls;
     const controller = new AbortController();
     const watcher = setInterval(() => fake.calls - before >= 2 && controller.abort(new Error("worker stopped")), 2);
-    const first = await runGraphBuild({ db, settings, signal: controller.signal, attempt: 1, maxAttempts: 3 }, { buildId, userId: me.id }).then(
+    const first = await runGraphBuild({ db, settings, signal: controller.signal, attempt: 1, maxAttempts: 3, changes: unheardChanges }, { buildId, userId: me.id }).then(
       () => null,
       (error: unknown) => error,
     );
@@ -448,7 +449,7 @@ describe("a build interrupted with its worker", () => {
     expect((await user.get("/api/knowledge-graph/status")).body.status).toBe("building");
 
     const resumedFrom = fake.calls;
-    await runGraphBuild({ db, settings, signal: new AbortController().signal, attempt: 2, maxAttempts: 3 }, { buildId, userId: me.id });
+    await runGraphBuild({ db, settings, signal: new AbortController().signal, attempt: 2, maxAttempts: 3, changes: unheardChanges }, { buildId, userId: me.id });
     client.close();
     const status = (await user.get("/api/knowledge-graph/status")).body;
     expect(status).toMatchObject({ status: "completed", notes_total: 6, notes_processed: 6 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { initTRPC } from "@trpc/server";
 import { z } from "zod";
+import { ChangeFeed } from "../../src/modules/events/change-feed";
 import { createHttpApp } from "../../src/http/app";
 import { buildOpenApiDocument } from "../../src/http/openapi-document";
 import { setLogLevel } from "../../src/log";
@@ -36,7 +37,15 @@ const testRouter = t.router({
 });
 
 const appWith = (requestDeadlineMs: number) =>
-  createHttpApp({ router: testRouter, services: {} as ServiceContext, document: buildOpenApiDocument(testRouter), checkHealth: async () => {}, requestDeadlineMs });
+  createHttpApp({
+    router: testRouter,
+    services: {} as ServiceContext,
+    document: buildOpenApiDocument(testRouter),
+    checkHealth: async () => {},
+    requestDeadlineMs,
+    // No stream is opened here, so the feed never reads its database.
+    events: new ChangeFeed({ db: {} as ServiceContext["db"] }),
+  });
 // A deadline far past the tests' own timeout, so only the rejection itself can end the request.
 const longDeadline = appWith(60_000);
 const shortDeadline = appWith(200);

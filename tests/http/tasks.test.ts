@@ -15,6 +15,7 @@ import type { Fetcher, ImportedDocument } from "../../src/modules/imports/platfo
 import { Api, expectError } from "../support/api";
 import { startPlatformServer } from "../support/platform-server";
 import { startTestServer, type TestServer } from "../support/server";
+import { unheardChanges } from "../support/changes";
 
 const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms", name), "utf8");
 const WECHAT_CANONICAL =
@@ -235,11 +236,11 @@ describe("consistency between task rows and jobs", () => {
     const stuck = await insertTask("running", me.id);
     const queue = createQueue({
       connectionString: server.databaseUrl,
-      tasks: createJobCatalogue({ db: orm(), imports: { allowPrivateNetworks: true }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} } }),
+      tasks: createJobCatalogue({ db: orm(), imports: { allowPrivateNetworks: true }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} }, changes: unheardChanges }),
       log: silentLog,
     });
     try {
-      const result = await reconcileImportTasks(orm(), importQueueOn(queue));
+      const result = await reconcileImportTasks(orm(), importQueueOn(queue), unheardChanges);
       expect(result.requeued).toBeGreaterThanOrEqual(2);
     } finally {
       await queue.close();
@@ -261,6 +262,7 @@ describe("consistency between task rows and jobs", () => {
       signal: new AbortController().signal,
       attempt: 1,
       maxAttempts: 4,
+      changes: unheardChanges,
     };
     const notesBefore = (await alice.get("/api/notes")).body.total;
     await Promise.all([runImportTask(run, { taskId: id, userId: me.id }), runImportTask(run, { taskId: id, userId: me.id })]);
@@ -272,7 +274,7 @@ describe("consistency between task rows and jobs", () => {
   test("a job for another user's task does nothing", async () => {
     const me = (await alice.get("/api/auth/me")).body;
     const id = await insertTask("pending", me.id);
-    const run = { db: orm(), fetcher: createSafeFetcher({ allowPrivateNetworks: true }), importers: createImporters({}), signal: new AbortController().signal, attempt: 1, maxAttempts: 4 };
+    const run = { db: orm(), fetcher: createSafeFetcher({ allowPrivateNetworks: true }), importers: createImporters({}), signal: new AbortController().signal, attempt: 1, maxAttempts: 4, changes: unheardChanges };
     await runImportTask(run, { taskId: id, userId: me.id + 999 });
     const row = await db.execute({ sql: "select status, note_id from import_tasks where id = ?", args: [id] });
     expect(row.rows[0]!.note_id).toBeNull();
@@ -318,7 +320,7 @@ describe("where an imported note came from", () => {
     const id = Number(inserted.rows[0]!.id);
     const importers = createImporters({});
     if (options.parsePasted) importers.web = { ...importers.web, parsePasted: options.parsePasted };
-    const run = { db: drizzle(db, { schema }), fetcher: options.fetcher ?? platforms.fetcher, importers, signal: new AbortController().signal, attempt: 1, maxAttempts: 1 };
+    const run = { db: drizzle(db, { schema }), fetcher: options.fetcher ?? platforms.fetcher, importers, signal: new AbortController().signal, attempt: 1, maxAttempts: 1, changes: unheardChanges };
     await runImportTask(run, { taskId: id, userId: me.id });
     return (await alice.get(`/api/tasks/${id}`)).body;
   }

@@ -2,3 +2,4 @@ export * from "./auth";
 export * from "./notes";
 export * from "./imports";
 export * from "./graph";
+export * from "./events";

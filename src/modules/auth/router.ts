@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { eventTicketSchema } from "../events/schemas";
+import { issueEventTicket } from "../events/tickets";
 import { invalidateSession } from "./sessions";
 import { login } from "./login";
 import { registerUser } from "./register";
@@ -69,4 +71,20 @@ export const authRouter = router({
     .input(s.totpDisableInput)
     .output(z.void())
     .mutation(({ ctx, input }) => disableTotp({ ctx, input })),
+
+  ticket: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/auth/ticket",
+        tags,
+        summary: "A single-use, 60-second ticket to open GET /api/events from a browser's EventSource",
+        description:
+          "`EventSource` cannot send an Authorization header: pass the ticket as `GET /api/events?ticket=<ticket>` instead. It works once, within 60 s, on that route only; an access token is never accepted in a URL.",
+      },
+      successStatus: 201,
+    })
+    .input(z.void())
+    .output(eventTicketSchema)
+    .mutation(({ ctx }) => issueEventTicket({ ctx })),
 });

@@ -3,6 +3,7 @@ import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import pLimit from "p-limit";
 import { graphBuilds, graphNodes, graphNoteExtractions, notes } from "../../db/schema";
 import type { Database } from "../../db/client";
+import type { ChangePublisher } from "../events/change";
 import { isConstraintViolation } from "../../db/errors";
 import { log } from "../../log";
 import { conceptKey } from "./concept-key";
@@ -20,6 +21,7 @@ export interface GraphBuildRun {
   signal: AbortSignal;
   attempt: number;
   maxAttempts: number;
+  changes: ChangePublisher;
 }
 
 /** Extraction is 0–90 % of a build; writing the graph the rest. */
@@ -43,7 +45,8 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
     .where(and(eq(graphBuilds.id, payload.buildId), eq(graphBuilds.userId, payload.userId)));
   if (!build || build.status !== "building") return;
   const update = (fields: SQLiteUpdateSetSource<typeof graphBuilds>) =>
-    db.update(graphBuilds).set({ ...fields, updatedAt: Date.now() }).where(and(eq(graphBuilds.id, build.id), eq(graphBuilds.status, "building")));
+    db.update(graphBuilds).set({ ...fields, updatedAt: Date.now() }).where(and(eq(graphBuilds.id, build.id), eq(graphBuilds.status, "building")))
+      .then(() => run.changes.publish({ userId: build.userId, kind: "graph" }));
 
   try {
     await update({ message: "Reading notes", progress: Math.max(build.progress, 1) });
@@ -154,13 +157,13 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
     });
   } catch (error) {
     if (error instanceof BuildFailure) {
-      await failBuild(db, build.id, error.message);
+      await failBuild(db, build.id, error.message, run.changes);
       return;
     }
     if (run.signal.aborted) throw error;
     log.error(`graph build ${build.id} failed`, error);
     if (run.attempt >= run.maxAttempts) {
-      await failBuild(db, build.id, "The build failed unexpectedly; try again");
+      await failBuild(db, build.id, "The build failed unexpectedly; try again", run.changes);
       return;
     }
     await update({ message: `Retrying after a problem (attempt ${run.attempt} of ${run.maxAttempts})` });

@@ -1,6 +1,7 @@
 import { and, eq, lt } from "drizzle-orm";
 import { graphBuilds } from "../../db/schema";
 import type { Database } from "../../db/client";
+import type { ChangePublisher } from "../events/change";
 import { log } from "../../log";
 import { failBuild } from "./fail-build";
 import type { GraphQueue } from "./graph-queue";
@@ -12,7 +13,7 @@ const GRACE_MS = 60_000;
  * attempts is marked failed, so the user can start another (a crashed worker's job is instead
  * released by the queue and resumes).
  */
-export async function reconcileGraphBuilds(db: Database, queue: GraphQueue, now = Date.now()): Promise<number> {
+export async function reconcileGraphBuilds(db: Database, queue: GraphQueue, changes: ChangePublisher, now = Date.now()): Promise<number> {
   const stale = await db
     .select({ id: graphBuilds.id, userId: graphBuilds.userId })
     .from(graphBuilds)
@@ -21,7 +22,7 @@ export async function reconcileGraphBuilds(db: Database, queue: GraphQueue, now 
   for (const build of stale) {
     const job = await queue.findBuildJob(build.userId);
     if (job && !job.permanentlyFailed) continue;
-    await failBuild(db, build.id, "The build stopped unexpectedly; start it again");
+    await failBuild(db, build.id, "The build stopped unexpectedly; start it again", changes);
     failed++;
   }
   if (failed) log.info(`reconciler: ${failed} graph build(s) marked failed`);

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { graphBuilds } from "../../db/schema";
 import type { Database } from "../../db/client";
+import type { ChangePublisher } from "../events/change";
 import { isConstraintViolation } from "../../db/errors";
 import { log } from "../../log";
 import { ConflictError, QueueUnavailableError } from "../errors";
@@ -21,7 +22,7 @@ export async function startGraphBuild({
   ctx,
   input,
 }: {
-  ctx: { db: Database; userId: number; graphQueue: GraphQueue };
+  ctx: { db: Database; userId: number; graphQueue: GraphQueue; changes: ChangePublisher };
   input: { mode: BuildMode };
 }): Promise<BuildStatus> {
   const now = Date.now();
@@ -50,5 +51,6 @@ export async function startGraphBuild({
     await unrecord();
     throw new ConflictError(PREVIOUS_STILL_FINISHING);
   }
+  await ctx.changes.publish({ userId: ctx.userId, kind: "graph" });
   return getBuildStatus({ ctx });
 }

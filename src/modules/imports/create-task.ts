@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import { importTasks } from "../../db/schema";
 import type { Database } from "../../db/client";
+import type { ChangePublisher } from "../events/change";
 import { log } from "../../log";
 import { QueueUnavailableError } from "../errors";
 import type { ImportQueue } from "./import-queue";
@@ -17,7 +18,7 @@ export async function createTask({
   ctx,
   input,
 }: {
-  ctx: { db: Database; userId: number; importQueue: ImportQueue };
+  ctx: { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher };
   input: z.infer<typeof createTaskInput>;
 }): Promise<TaskRecord> {
   const now = Date.now();
@@ -44,6 +45,7 @@ export async function createTask({
     await ctx.db.delete(importTasks).where(eq(importTasks.id, row!.id));
     throw new QueueUnavailableError();
   }
+  await ctx.changes.publish({ userId: ctx.userId, kind: "task", id: row!.id });
   // Not queued without an error: graphile-worker added nothing this instant; the reconciler queues it.
   return toTaskRecord(queued ? row! : { ...row!, message: "Queued (waiting for the job queue)" });
 }

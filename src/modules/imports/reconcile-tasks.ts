@@ -1,6 +1,7 @@
 import { and, eq, inArray, lt } from "drizzle-orm";
 import { importTasks } from "../../db/schema";
 import type { Database } from "../../db/client";
+import type { ChangePublisher } from "../events/change";
 import { log } from "../../log";
 import type { ImportQueue } from "./import-queue";
 import { markTaskFailed } from "./run-import";
@@ -14,7 +15,7 @@ const MAX_REQUEUES = 3;
  * an unfinished task whose job is missing is queued again (a bounded number of times), and one
  * whose job ran out of attempts is marked failed. Runs at worker start and then periodically.
  */
-export async function reconcileImportTasks(db: Database, queue: ImportQueue, now = Date.now()): Promise<{ requeued: number; failed: number }> {
+export async function reconcileImportTasks(db: Database, queue: ImportQueue, changes: ChangePublisher, now = Date.now()): Promise<{ requeued: number; failed: number }> {
   const stale = await db
     .select({ id: importTasks.id, userId: importTasks.userId, requeues: importTasks.requeues })
     .from(importTasks)
@@ -26,7 +27,7 @@ export async function reconcileImportTasks(db: Database, queue: ImportQueue, now
     const job = await queue.findImportJob(task.id);
     if (job && !job.permanentlyFailed) continue;
     if (job?.permanentlyFailed || task.requeues >= MAX_REQUEUES) {
-      await markTaskFailed(db, task.id, "The import could not be completed after several attempts. Try again, or paste the content instead.");
+      await markTaskFailed(db, task.id, "The import could not be completed after several attempts. Try again, or paste the content instead.", changes);
       failed++;
       continue;
     }
@@ -34,6 +35,7 @@ export async function reconcileImportTasks(db: Database, queue: ImportQueue, now
       .update(importTasks)
       .set({ status: "pending", requeues: task.requeues + 1, message: "Queued again", updatedAt: Date.now() })
       .where(eq(importTasks.id, task.id));
+    await changes.publish({ userId: task.userId, kind: "task", id: task.id });
     if (await queue.enqueueImport(task)) requeued++;
   }
   if (requeued || failed) log.info(`reconciler: ${requeued} import task(s) queued again, ${failed} marked failed`);

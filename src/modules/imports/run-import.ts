@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { importTasks, notes } from "../../db/schema";
 import type { Database } from "../../db/client";
+import type { ChangePublisher } from "../events/change";
 import { log } from "../../log";
 import { newNoteRow } from "../notes/create-note";
 import { importedTags, importedText, importedTitle } from "../notes/note-text";
@@ -16,6 +17,7 @@ export interface ImportRun {
   signal: AbortSignal;
   attempt: number;
   maxAttempts: number;
+  changes: ChangePublisher;
 }
 
 const UNEXPECTED = "The import failed unexpectedly. Try again later, or paste the content instead.";
@@ -35,7 +37,8 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
   if (!task || task.status === "completed" || task.status === "failed") return;
 
   const update = (fields: Partial<typeof importTasks.$inferInsert>) =>
-    db.update(importTasks).set({ ...fields, updatedAt: Date.now() }).where(eq(importTasks.id, task.id));
+    db.update(importTasks).set({ ...fields, updatedAt: Date.now() }).where(eq(importTasks.id, task.id))
+      .then(() => run.changes.publish({ userId: task.userId, kind: "task", id: task.id }));
   const platform = task.platform as Platform;
   const importer = run.importers[platform];
   await update({
@@ -62,16 +65,17 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     }
     await update({ progress: 80, message: "Saving the note" });
     const noteId = await saveNote(db, task, document);
+    await run.changes.publish({ userId: task.userId, kind: "task", id: task.id });
     if (noteId !== null) log.info(`import task ${task.id} completed as note ${noteId}`);
   } catch (error) {
     const lastAttempt = run.attempt >= run.maxAttempts;
     if (error instanceof ImportError && (error.permanent || lastAttempt)) {
-      await markTaskFailed(db, task.id, error.message);
+      await markTaskFailed(db, task.id, error.message, run.changes);
       return;
     }
     if (!(error instanceof ImportError)) log.error(`import task ${task.id} failed unexpectedly`, error);
     if (lastAttempt) {
-      await markTaskFailed(db, task.id, UNEXPECTED);
+      await markTaskFailed(db, task.id, UNEXPECTED, run.changes);
       return;
     }
     const reason = error instanceof ImportError ? error.message : "an unexpected error";
@@ -80,12 +84,14 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
   }
 }
 
-export async function markTaskFailed(db: Database, taskId: number, error: string): Promise<void> {
+export async function markTaskFailed(db: Database, taskId: number, error: string, changes: ChangePublisher): Promise<void> {
   const now = Date.now();
-  await db
+  const [failed] = await db
     .update(importTasks)
     .set({ status: "failed", error, message: "Failed", finishedAt: now, updatedAt: now, content: null })
-    .where(and(eq(importTasks.id, taskId), inArray(importTasks.status, ["pending", "running"])));
+    .where(and(eq(importTasks.id, taskId), inArray(importTasks.status, ["pending", "running"])))
+    .returning({ userId: importTasks.userId });
+  if (failed) await changes.publish({ userId: failed.userId, kind: "task", id: taskId });
 }
 
 /** Writes the note and completes the task in one transaction; returns the note id (null if another run won). */

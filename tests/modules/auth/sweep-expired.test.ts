@@ -1,3 +1,4 @@
+import { unheardChanges } from "../../support/changes";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
@@ -98,6 +99,7 @@ describe("the auth sweep", () => {
     const catalogue = createJobCatalogue({
       db: database.db,
       imports: { allowPrivateNetworks: false },
+      changes: unheardChanges,
       graph: { extractor: "local", llmConcurrency: 1, anthropic: {} },
     });
     const sweep = catalogue.find((task) => task.name === "auth-sweep")!;

@@ -1,0 +1,311 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Client } from "@libsql/client";
+import pg from "pg";
+import { openNotesDatabase } from "../../src/db/client";
+import { createHttpApp } from "../../src/http/app";
+import { buildOpenApiDocument } from "../../src/http/openapi-document";
+import { createSecretBox } from "../../src/modules/auth/secret-box";
+import { ChangeFeed } from "../../src/modules/events/change-feed";
+import { appRouter } from "../../src/trpc/root";
+import { createChangePublisher } from "../../src/modules/events/change-publisher";
+import { LISTENER_APPLICATION_NAME } from "../../src/modules/events/change-listener";
+import { Api, expectError } from "../support/api";
+import { openEventStream, type EventStreamReader, type StreamMessage } from "../support/event-stream";
+import { startTestServer, type TestServer } from "../support/server";
+import { unheardChanges } from "../support/changes";
+
+let server: TestServer;
+let api: Api;
+let db: Client;
+let queueDb: pg.Client;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  api = new Api(server.url);
+  db = server.openNotesClient();
+  queueDb = new pg.Client({ connectionString: server.databaseUrl });
+  await queueDb.connect();
+});
+afterAll(async () => {
+  await queueDb.end();
+  db.close();
+  await server.stop();
+});
+
+const streams: EventStreamReader[] = [];
+async function stream(client: Api, baseUrl = server.url): Promise<EventStreamReader> {
+  const reader = await openEventStream(`${baseUrl}/api/events`, { authorization: `Bearer ${client.token}` });
+  streams.push(reader);
+  expect(reader.response.status).toBe(200);
+  return reader;
+}
+afterAll(() => streams.forEach((reader) => reader.close()));
+
+const isTask = (id: number, status?: string) => (message: StreamMessage) =>
+  message.event === "task" && message.data.id === id && (status === undefined || message.data.status === status);
+const isGraph = (status?: string) => (message: StreamMessage) => message.event === "graph" && (status === undefined || message.data.status === status);
+const STATUS_ORDER = ["pending", "running", "completed"];
+
+/** Ids increase by one from 1: every event has one, in the order sent. */
+function expectIncreasingIds(reader: EventStreamReader) {
+  const ids = reader.messages.filter((message) => message.comment === undefined).map((message) => message.id);
+  expect(ids).toEqual(ids.map((_, index) => index + 1));
+}
+
+describe("GET /api/events", () => {
+  test("the current graph status arrives right after connecting, as GET /api/knowledge-graph/status returns it", async () => {
+    const { api: alice } = await api.newUser("viewer");
+    const reader = await stream(alice);
+    expect(reader.response.headers.get("content-type")).toStartWith("text/event-stream");
+    const first = await reader.next();
+    expect(first).toEqual({ id: 1, event: "graph", data: (await alice.get("/api/knowledge-graph/status")).body });
+    expect(first.data.status).toBe("idle");
+  });
+
+  test("a pasted import's task arrives on every change, in order, ending completed with its note", async () => {
+    const { api: alice } = await api.newUser("importer");
+    const reader = await stream(alice);
+    await reader.next(isGraph());
+    const created = await alice.post("/api/tasks", { platform: "web", content: "# Streamed\n\nProgress arrives live." });
+    expect(created.status).toBe(201);
+    const done = await reader.next(isTask(created.body.id, "completed"));
+    expect(done.data).toEqual((await alice.get(`/api/tasks/${created.body.id}`)).body);
+    expect(done.data.note_id).toBeGreaterThan(0);
+    const states = reader.messages.filter(isTask(created.body.id)).map((message) => message.data);
+    for (let i = 1; i < states.length; i++) {
+      expect(STATUS_ORDER.indexOf(states[i].status)).toBeGreaterThanOrEqual(STATUS_ORDER.indexOf(states[i - 1].status));
+      expect(states[i].progress).toBeGreaterThanOrEqual(states[i - 1].progress);
+    }
+    expectIncreasingIds(reader);
+  });
+
+  test("a graph build's status arrives to completed (local extractor), in order", async () => {
+    const { api: alice } = await api.newUser("builder");
+    for (const title of ["SQLite", "Postgres", "Bun"]) {
+      await alice.post("/api/notes", { title, content: `${title} is a tool. [[SQLite]] works with [[Bun]] and [[Postgres]].` });
+    }
+    const reader = await stream(alice);
+    await reader.next(isGraph("idle"));
+    expect((await alice.post("/api/knowledge-graph/build", {})).status).toBe(202);
+    const done = await reader.next(isGraph("completed"));
+    expect(done.data).toEqual((await alice.get("/api/knowledge-graph/status")).body);
+    expect(done.data.nodes).toBeGreaterThan(0);
+    const states = reader.messages.filter(isGraph()).slice(1).map((message) => message.data);
+    expect(states[0].status).toBe("building");
+    for (let i = 1; i < states.length; i++) expect(states[i].progress).toBeGreaterThanOrEqual(states[i - 1].progress);
+    expectIncreasingIds(reader);
+  });
+
+  test("a burst of 50 progress updates in a second gives at most 5 events per kind, the last one the final state", async () => {
+    const { api: alice, id: userId } = await api.newUser("burst");
+    const now = Date.now();
+    const task = Number(
+      (await db.execute({ sql: "insert into import_tasks (user_id, platform, content, status, progress, message, created_at, updated_at) values (?, 'web', 'x', 'running', 0, 'Working', ?, ?) returning id", args: [userId, now, now] })).rows[0]!.id,
+    );
+    await db.execute({ sql: "insert into graph_builds (user_id, mode, status, message, started_at, updated_at) values (?, 'full', 'building', 'Working', ?, ?)", args: [userId, now, now] });
+    const reader = await stream(alice);
+    await reader.next(isGraph("building"));
+    const changes = createChangePublisher(async (channel, payload) => void (await queueDb.query("select pg_notify($1, $2)", [channel, payload])));
+    for (let progress = 1; progress <= 50; progress++) {
+      await db.batch([
+        { sql: "update import_tasks set progress = ? where id = ?", args: [progress, task] },
+        { sql: "update graph_builds set progress = ? where user_id = ?", args: [progress, userId] },
+      ]);
+      await Promise.all([changes.publish({ userId, kind: "task", id: task }), changes.publish({ userId, kind: "graph" })]);
+    }
+    await reader.seen((message) => isTask(task)(message) && message.data.progress === 50);
+    await reader.seen((message) => isGraph()(message) && message.data.progress === 50);
+    await Bun.sleep(600); // anything still coalescing would be sent within this
+    const taskEvents = reader.messages.filter(isTask(task));
+    const graphEvents = reader.messages.filter(isGraph()).slice(1);
+    expect(taskEvents.length).toBeLessThanOrEqual(5);
+    expect(graphEvents.length).toBeLessThanOrEqual(5);
+    expect(taskEvents.at(-1)!.data.progress).toBe(50);
+    expect(graphEvents.at(-1)!.data.progress).toBe(50);
+  });
+
+  test("another user's events never appear", async () => {
+    const { api: alice } = await api.newUser("alice");
+    const { api: bob } = await api.newUser("bob");
+    const [aliceStream, bobStream] = [await stream(alice), await stream(bob)];
+    await Promise.all([aliceStream.next(isGraph()), bobStream.next(isGraph())]);
+    await alice.post("/api/notes", { title: "Private", content: "[[Secret]] things about [[Alice]]." });
+    const aliceTask = (await alice.post("/api/tasks", { platform: "web", content: "alice's import" })).body.id;
+    await alice.post("/api/knowledge-graph/build", {});
+    await aliceStream.seen(isTask(aliceTask, "completed"));
+    await aliceStream.seen(isGraph("completed"));
+    // Bob's own task, after Alice's changes were all delivered: his stream carries only it.
+    const bobTask = (await bob.post("/api/tasks", { platform: "web", content: "bob's import" })).body.id;
+    await bobStream.next(isTask(bobTask, "completed"));
+    expect(bobStream.messages.filter((message) => message.event === "task").every((message) => message.data.id === bobTask)).toBe(true);
+    expect(bobStream.messages.filter(isGraph()).map((message) => message.data.status)).toEqual(["idle"]);
+  });
+
+  test("without a token, or with a bad one, it is a 401 with the contract's body and a Bearer challenge", async () => {
+    for (const headers of [{}, { authorization: "Bearer not-a-token" }, { authorization: "Basic abc" }] as Record<string, string>[]) {
+      const response = await api.get("/api/events", headers);
+      expectError(response, 401, "UNAUTHORIZED");
+      expect(response.headers.get("www-authenticate")).toStartWith("Bearer");
+    }
+  });
+
+  test("another method is a 405 naming GET", async () => {
+    const { api: alice } = await api.newUser("method");
+    const response = await alice.post("/api/events", {});
+    expectError(response, 405, "METHOD_NOT_SUPPORTED");
+    expect(response.headers.get("allow")).toBe("GET");
+  });
+});
+
+describe("tickets for EventSource", () => {
+  test("POST /api/auth/ticket gives a random single-use ticket, valid 60 s, that opens the stream once", async () => {
+    const { api: alice } = await api.newUser("ticket");
+    const issued = await alice.post("/api/auth/ticket");
+    expect(issued.status).toBe(201);
+    expect(Object.keys(issued.body).sort()).toEqual(["expires_at", "ticket"]);
+    expect(issued.body.ticket.length).toBeGreaterThanOrEqual(26); // base32: 5 bits a character, so ≥ 128 bits
+    const lifetime = Date.parse(issued.body.expires_at) - Date.now();
+    expect(lifetime).toBeGreaterThan(50_000);
+    expect(lifetime).toBeLessThanOrEqual(60_000);
+    expect((await alice.post("/api/auth/ticket")).body.ticket).not.toBe(issued.body.ticket);
+
+    const reader = await openEventStream(`${server.url}/api/events?ticket=${issued.body.ticket}`);
+    streams.push(reader);
+    expect(reader.response.status).toBe(200);
+    expect((await reader.next()).data).toEqual((await alice.get("/api/knowledge-graph/status")).body);
+
+    const again = await api.get(`/api/events?ticket=${issued.body.ticket}`);
+    expectError(again, 401, "UNAUTHORIZED");
+    expect(again.headers.get("www-authenticate")).toStartWith("Bearer");
+  });
+
+  test("a wrong or empty ticket is a 401", async () => {
+    expectError(await api.get("/api/events?ticket=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), 401, "UNAUTHORIZED");
+    expectError(await api.get("/api/events?ticket="), 401, "UNAUTHORIZED");
+  });
+
+  test("a ticket is not a bearer token for other routes, nor for the stream", async () => {
+    const { api: alice } = await api.newUser("notbearer");
+    const { ticket } = (await alice.post("/api/auth/ticket")).body;
+    expectError(await alice.withToken(ticket).get("/api/auth/me"), 401, "UNAUTHORIZED");
+    expectError(await alice.withToken(ticket).get("/api/events"), 401, "UNAUTHORIZED");
+  });
+
+  test("an access token is never accepted in the URL, as ?ticket=, ?token= or ?access_token=", async () => {
+    const { api: alice } = await api.newUser("urltoken");
+    for (const name of ["ticket", "token", "access_token"]) {
+      const response = await api.get(`/api/events?${name}=${alice.token}`);
+      expectError(response, 401, "UNAUTHORIZED");
+    }
+    // Not even beside a valid header: the token in the URL has already leaked into logs.
+    expectError(await alice.get(`/api/events?access_token=${alice.token}`), 401, "UNAUTHORIZED");
+  });
+
+  test("a ticket needs a logged-in user, and logging out revokes the unused ones", async () => {
+    expectError(await api.post("/api/auth/ticket"), 401, "UNAUTHORIZED");
+    const { api: alice } = await api.newUser("logout");
+    const { ticket } = (await alice.post("/api/auth/ticket")).body;
+    expect((await alice.post("/api/auth/logout")).status).toBe(204);
+    expectError(await api.get(`/api/events?ticket=${ticket}`), 401, "UNAUTHORIZED");
+  });
+});
+
+describe("the OpenAPI document", () => {
+  test("documents GET /events as text/event-stream with its ticket parameter, and POST /auth/ticket as a 201", () => {
+    const document = buildOpenApiDocument(appRouter) as any;
+    const events = document.paths["/events"].get;
+    expect(Object.keys(events.responses["200"].content)).toEqual(["text/event-stream"]);
+    expect(events.parameters).toContainEqual(expect.objectContaining({ name: "ticket", in: "query" }));
+    expect(events.responses["401"]).toEqual({ $ref: "#/components/responses/Error401" });
+    expect(events.security).toEqual([{ OAuth2PasswordBearer: [] }]);
+    const ticket = document.paths["/auth/ticket"].post;
+    expect(ticket.responses["201"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/EventTicket" });
+    expect(document.components.schemas.EventTicket.required).toEqual(["ticket", "expires_at"]);
+  });
+});
+
+describe("across processes", () => {
+  test("when the LISTEN connection is killed, it reconnects, the stream reads the state again, and events still arrive", async () => {
+    const { api: alice } = await api.newUser("reconnect");
+    const reader = await stream(alice);
+    await reader.next(isGraph());
+    const listeners = async () =>
+      (await queueDb.query<{ pid: number }>("select pid from pg_stat_activity where application_name = $1 and datname = current_database()", [LISTENER_APPLICATION_NAME])).rows.map(
+        (row) => row.pid,
+      );
+    const [before] = await listeners();
+    expect(before).toBeNumber();
+    await queueDb.query("select pg_terminate_backend($1)", [before]);
+    // Back on a new connection, the server sends every stream the current state again.
+    await reader.next(isGraph(), 20_000);
+    expect(await listeners()).not.toContain(before);
+    const created = (await alice.post("/api/tasks", { platform: "web", content: "after the reconnect" })).body;
+    await reader.next(isTask(created.id, "completed"));
+  });
+
+  test("a worker in another process reaches the stream of an API-only process on the same stores", async () => {
+    const apiOnly = await startTestServer({ ROLE: "api" });
+    const worker = Bun.spawn([process.execPath, "run", path.resolve(import.meta.dir, "../../src/main.ts")], {
+      env: { ...process.env, ROLE: "worker", DATA_DIR: apiOnly.dataDir, DATABASE_URL: apiOnly.databaseUrl, LOG_LEVEL: "warn" },
+      stdout: "ignore",
+      stderr: "inherit",
+    });
+    try {
+      const remote = new Api(apiOnly.url);
+      const { api: alice } = await remote.newUser("remote");
+      await alice.post("/api/notes", { title: "Far away", content: "[[Workers]] talk to [[Postgres]]." });
+      const reader = await stream(alice, apiOnly.url);
+      await reader.next(isGraph("idle"));
+      const created = (await alice.post("/api/tasks", { platform: "web", content: "imported elsewhere" })).body;
+      await reader.next(isTask(created.id, "completed"), 45_000);
+      await alice.post("/api/knowledge-graph/build", {});
+      await reader.next(isGraph("completed"), 45_000);
+      reader.close();
+    } finally {
+      worker.kill("SIGTERM");
+      await worker.exited;
+      await apiOnly.stop();
+    }
+  });
+});
+
+describe("idle connections", () => {
+  test("a stream survives 20 s with nothing sent at all, past the server's 10 s idle timeout, and still delivers", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-idle-"));
+    const notes = await openNotesDatabase({ url: `file:${path.join(dataDir, "rhizome.db")}` });
+    // No keep-alives within the test: only lifting the idle timeout for the stream can keep it open.
+    const feed = new ChangeFeed({ db: notes.db, keepAliveMs: 10 * 60_000 });
+    const app = createHttpApp({
+      router: appRouter,
+      services: {
+        db: notes.db,
+        secretBox: await createSecretBox({ dataDir }),
+        importQueue: { enqueueImport: async () => false, findImportJob: async () => null },
+        graphQueue: { enqueueBuild: async () => false, findBuildJob: async () => null },
+        changes: unheardChanges,
+      },
+      document: buildOpenApiDocument(appRouter),
+      checkHealth: async () => {},
+      events: feed,
+    });
+    app.listen({ port: 0, hostname: "127.0.0.1", idleTimeout: 10 });
+    try {
+      const local = new Api(`http://127.0.0.1:${app.server!.port}`);
+      const { api: alice, id } = await local.newUser("idle");
+      const reader = await stream(alice, local.baseUrl);
+      await reader.next(isGraph("idle"));
+      await Bun.sleep(20_000);
+      feed.deliver({ userId: id, kind: "graph" });
+      expect((await reader.next()).event).toBe("graph");
+      reader.close();
+    } finally {
+      feed.closeAll();
+      await app.stop();
+      notes.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

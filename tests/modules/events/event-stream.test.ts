@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
+import { ChangeFeed } from "../../../src/modules/events/change-feed";
+import { openEventStream as serveEventStream } from "../../../src/modules/events/event-stream";
+import { openEventStream } from "../../support/event-stream";
+
+let dataDir: string;
+let notes: NotesDatabase;
+let feed: ChangeFeed;
+let server: ReturnType<typeof Bun.serve>;
+const users: number[] = [];
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-stream-"));
+  notes = await openNotesDatabase({ url: `file:${path.join(dataDir, "rhizome.db")}` });
+  for (const name of ["ada", "bob"]) {
+    const result = await notes.client.execute({ sql: "insert into users (username, username_key, password_hash, created_at) values (?, ?, 'x', 0) returning id", args: [name, name] });
+    users.push(Number(result.rows[0]!.id));
+  }
+  feed = new ChangeFeed({ db: notes.db, keepAliveMs: 100 });
+  // The stream alone, served by Bun: the user is the `?user=` of the request.
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (request) => serveEventStream({ userId: Number(new URL(request.url).searchParams.get("user")), feed, signal: request.signal }),
+  });
+});
+afterAll(() => {
+  feed.closeAll();
+  server.stop(true);
+  notes.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const open = (userId: number) => openEventStream(`http://127.0.0.1:${server.port}/?user=${userId}`);
+
+async function until(condition: () => boolean, what: string) {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`still not ${what}`);
+    await Bun.sleep(10);
+  }
+}
+
+async function insertTask(userId: number, status: string) {
+  const now = Date.now();
+  const result = await notes.client.execute({
+    sql: "insert into import_tasks (user_id, platform, content, status, progress, message, created_at, updated_at) values (?, 'web', 'x', ?, 0, 'Queued', ?, ?) returning id",
+    args: [userId, status, now, now],
+  });
+  return Number(result.rows[0]!.id);
+}
+
+describe("the event stream", () => {
+  test("a client that goes away leaves the feed: its user's subscriber count returns to 0", async () => {
+    const [ada] = users as [number];
+    const first = await open(ada);
+    const second = await open(ada);
+    await Promise.all([first.next(), second.next()]);
+    expect(feed.subscriberCount(ada)).toBe(2);
+    first.close();
+    await until(() => feed.subscriberCount(ada) === 1, "one subscriber");
+    second.close();
+    await until(() => feed.subscriberCount(ada) === 0, "zero subscribers");
+    expect(feed.subscriberCount()).toBe(0);
+  });
+
+  test("a change reaches only its user's streams, as the record read from the database", async () => {
+    const [ada, bob] = users as [number, number];
+    const [adaStream, bobStream] = [await open(ada), await open(bob)];
+    await Promise.all([adaStream.next(), bobStream.next()]);
+    const adaTask = await insertTask(ada, "running");
+    const bobTask = await insertTask(bob, "pending");
+    feed.deliver({ userId: ada, kind: "task", id: adaTask });
+    // A change naming another user's task is never sent, even when delivered for this user.
+    feed.deliver({ userId: bob, kind: "task", id: adaTask });
+    feed.deliver({ userId: bob, kind: "task", id: bobTask });
+    expect((await adaStream.next((message) => message.event === "task")).data).toMatchObject({ id: adaTask, status: "running" });
+    expect((await bobStream.next((message) => message.event === "task")).data).toMatchObject({ id: bobTask, status: "pending" });
+    expect(bobStream.messages.filter((message) => message.event === "task").map((message) => message.data.id)).toEqual([bobTask]);
+    adaStream.close();
+    bobStream.close();
+  });
+
+  test("keep-alive comments arrive at the feed's interval, and stop once no stream is open", async () => {
+    const [ada] = users as [number];
+    const reader = await open(ada);
+    await reader.next((message) => message.comment === "keep-alive");
+    await reader.next((message) => message.comment === "keep-alive");
+    reader.close();
+    await until(() => feed.subscriberCount() === 0, "closed");
+  });
+
+  test("after news may have been lost, the graph status and the tasks changed since are sent again", async () => {
+    const [ada] = users as [number];
+    const reader = await open(ada);
+    await reader.next((message) => message.event === "graph");
+    const changed = await insertTask(ada, "completed");
+    feed.missed(Date.now() - 1_000);
+    await reader.next((message) => message.event === "graph");
+    expect((await reader.seen((message) => message.event === "task" && message.data.id === changed)).data.status).toBe("completed");
+    reader.close();
+  });
+
+  test("a change is read once for all of a user's streams, and each stream gets the same event", async () => {
+    const [ada] = users as [number];
+    let reads = 0;
+    // Counts the status reads (one batch each) that the feed makes.
+    const db = new Proxy(notes.db, {
+      get(target, property, receiver) {
+        if (property === "batch") reads++;
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    const counted = new ChangeFeed({ db, keepAliveMs: 60_000 });
+    const received: string[][] = [[], [], []];
+    const leave = received.map((events) =>
+      counted.subscribe(ada, { send: (event, data) => events.push(`${event} ${data}`), keepAlive() {}, close() {} }),
+    );
+    await until(() => received.every((events) => events.length === 1), "sent the initial status");
+    expect(reads).toBe(3); // one initial status per stream
+    counted.deliver({ userId: ada, kind: "graph" });
+    await until(() => received.every((events) => events.length === 2), "sent the change");
+    expect(reads).toBe(4);
+    expect(new Set(received.map((events) => events[1])).size).toBe(1);
+    leave.forEach((unsubscribe) => unsubscribe());
+    expect(counted.subscriberCount()).toBe(0);
+  });
+
+  test("when the server ends every stream (shutdown), clients see the end and the feed is empty", async () => {
+    const [ada, bob] = users as [number, number];
+    const readers = [await open(ada), await open(bob)];
+    await Promise.all(readers.map((reader) => reader.next()));
+    feed.closeAll();
+    await Promise.all(readers.map((reader) => reader.ended));
+    expect(feed.subscriberCount()).toBe(0);
+  });
+});
