@@ -214,14 +214,14 @@ describe("tickets for EventSource", () => {
 });
 
 describe("the OpenAPI document", () => {
-  test("documents GET /events as text/event-stream with its ticket parameter, and POST /auth/ticket as a 201", () => {
+  test("documents GET /api/events as text/event-stream with its ticket parameter, and POST /api/auth/ticket as a 201", () => {
     const document = buildOpenApiDocument(appRouter) as any;
-    const events = document.paths["/events"].get;
+    const events = document.paths["/api/events"].get;
     expect(Object.keys(events.responses["200"].content)).toEqual(["text/event-stream"]);
     expect(events.parameters).toContainEqual(expect.objectContaining({ name: "ticket", in: "query" }));
     expect(events.responses["401"]).toEqual({ $ref: "#/components/responses/Error401" });
     expect(events.security).toEqual([{ OAuth2PasswordBearer: [] }]);
-    const ticket = document.paths["/auth/ticket"].post;
+    const ticket = document.paths["/api/auth/ticket"].post;
     expect(ticket.responses["201"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/EventTicket" });
     expect(document.components.schemas.EventTicket.required).toEqual(["ticket", "expires_at"]);
   });
