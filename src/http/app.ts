@@ -8,6 +8,7 @@ import { docsPlugin } from "./docs";
 import { edgeError } from "./error-response";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
+import { viewerRoutes } from "../viewer/route";
 
 export interface HttpAppOptions {
   router: AnyRouter;
@@ -19,7 +20,7 @@ export interface HttpAppOptions {
   maxBodyBytes: number;
 }
 
-/** The HTTP edge: REST at /api, tRPC at /trpc, docs, health; every error in the contract's body. */
+/** The HTTP edge: REST at /api, tRPC at /trpc, docs, the /graph page, health; every error in the contract's body. */
 export function createHttpApp(options: HttpAppOptions) {
   let server: { requestIP(request: Request): { address: string } | null } | null = null;
   const contextFor = (request: Request, transport: TrpcContext["transport"]): TrpcContext => ({
@@ -51,6 +52,7 @@ export function createHttpApp(options: HttpAppOptions) {
       }
     })
     .use(docsPlugin(options.document))
+    .use(viewerRoutes())
     .all("/api/*", ({ request }) => rest(request), { parse: "none" })
     .all("/trpc/*", ({ request }) => trpc(request), { parse: "none" });
   return app;
