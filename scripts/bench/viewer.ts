@@ -56,7 +56,7 @@ async function main() {
   browser = await launchChromium();
   console.log(`Chromium ${browser.version()} (${CHROMIUM_PATH}; ${CHROMIUM_ARGS.filter((arg) => /angle|swiftshader/.test(arg)).join(" ")}), viewport 1280×800, ${RUNS} runs after one warm-up, median (min–max)`);
 
-  const rows: [string, number[]][] = [];
+  const rows: [string, number[], number?][] = [];
   for (const limit of [500, 5000]) {
     const fetchTimes: number[] = [];
     const runs: PageTimes[] = [];
@@ -70,15 +70,18 @@ async function main() {
     }
     rows.push([`baseline: GET /api/knowledge-graph?limit=${limit} + JSON.parse (bun fetch)`, fetchTimes]);
     if (limit === 500) {
-      rows.push(["login → 500 nodes drawn", runs.map((times) => times.drawn)]);
+      rows.push(["login → 500 nodes drawn", runs.map((times) => times.drawn), 1500]);
       rows.push(["login → 500 nodes laid out (worker FA2 + glide)", runs.map((times) => times.settled)]);
     } else {
-      rows.push(["login → 5,000 nodes drawn (500 first, then the control)", runs.map((times) => times.drawn)]);
+      rows.push(["login → 5,000 nodes drawn (500 first, then the control)", runs.map((times) => times.drawn), 4000]);
       rows.push(["  of which: choosing 5,000 → drawn", runs.map((times) => times.drawn - times.chosen)]);
       rows.push(["login → 5,000 nodes laid out", runs.map((times) => times.settled)]);
     }
   }
-  for (const [name, values] of rows) console.log(`${name.padEnd(62)} ${summary(values)}`);
+  for (const [name, values, target] of rows) {
+    const verdict = target === undefined ? "" : `  ${median(values) <= target ? "PASS" : "FAIL"} (target ≤ ${ms(target)})`;
+    console.log(`${name.padEnd(62)} ${summary(values)}${verdict}`);
+  }
 }
 
 interface PageTimes {
@@ -108,12 +111,13 @@ async function openAndTime(browser: Browser, url: string, limit: number): Promis
   await page.getByLabel("Username").fill("bench_viewer");
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Log in" }).click();
-  await settled(page, 500);
+  await page.locator(`#graph[data-drawn="500"]`).waitFor({ timeout: 120_000 });
   if (limit !== 500) {
+    // At once, as a user would: the 500-node layout still running in the worker is dropped.
     await page.evaluate(() => ((window as unknown as { benchMarks: Record<string, number> }).benchMarks.chosen = performance.now()));
     await page.getByLabel("Nodes").selectOption(String(limit));
-    await settled(page, limit);
   }
+  await settled(page, limit);
   const marks = await page.evaluate(() => (window as unknown as { benchMarks: Record<string, number> }).benchMarks);
   await context.close();
   if (errors.length) throw new Error(`the page logged errors: ${errors.join("; ")}`);
@@ -133,9 +137,12 @@ async function timeFetch(url: string, token: string, limit: number): Promise<num
   return performance.now() - started;
 }
 
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
 function summary(values: number[]): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  return `${ms(sorted[Math.floor(sorted.length / 2)]!)} (${ms(sorted[0]!)}–${ms(sorted.at(-1)!)})`;
+  return `${ms(median(values))} (${ms(Math.min(...values))}–${ms(Math.max(...values))})`;
 }
 
 function ms(value: number): string {

@@ -1,6 +1,7 @@
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { AnyRouter } from "@trpc/server";
 import { proceduresWithMeta } from "./procedure-meta";
+import { viewerOpenApiPaths } from "../viewer/route";
 
 const ERROR_STATUSES: Record<number, string> = {
   400: "Invalid input (body, query or path); `issues` lists each problem",
@@ -63,6 +64,7 @@ export function buildOpenApiDocument(router: AnyRouter): OpenAPIObject {
       operation.responses[String(code)] = { $ref: `#/components/responses/Error${code}` };
     }
   }
+  document.paths = { ...document.paths, ...(viewerOpenApiPaths as OpenAPIObject["paths"]) };
   return document;
 }
 

@@ -57,3 +57,32 @@ function respond(asset: ViewerAsset, request: Request): Response {
   }
   return new Response(asset.body, { headers });
 }
+
+/** The page's routes in the OpenAPI document (plain HTTP routes, written by hand as the contract asks). */
+export const viewerOpenApiPaths = {
+  "/graph": {
+    get: {
+      operationId: "viewer-page",
+      summary: "The knowledge-graph viewer page",
+      description:
+        "An HTML page, served without auth, where a user logs in and explores their own graph. Its script and styles come from /graph/assets/ on this server; it calls only this API and keeps the token in sessionStorage.",
+      tags: ["viewer"],
+      security: [],
+      responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } } },
+    },
+  },
+  "/graph/assets/{file}": {
+    get: {
+      operationId: "viewer-asset",
+      summary: "A script, worker or stylesheet of the viewer page",
+      tags: ["viewer"],
+      security: [],
+      parameters: [{ name: "file", in: "path", required: true, schema: { type: "string", enum: ["viewer.js", "layout-worker.js", "viewer.css"] } }],
+      responses: {
+        "200": { description: "The file", content: { "text/javascript": { schema: { type: "string" } }, "text/css": { schema: { type: "string" } } } },
+        "304": { description: "Not modified (If-None-Match matched the ETag)" },
+        "404": { $ref: "#/components/responses/Error404" },
+      },
+    },
+  },
+};

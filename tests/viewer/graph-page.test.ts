@@ -86,9 +86,10 @@ async function logIn(page: Page, user: { username: string; password: string }) {
   await page.getByRole("button", { name: "Log in" }).click();
 }
 
-/** Waits until sigma has drawn the graph and its layout has settled. */
+/** Waits until sigma has drawn the graph, its layout has settled and the Concepts list is complete. */
 async function waitForGraph(page: Page) {
   await page.locator('[aria-label="Knowledge graph"][data-layout="settled"]').waitFor({ timeout: 30_000 });
+  await page.locator('ul[aria-label="Concepts"]:not([aria-busy])').waitFor();
 }
 
 // After every test: everything the page fetched came from this server, no URL carried the access
@@ -128,6 +129,8 @@ describe("GET /graph", () => {
       const again = await fetch(`${server.url}/graph/assets/${asset}`, { headers: { "if-none-match": response.headers.get("etag")! } });
       expect(again.status).toBe(304);
     }
+    const document = await (await fetch(`${server.url}/openapi.json`)).json();
+    expect(document.paths["/graph"].get.security).toEqual([]);
     const missing = await fetch(`${server.url}/graph/assets/nothing.js`);
     expect(missing.status).toBe(404);
     expect((await missing.json()).code).toBe("NOT_FOUND");
@@ -235,7 +238,7 @@ describe("the graph viewer", () => {
     expect(await page.getByRole("list", { name: "Concepts" }).getByRole("button").count()).toBe(700);
   });
 
-  test("double-clicking a concept adds its neighbourhood", async () => {
+  test("Expand neighbourhood adds the concept's neighbours to the drawing", async () => {
     const carol = await new Api(server.url).newUser("expand");
     const db = await import("../../src/db/client").then(({ openNotesDatabase }) => openNotesDatabase({ url: `file:${server.dbFile}` }));
     try {
@@ -257,7 +260,7 @@ describe("the graph viewer", () => {
     expect(await page.locator("#showing").textContent()).toMatch(/^showing (\d+) of 900 concepts$/);
   });
 
-  test("an account with a second factor is asked for the Code", async () => {
+  test("an account with a second factor is asked for the Code; an empty graph says how to fill it", async () => {
     const dave = await new Api(server.url).newUser("twofactor");
     const { totpCodeAt } = await import("../../src/modules/auth/totp");
     const setup = (await dave.api.post("/api/auth/totp/setup")).body;
@@ -270,6 +273,8 @@ describe("the graph viewer", () => {
     await code.fill(enabled.body.recovery_codes[0]);
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("button", { name: "Build graph" }).waitFor();
+    await page.getByText("Your graph is empty").waitFor();
+    await page.locator('[aria-label="Knowledge graph"][data-drawn="0"]').waitFor();
     expect(await page.getByRole("status").textContent()).toContain("idle");
   });
 
@@ -278,6 +283,7 @@ describe("the graph viewer", () => {
     await logIn(page, alice);
     await page.locator('[aria-label="Knowledge graph"][data-drawn="none"]').waitFor();
     await page.getByText("WebGL is unavailable").waitFor();
+    await page.locator('ul[aria-label="Concepts"]:not([aria-busy])').waitFor();
     await page.getByRole("list", { name: "Concepts" }).getByRole("button", { name: /^Kyoto/ }).click();
     await page.getByRole("region", { name: "Concept details" }).getByRole("list", { name: "Notes" }).getByRole("button", { name: "Weekend" }).waitFor();
   });

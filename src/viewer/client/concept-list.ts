@@ -4,9 +4,19 @@ import { make } from "./dom";
 import type { GraphNode } from "./types";
 
 const count = new Intl.NumberFormat("en");
+/** Items built per task. */
+const CHUNK = 400;
+
+interface ListEntry {
+  node: GraphNode;
+  key: string;
+  item: HTMLLIElement;
+  button: HTMLButtonElement;
+}
 
 export class ConceptList {
-  private items: { node: GraphNode; key: string; item: HTMLLIElement; button: HTMLButtonElement }[] = [];
+  private items: ListEntry[] = [];
+  private generation = 0;
   private current: HTMLButtonElement | undefined;
 
   constructor(
@@ -37,24 +47,40 @@ export class ConceptList {
     });
   }
 
-  /** Shows these nodes, heaviest first. */
+  /** Shows these nodes, heaviest first; past the first few hundred, a chunk per task so the page stays responsive. */
   setNodes(nodes: GraphNode[]): void {
+    const generation = ++this.generation;
     const sorted = [...nodes].sort((a, b) => b.weight - a.weight || a.id - b.id);
-    const fragment = document.createDocumentFragment();
-    this.items = sorted.map((node) => {
-      const item = make("li");
-      const button = make("button");
-      button.type = "button";
-      button.dataset.id = String(node.id);
-      button.append(make("span", node.label), make("small", `${node.type} · ${count.format(node.weight)}`));
-      button.addEventListener("click", () => this.pick(node.id));
-      item.append(button);
-      fragment.append(item);
-      return { node, key: searchKey(node.label), item, button };
-    });
-    this.list.replaceChildren(fragment);
+    this.items = [];
     this.current = undefined;
-    this.filter();
+    this.list.replaceChildren();
+    this.list.setAttribute("aria-busy", "true");
+    const append = (start: number) => {
+      if (generation !== this.generation) return;
+      const fragment = document.createDocumentFragment();
+      const query = searchKey(this.search.value);
+      for (const node of sorted.slice(start, start + CHUNK)) {
+        const entry = this.entry(node);
+        entry.item.hidden = query !== "" && !entry.key.includes(query);
+        this.items.push(entry);
+        fragment.append(entry.item);
+      }
+      this.list.append(fragment);
+      if (start + CHUNK < sorted.length) setTimeout(() => append(start + CHUNK), 0);
+      else this.list.removeAttribute("aria-busy");
+    };
+    append(0);
+  }
+
+  private entry(node: GraphNode): ListEntry {
+    const item = make("li");
+    const button = make("button");
+    button.type = "button";
+    button.dataset.id = String(node.id);
+    button.append(make("span", node.label), make("small", `${node.type} · ${count.format(node.weight)}`));
+    button.addEventListener("click", () => this.pick(node.id));
+    item.append(button);
+    return { node, key: searchKey(node.label), item, button };
   }
 
   markCurrent(id: number | null): void {

@@ -10,6 +10,8 @@ export interface DetailActions {
 }
 
 const count = new Intl.NumberFormat("en");
+/** Neighbours listed at first: the heaviest, as the API orders them; a button shows the rest. */
+const SHOWN_NEIGHBOURS = 30;
 
 export function renderDetails(region: HTMLElement, detail: NodeDetail, actions: DetailActions): void {
   const { node } = detail;
@@ -27,15 +29,23 @@ export function renderDetails(region: HTMLElement, detail: NodeDetail, actions: 
     for (const edge of detail.edges) relation.set(edge.source === node.id ? edge.target : edge.source, edge.label);
     const list = make("ul", undefined, "neighbours");
     list.setAttribute("aria-label", "Related concepts");
-    for (const neighbour of detail.neighbours) {
+    const items = detail.neighbours.map((neighbour) => {
       const item = make("li");
       const link = button(neighbour.label, () => actions.pick(neighbour.id));
       const label = relation.get(neighbour.id);
       if (label) link.title = label;
       item.append(link);
-      list.append(item);
-    }
+      return item;
+    });
+    list.append(...items.slice(0, SHOWN_NEIGHBOURS));
     parts.push(list);
+    if (items.length > SHOWN_NEIGHBOURS) {
+      const more = button(`Show all ${items.length}`, () => {
+        list.append(...items.slice(SHOWN_NEIGHBOURS));
+        more.remove();
+      }, "quiet");
+      parts.push(more);
+    }
   } else parts.push(make("p", "None yet.", "hint"));
 
   parts.push(make("h3", `Notes that mention it (${detail.notes.length})`));

@@ -35,8 +35,12 @@ export function webglAvailable(): boolean {
   }
 }
 
+function emptyGraph() {
+  return new Graph<NodeAttributes>({ type: "mixed", multi: true });
+}
+
 export class GraphView {
-  readonly graph = new Graph<NodeAttributes>({ type: "mixed", multi: true });
+  private graph = emptyGraph();
   private readonly renderer: Sigma<NodeAttributes>;
   private selected: string | null = null;
   private hovered: string | null = null;
@@ -50,7 +54,7 @@ export class GraphView {
     private readonly container: HTMLElement,
     private readonly events: GraphViewEvents,
   ) {
-    this.renderer = new Sigma(this.graph, container, {
+    this.renderer = new Sigma<NodeAttributes>(this.graph, container, {
       zIndex: true,
       hideEdgesOnMove: true,
       defaultEdgeColor: EDGE_COLOUR,
@@ -77,11 +81,13 @@ export class GraphView {
   /** Replaces the drawing; resolves once sigma has drawn it. */
   show(nodes: GraphNode[], edges: GraphEdge[], positions: Map<number, Point>): Promise<void> {
     this.stopAnimation?.();
-    this.graph.clear();
     this.selected = null;
     this.focusNeighbours.clear();
-    this.maxWeight = Math.max(1, ...nodes.map((node) => node.weight));
+    this.maxWeight = nodes.reduce((heaviest, node) => Math.max(heaviest, node.weight), 1);
+    // Filled before sigma sees it: one indexation instead of one per added node and edge.
+    this.graph = emptyGraph();
     this.add(nodes, edges, positions);
+    this.renderer.setGraph(this.graph);
     this.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
     return this.drawn();
   }
@@ -147,17 +153,12 @@ export class GraphView {
 
   filterKind(kind: string | null): void {
     this.kindFilter = kind;
-    this.renderer.refresh({ skipIndexation: false });
+    this.renderer.refresh();
   }
 
   isolateCommunity(community: number | null): void {
     this.communityFilter = community;
     this.renderer.refresh();
-  }
-
-  neighbours(id: number): number[] {
-    const key = String(id);
-    return this.graph.hasNode(key) ? this.graph.neighbors(key).map(Number) : [];
   }
 
   kill(): void {

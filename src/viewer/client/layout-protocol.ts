@@ -6,7 +6,7 @@ export interface LayoutRequest {
   sizes: Float64Array;
   /** Node indexes and weight per edge (source, target, weight, ...). */
   edges: Float64Array;
-  iterations: number;
+  iterations: { forceAtlas2: number; noverlap: number };
 }
 
 export interface LayoutAnswer {

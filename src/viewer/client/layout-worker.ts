@@ -29,8 +29,8 @@ function layout({ positions, sizes, edges, iterations }: LayoutRequest): Float64
     graph.updateEdge(source, target, (attributes) => ({ weight: (attributes.weight ?? 0) + edges[index + 2]! }));
   }
   const settings = { ...forceAtlas2.inferSettings(graph), adjustSizes: false, edgeWeightInfluence: 0.5 };
-  forceAtlas2.assign(graph, { iterations, settings, getEdgeWeight: "weight" });
-  noverlap.assign(graph, { maxIterations: 50, settings: { ratio: 1.2, margin: 1 } });
+  forceAtlas2.assign(graph, { iterations: iterations.forceAtlas2, settings, getEdgeWeight: "weight" });
+  noverlap.assign(graph, { maxIterations: iterations.noverlap, settings: { ratio: 1.2, margin: 1 } });
   const result = new Float64Array(sizes.length * 2);
   graph.forEachNode((key, attributes) => {
     const index = Number(key);

@@ -6,7 +6,7 @@ import { byId } from "./dom";
 import { followEvents, type EventStream } from "./events";
 import { renderLegend, renderTypeOptions } from "./filters";
 import { GraphView, webglAvailable } from "./graph-view";
-import { around, cachedLayout, computeLayout, saveLayout, seededPositions, type Point } from "./layout";
+import { around, cachedLayout, computeLayout, LayoutSuperseded, saveLayout, seededPositions, type LayoutKey, type Point } from "./layout";
 import { setUpLogin } from "./login";
 import { setUpNoteView } from "./note-view";
 import { forgetToken, readToken } from "./session";
@@ -36,6 +36,7 @@ let liveProgressNote = "";
 let drawnBuild: number | null = null;
 let totalNodes = 0;
 let selection = 0;
+let loading = 0;
 const nodes = new Map<number, GraphNode>();
 const positions = new Map<number, Point>();
 
@@ -62,7 +63,11 @@ async function enter() {
   loginView.hidden = true;
   graphView.hidden = false;
   account.hidden = false;
-  showStatus(await get<BuildStatus>("/api/knowledge-graph/status"));
+  try {
+    showStatus(await get<BuildStatus>("/api/knowledge-graph/status"));
+  } catch {
+    statusLine.textContent = "The build status could not be read.";
+  }
   events = followEvents({
     graph: (update) => {
       showStatus(update);
@@ -119,45 +124,67 @@ async function startBuild() {
   }
 }
 
-/** Fetches the heaviest nodes (the chosen limit) and draws them. */
+/** Fetches the heaviest nodes (the chosen limit) and draws them; a newer load makes an older one stop. */
 async function loadGraph() {
+  const attempt = ++loading;
   const limit = Number(limitSelect.value);
   const buildId = status?.build_id ?? null;
-  const data = await get<GraphData>(`/api/knowledge-graph?limit=${limit}`);
   drawnBuild = buildId;
-  totalNodes = data.stats.total_nodes;
-  nodes.clear();
-  for (const node of data.nodes) nodes.set(node.id, node);
-  concepts.setNodes(data.nodes);
-  renderTypeOptions(typeSelect, data.nodes);
-  renderLegend(legend, data.nodes, (community) => view?.isolateCommunity(community));
-  renderDetailsMessage(details, data.nodes.length ? "Select a concept in the graph or the list." : "No concepts yet.");
-  notes.close();
-  updateShowing();
-  graphMessage.hidden = data.nodes.length > 0;
-  graphMessage.textContent = "Your graph is empty: write some notes, then press Build graph.";
-  await draw(data, { userId: user!.id, buildId: buildId ?? 0, view: `limit=${limit}` });
+  try {
+    const data = await get<GraphData>(`/api/knowledge-graph?limit=${limit}`);
+    if (attempt !== loading || !user) return;
+    totalNodes = data.stats.total_nodes;
+    nodes.clear();
+    for (const node of data.nodes) nodes.set(node.id, node);
+    renderTypeOptions(typeSelect, data.nodes);
+    renderLegend(legend, data.nodes, (community) => view?.isolateCommunity(community));
+    renderDetailsMessage(details, data.nodes.length ? "Select a concept in the graph or the list." : "No concepts yet.");
+    notes.close();
+    updateShowing();
+    showMessage(data.nodes.length ? "" : "Your graph is empty: write some notes, then press Build graph.");
+    await draw(data, { userId: user.id, buildId: buildId ?? 0, view: `limit=${limit}` }, attempt);
+    // After the first drawing: thousands of list items would otherwise hold it back.
+    if (attempt === loading) concepts.setNodes(data.nodes);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return; // the login form is back
+    if (attempt === loading) showMessage(`The graph could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
-async function draw(data: GraphData, key: { userId: number; buildId: number; view: string }) {
+/** Draws the graph (from cached or seeded positions), then lets the layout settle in the background. */
+async function draw(data: GraphData, key: LayoutKey, attempt: number) {
   if (!view && !createView()) return;
+  const shown = view!;
   const cached = cachedLayout(key, data.nodes);
   positions.clear();
   for (const [id, point] of cached ?? seededPositions(data.nodes)) positions.set(id, point);
   delete graphElement.dataset.layout;
-  await view!.show(data.nodes, data.edges, positions);
+  await shown.show(data.nodes, data.edges, positions);
+  if (attempt !== loading) return;
   graphElement.dataset.drawn = String(data.nodes.length);
-  if (cached || data.nodes.length === 0) {
-    graphElement.dataset.layout = "settled";
+  if (cached || data.nodes.length === 0) graphElement.dataset.layout = "settled";
+  else void settle(data, key, attempt, shown);
+}
+
+/** Computes the layout in the worker, keeps it for next time, and glides the nodes there. */
+async function settle(data: GraphData, key: LayoutKey, attempt: number, shown: GraphView) {
+  let laidOut: Map<number, Point>;
+  try {
+    laidOut = await computeLayout(data.nodes, data.edges, positions, (node) => shown.sizeOf(node));
+  } catch (error) {
+    if (!(error instanceof LayoutSuperseded)) showMessage(`The layout could not be computed: ${error instanceof Error ? error.message : String(error)}`);
     return;
   }
-  const shown = view!;
-  const laidOut = await computeLayout(data.nodes, data.edges, positions, (node) => shown.sizeOf(node));
-  if (view !== shown || key.view !== `limit=${limitSelect.value}`) return; // a newer load took over
+  if (attempt !== loading || view !== shown) return;
   saveLayout(key, data.nodes, laidOut);
   for (const [id, point] of laidOut) positions.set(id, point);
   await shown.moveTo(laidOut, true);
-  graphElement.dataset.layout = "settled";
+  if (attempt === loading) graphElement.dataset.layout = "settled";
+}
+
+function showMessage(message: string) {
+  graphMessage.textContent = message;
+  graphMessage.hidden = message === "";
 }
 
 /** The sigma renderer, or the concept list alone with a message when this browser has no WebGL. */
@@ -171,8 +198,7 @@ function createView(): boolean {
     }
   }
   graphElement.dataset.drawn = "none";
-  graphMessage.hidden = false;
-  graphMessage.textContent = "This browser cannot draw the graph (WebGL is unavailable). Use the Concepts list to explore it.";
+  showMessage("This browser cannot draw the graph (WebGL is unavailable). Use the Concepts list to explore it.");
   return false;
 }
 
@@ -193,7 +219,13 @@ async function select(id: number | null, fly: boolean) {
 
 /** Adds a concept's neighbourhood (depth 1) to the drawing, new nodes placed around it. */
 async function expand(id: number) {
-  const data = await get<GraphData>(`/api/knowledge-graph?node=${id}&depth=1`);
+  let data: GraphData;
+  try {
+    data = await get<GraphData>(`/api/knowledge-graph?node=${id}&depth=1`);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 401)) showMessage(`The neighbourhood could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
   const centre = positions.get(id) ?? { x: 0, y: 0 };
   for (const node of data.nodes) {
     if (!positions.has(node.id)) positions.set(node.id, around(centre, node.id, 15));
