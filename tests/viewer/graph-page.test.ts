@@ -27,7 +27,8 @@ const NOTES = [
 ];
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
+  browser = await launchChromium(); // first: without Chromium, fail at once and start nothing
+  server = await startTestServer();
   decoder = await browser.newPage();
   const api = new Api(server.url);
   alice = await api.newUser("viewer");
