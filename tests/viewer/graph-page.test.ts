@@ -173,6 +173,19 @@ describe("the graph viewer", () => {
     expect(Buffer.compare(await graphOf(page).screenshot(), first)).toBe(0);
   });
 
+  test("Log out revokes the token and leaves nothing of the account in the page", async () => {
+    const { page } = await openViewer();
+    await logIn(page, alice);
+    await waitForGraph(page);
+    const token = await page.evaluate(() => sessionStorage.getItem("rhizome.access_token"));
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByLabel("Username").waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect((await new Api(server.url, token!).get("/api/auth/me")).status).toBe(401);
+    expect(await page.getByRole("list", { name: "Concepts", includeHidden: true }).getByRole("button", { includeHidden: true }).count()).toBe(0);
+    expect(await page.getByRole("region", { name: "Concept details", includeHidden: true }).textContent()).toBe("");
+  });
+
   test("search flies to a concept; its details show the notes that mention it with their passage", async () => {
     const { page } = await openViewer();
     await logIn(page, alice);

@@ -81,15 +81,28 @@ async function enter() {
   await loadGraph();
 }
 
+/** Back to the login form, with nothing of the last account left in the page. */
 function leave(message: string) {
+  loading++;
+  selection++;
   events?.close();
   events = null;
   view?.kill();
   view = null;
   user = null;
+  status = null;
   drawnBuild = null;
   nodes.clear();
   positions.clear();
+  concepts.setNodes([]);
+  byId<HTMLInputElement>("search").value = "";
+  legend.replaceChildren();
+  renderDetailsMessage(details, "");
+  notes.close();
+  showing.textContent = "";
+  showMessage("");
+  delete graphElement.dataset.drawn;
+  delete graphElement.dataset.layout;
   login.reset();
   graphView.hidden = true;
   account.hidden = true;
