@@ -241,6 +241,11 @@ describe("the graph viewer", () => {
     await logIn(page, bob);
     await waitForGraph(page);
     expect(await page.locator("#showing").textContent()).toBe("showing 500 of 700 concepts");
+    // At 1280×800 the page itself never scrolls: a long Concept details panel scrolls inside.
+    await page.getByRole("list", { name: "Concepts" }).getByRole("button").first().click();
+    await page.getByRole("region", { name: "Concept details" }).getByRole("list", { name: "Notes" }).waitFor();
+    expect(await page.evaluate(() => document.getElementById("details")!.scrollHeight)).toBeGreaterThan(800);
+    expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(800);
     const legend = page.getByRole("list", { name: "Communities" }).getByRole("button");
     expect(await legend.count()).toBeGreaterThan(1);
     await legend.first().click();
