@@ -257,7 +257,7 @@ describe("the graph viewer", () => {
     expect(await page.getByRole("list", { name: "Concepts" }).getByRole("button").count()).toBe(700);
   });
 
-  test("Expand neighbourhood adds the concept's neighbours to the drawing", async () => {
+  test("double-clicking a concept, or Expand neighbourhood, adds its neighbours to the drawing", async () => {
     const carol = await new Api(server.url).newUser("expand");
     const db = await import("../../src/db/client").then(({ openNotesDatabase }) => openNotesDatabase({ url: `file:${server.dbFile}` }));
     try {
@@ -270,13 +270,24 @@ describe("the graph viewer", () => {
     const { page } = await openViewer();
     await logIn(page, carol);
     await waitForGraph(page);
-    expect(await page.locator("#showing").textContent()).toBe("showing 500 of 900 concepts");
-    const first = page.getByRole("list", { name: "Concepts" }).getByRole("button").first();
-    await first.click();
-    const details = page.getByRole("region", { name: "Concept details" });
-    await details.getByRole("button", { name: "Expand neighbourhood" }).click();
-    await page.locator("#showing", { hasNotText: "showing 500 of 900" }).waitFor();
-    expect(await page.locator("#showing").textContent()).toMatch(/^showing (\d+) of 900 concepts$/);
+    const shown = async () => Number((await page.locator("#showing").textContent())!.match(/^showing (\d+) of 900 concepts$/)![1]);
+    expect(await shown()).toBe(500);
+
+    // Picking the heaviest concept flies the camera to it, so once the picture is still it sits in the middle.
+    const concepts = page.getByRole("list", { name: "Concepts" }).getByRole("button");
+    await concepts.first().click();
+    const graph = graphOf(page);
+    for (let previous = Buffer.alloc(0), current = await graph.screenshot(); !previous.equals(current); ) [previous, current] = [current, await graph.screenshot()];
+    const box = (await graph.boundingBox())!;
+    await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
+    await page.locator("#showing", { hasNotText: "showing 500 of" }).waitFor();
+    const afterDoubleClick = await shown();
+    expect(afterDoubleClick).toBeGreaterThan(500);
+
+    await concepts.nth(1).click();
+    await page.getByRole("region", { name: "Concept details" }).getByRole("button", { name: "Expand neighbourhood" }).click();
+    await page.locator("#showing", { hasNotText: `showing ${afterDoubleClick} of` }).waitFor();
+    expect(await shown()).toBeGreaterThan(afterDoubleClick);
   });
 
   test("an account with a second factor is asked for the Code; an empty graph says how to fill it", async () => {
