@@ -76,6 +76,12 @@ async function openViewer(options: { viewport?: { width: number; height: number 
   return entry;
 }
 
+/** Polls a condition about what is drawn (sigma draws on its next frame) until it holds, or fails after a while. */
+async function eventually(condition: () => Promise<boolean>, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) if (Date.now() > deadline) throw new Error(`still false after ${timeoutMs} ms`);
+}
+
 /** The element labelled `Knowledge graph` that holds the rendering. */
 function graphOf(page: Page) {
   return page.getByLabel("Knowledge graph", { exact: true });
@@ -248,8 +254,12 @@ describe("the graph viewer", () => {
     expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(800);
     const legend = page.getByRole("list", { name: "Communities" }).getByRole("button");
     expect(await legend.count()).toBeGreaterThan(1);
+    const graph = graphOf(page);
+    const before = (await pixelVariety(graph, decoder)).inked;
     await legend.first().click();
     expect(await legend.first().getAttribute("aria-pressed")).toBe("true");
+    // One community of a dozen or more: far less of the picture is drawn.
+    await eventually(async () => (await pixelVariety(graph, decoder)).inked < before / 2);
     await page.getByLabel("Type").selectOption({ index: 1 });
     await page.getByLabel("Nodes").selectOption("1000");
     await page.locator("#showing", { hasText: "showing 700 of 700 concepts" }).waitFor();
