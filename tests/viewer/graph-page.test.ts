@@ -287,7 +287,9 @@ describe("the graph viewer", () => {
     const concepts = page.getByRole("list", { name: "Concepts" }).getByRole("button");
     await concepts.first().click();
     const graph = graphOf(page);
-    for (let previous = Buffer.alloc(0), current = await graph.screenshot(); !previous.equals(current); ) [previous, current] = [current, await graph.screenshot()];
+    let previous: Buffer | undefined;
+    let current = await graph.screenshot();
+    while (!previous?.equals(current)) [previous, current] = [current, await graph.screenshot()];
     const box = (await graph.boundingBox())!;
     await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
     await page.locator("#showing", { hasNotText: "showing 500 of" }).waitFor();
