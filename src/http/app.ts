@@ -12,6 +12,7 @@ import { answerWithin, REQUEST_DEADLINE_MS } from "./request-deadline";
 import { createEventStreamRoute } from "./event-stream-route";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
+import { viewerRoutes } from "../viewer/route";
 
 export interface HttpAppOptions {
   router: AnyRouter;
@@ -28,7 +29,7 @@ export interface HttpAppOptions {
 // Past every route's own limit, so a body over it gets our 413 (with the error body), not the server's.
 const SERVER_BODY_SLACK = 1024 * 1024;
 
-/** The HTTP edge: REST at /api, tRPC at /trpc, the event stream, docs, health; every error in the contract's body. */
+/** The HTTP edge: REST at /api, tRPC at /trpc, the event stream, docs, the /graph page, health; every error in the contract's body. */
 export function createHttpApp(options: HttpAppOptions) {
   let server: { requestIP(request: Request): { address: string } | null; timeout(request: Request, seconds: number): void } | null = null;
   const contextFor = (request: Request, transport: TrpcContext["transport"]): TrpcContext => ({
@@ -64,6 +65,7 @@ export function createHttpApp(options: HttpAppOptions) {
     })
     .use(docsPlugin(options.document))
     // The event stream stays open as long as the client wants it: no answer deadline.
+    .use(viewerRoutes())
     .all(`${REST_PREFIX}/events`, ({ request }) => events(request), { parse: "none" })
     .all(`${REST_PREFIX}/*`, ({ request }) => answerWithin(deadlineMs, request, () => rest(request)), { parse: "none" })
     .all("/trpc/*", ({ request }) => answerWithin(deadlineMs, request, () => trpc(request)), { parse: "none" });

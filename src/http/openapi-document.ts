@@ -2,6 +2,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { AnyRouter } from "@trpc/server";
 import { formatBytes } from "./error-response";
 import { bodyLimitOf, DEFAULT_BODY_LIMIT, proceduresWithMeta, REST_PREFIX } from "./procedure-meta";
+import { viewerOpenApiPaths } from "../viewer/route";
 
 const ERROR_STATUSES: Record<number, string> = {
   400: "Invalid input (body, query or path); `issues` lists each problem",
@@ -134,6 +135,7 @@ const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
     },
   },
   "/api/events": { get: eventStreamOperation as never },
+  ...(viewerOpenApiPaths as NonNullable<OpenAPIObject["paths"]>),
 };
 
 function healthSchema(status: string) {

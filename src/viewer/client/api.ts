@@ -1,0 +1,64 @@
+import { forgetToken, readToken } from "./session";
+
+/** An answer that was not 2xx, with the contract's error message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface RequestOptions {
+  json?: unknown;
+  form?: Record<string, string>;
+  /** A token other than the session's (the pending token of a second factor). */
+  token?: string;
+}
+
+type UnauthorizedListener = () => void;
+let onUnauthorized: UnauthorizedListener = () => {};
+
+/** What happens when a call with the session's token answers 401: the page goes back to its login form. */
+export function whenUnauthorized(listener: UnauthorizedListener): void {
+  onUnauthorized = listener;
+}
+
+/** One call to this service's API; the token goes in the Authorization header, never the URL. */
+export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  const token = options.token ?? readToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  let body: string | undefined;
+  if (options.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(options.json);
+  } else if (options.form) {
+    headers["content-type"] = "application/x-www-form-urlencoded";
+    body = new URLSearchParams(options.form).toString();
+  }
+  const response = await fetch(path, { method, headers, body, credentials: "omit", cache: "no-store" });
+  const text = await response.text();
+  const parsed: unknown = text ? safeJson(text) : undefined;
+  if (!response.ok) {
+    if (response.status === 401 && !options.token && token) {
+      forgetToken();
+      onUnauthorized();
+    }
+    const message = (parsed as { message?: unknown } | undefined)?.message;
+    throw new ApiError(response.status, typeof message === "string" ? message : `${response.status} ${response.statusText}`);
+  }
+  return parsed as T;
+}
+
+export const get = <T>(path: string) => request<T>("GET", path);
+export const post = <T>(path: string, json: unknown = {}) => request<T>("POST", path, { json });
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

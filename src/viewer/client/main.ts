@@ -1,0 +1,257 @@
+// The /graph page: log in, draw the user's knowledge graph, explore it, build it, follow the build.
+import { ApiError, get, post, whenUnauthorized } from "./api";
+import { ConceptList } from "./concept-list";
+import { renderDetails, renderDetailsMessage } from "./details";
+import { byId } from "./dom";
+import { followEvents, type EventStream } from "./events";
+import { renderLegend, renderTypeOptions } from "./filters";
+import { GraphView, webglAvailable } from "./graph-view";
+import { around, cachedLayout, computeLayout, LayoutSuperseded, saveLayout, seededPositions, type LayoutKey, type Point } from "./layout";
+import { setUpLogin } from "./login";
+import { setUpNoteView } from "./note-view";
+import { forgetToken, readToken } from "./session";
+import { describeStatus } from "./status-line";
+import type { BuildStatus, GraphData, GraphNode, NodeDetail, User } from "./types";
+
+const loginView = byId("login-view");
+const graphView = byId("graph-view");
+const account = byId("account");
+const statusLine = byId("status");
+const graphElement = byId("graph");
+const graphMessage = byId("graph-message");
+const showing = byId("showing");
+const limitSelect = byId<HTMLSelectElement>("limit");
+const typeSelect = byId<HTMLSelectElement>("type-filter");
+const legend = byId<HTMLUListElement>("legend");
+const details = byId("details");
+const buildButton = byId<HTMLButtonElement>("build");
+const count = new Intl.NumberFormat("en");
+
+let user: User | null = null;
+let view: GraphView | null = null;
+let events: EventStream | null = null;
+let status: BuildStatus | null = null;
+let liveProgressNote = "";
+/** The build whose graph is drawn; a newer completed build redraws. */
+let drawnBuild: number | null = null;
+let totalNodes = 0;
+let selection = 0;
+let loading = 0;
+const nodes = new Map<number, GraphNode>();
+const positions = new Map<number, Point>();
+
+const concepts = new ConceptList(byId<HTMLUListElement>("concepts"), byId<HTMLInputElement>("search"), (id) => void select(id, true));
+const notes = setUpNoteView();
+const login = setUpLogin(() => void enter());
+whenUnauthorized(() => leave("Your session has ended: log in again."));
+
+limitSelect.addEventListener("change", () => void loadGraph());
+typeSelect.addEventListener("change", () => view?.filterKind(typeSelect.value || null));
+buildButton.addEventListener("click", () => void startBuild());
+byId("logout").addEventListener("click", () => void logOut());
+
+if (readToken()) void enter();
+else leave("");
+
+async function enter() {
+  try {
+    user = await get<User>("/api/auth/me");
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 401)) leave("The server could not be reached. Try again.");
+    return;
+  }
+  loginView.hidden = true;
+  graphView.hidden = false;
+  account.hidden = false;
+  try {
+    showStatus(await get<BuildStatus>("/api/knowledge-graph/status"));
+  } catch {
+    statusLine.textContent = "The build status could not be read.";
+  }
+  events = followEvents({
+    graph: (update) => {
+      showStatus(update);
+      if (update.status === "completed" && update.build_id !== drawnBuild) void loadGraph();
+    },
+    unavailable: (message) => {
+      liveProgressNote = message;
+      if (status) showStatus(status);
+    },
+  });
+  await loadGraph();
+}
+
+/** Back to the login form, with nothing of the last account left in the page. */
+function leave(message: string) {
+  loading++;
+  selection++;
+  events?.close();
+  events = null;
+  view?.kill();
+  view = null;
+  user = null;
+  status = null;
+  drawnBuild = null;
+  nodes.clear();
+  positions.clear();
+  concepts.setNodes([]);
+  byId<HTMLInputElement>("search").value = "";
+  legend.replaceChildren();
+  renderDetailsMessage(details, "");
+  notes.close();
+  showing.textContent = "";
+  showMessage("");
+  delete graphElement.dataset.drawn;
+  delete graphElement.dataset.layout;
+  login.reset();
+  graphView.hidden = true;
+  account.hidden = true;
+  loginView.hidden = false;
+  statusLine.textContent = message;
+  byId<HTMLInputElement>("username").focus();
+}
+
+async function logOut() {
+  try {
+    await post("/api/auth/logout");
+  } catch {
+    // The token is forgotten either way.
+  }
+  forgetToken();
+  leave("Logged out.");
+}
+
+function showStatus(update: BuildStatus) {
+  status = update;
+  statusLine.textContent = describeStatus(update) + (liveProgressNote ? ` (${liveProgressNote})` : "");
+  buildButton.disabled = update.status === "building";
+}
+
+async function startBuild() {
+  buildButton.disabled = true;
+  try {
+    showStatus(await post<BuildStatus>("/api/knowledge-graph/build", { mode: "incremental" }));
+  } catch (error) {
+    statusLine.textContent = error instanceof ApiError ? `The build did not start: ${error.message}` : "The server could not be reached.";
+    buildButton.disabled = false;
+  }
+}
+
+/** Fetches the heaviest nodes (the chosen limit) and draws them; a newer load makes an older one stop. */
+async function loadGraph() {
+  const attempt = ++loading;
+  const limit = Number(limitSelect.value);
+  const buildId = status?.build_id ?? null;
+  drawnBuild = buildId;
+  try {
+    const data = await get<GraphData>(`/api/knowledge-graph?limit=${limit}`);
+    if (attempt !== loading || !user) return;
+    totalNodes = data.stats.total_nodes;
+    nodes.clear();
+    for (const node of data.nodes) nodes.set(node.id, node);
+    renderTypeOptions(typeSelect, data.nodes);
+    renderLegend(legend, data.nodes, (community) => view?.isolateCommunity(community));
+    renderDetailsMessage(details, data.nodes.length ? "Select a concept in the graph or the list." : "No concepts yet.");
+    notes.close();
+    updateShowing();
+    showMessage(data.nodes.length ? "" : "Your graph is empty: write some notes, then press Build graph.");
+    await draw(data, { userId: user.id, buildId: buildId ?? 0, view: `limit=${limit}` }, attempt);
+    // After the first drawing: thousands of list items would otherwise hold it back.
+    if (attempt === loading) concepts.setNodes(data.nodes);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return; // the login form is back
+    if (attempt === loading) showMessage(`The graph could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Draws the graph (from cached or seeded positions), then lets the layout settle in the background. */
+async function draw(data: GraphData, key: LayoutKey, attempt: number) {
+  if (!view && !createView()) return;
+  const shown = view!;
+  const cached = cachedLayout(key, data.nodes);
+  positions.clear();
+  for (const [id, point] of cached ?? seededPositions(data.nodes)) positions.set(id, point);
+  delete graphElement.dataset.layout;
+  await shown.show(data.nodes, data.edges, positions);
+  if (attempt !== loading) return;
+  graphElement.dataset.drawn = String(data.nodes.length);
+  if (cached || data.nodes.length === 0) graphElement.dataset.layout = "settled";
+  else void settle(data, key, attempt, shown);
+}
+
+/** Computes the layout in the worker, keeps it for next time, and glides the nodes there. */
+async function settle(data: GraphData, key: LayoutKey, attempt: number, shown: GraphView) {
+  let laidOut: Map<number, Point>;
+  try {
+    laidOut = await computeLayout(data.nodes, data.edges, positions, (node) => shown.sizeOf(node));
+  } catch (error) {
+    if (!(error instanceof LayoutSuperseded)) showMessage(`The layout could not be computed: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  if (attempt !== loading || view !== shown) return;
+  saveLayout(key, data.nodes, laidOut);
+  for (const [id, point] of laidOut) positions.set(id, point);
+  await shown.moveTo(laidOut, true);
+  if (attempt === loading) graphElement.dataset.layout = "settled";
+}
+
+function showMessage(message: string) {
+  graphMessage.textContent = message;
+  graphMessage.hidden = message === "";
+}
+
+/** The sigma renderer, or the concept list alone with a message when this browser has no WebGL. */
+function createView(): boolean {
+  if (webglAvailable()) {
+    try {
+      view = new GraphView(graphElement, { select: (id) => void select(id, false), expand: (id) => void expand(id) });
+      return true;
+    } catch {
+      graphElement.replaceChildren();
+    }
+  }
+  graphElement.dataset.drawn = "none";
+  showMessage("This browser cannot draw the graph (WebGL is unavailable). Use the Concepts list to explore it.");
+  return false;
+}
+
+/** Selects a concept: highlights it and its neighbours, flies there when asked, and shows its details. */
+async function select(id: number | null, fly: boolean) {
+  const attempt = ++selection;
+  view?.select(id);
+  concepts.markCurrent(id);
+  if (id === null) return;
+  if (fly) view?.focus(id);
+  try {
+    const detail = await get<NodeDetail>(`/api/knowledge-graph/nodes/${id}`);
+    if (attempt === selection) renderDetails(details, detail, { pick: (next) => void select(next, true), expand: (next) => void expand(next), openNote: (note) => void notes.open(note) });
+  } catch (error) {
+    if (attempt === selection) renderDetailsMessage(details, error instanceof ApiError ? error.message : "The server could not be reached.");
+  }
+}
+
+/** Adds a concept's neighbourhood (depth 1) to the drawing, new nodes placed around it. */
+async function expand(id: number) {
+  let data: GraphData;
+  try {
+    data = await get<GraphData>(`/api/knowledge-graph?node=${id}&depth=1`);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 401)) showMessage(`The neighbourhood could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  const centre = positions.get(id) ?? { x: 0, y: 0 };
+  for (const node of data.nodes) {
+    if (!positions.has(node.id)) positions.set(node.id, around(centre, node.id, 15));
+    nodes.set(node.id, node);
+  }
+  view?.add(data.nodes, data.edges, positions);
+  const all = [...nodes.values()];
+  concepts.setNodes(all);
+  renderTypeOptions(typeSelect, all);
+  updateShowing();
+  await select(id, true);
+}
+
+function updateShowing() {
+  showing.textContent = `showing ${count.format(nodes.size)} of ${count.format(totalNodes)} concepts`;
+}

@@ -1,0 +1,125 @@
+// A note's Markdown as DOM nodes built from marked's tokens: every piece of text goes in through
+// textContent, so nothing in a note can become markup, a script or a request. Raw HTML shows as text.
+import { Lexer, type Token, type Tokens } from "marked";
+
+export function renderMarkdown(markdown: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  appendBlocks(fragment, Lexer.lex(markdown, { gfm: true }));
+  return fragment;
+}
+
+function appendBlocks(parent: Node, tokens: Token[]): void {
+  for (const token of tokens) parent.appendChild(block(token));
+}
+
+function block(token: Token): Node {
+  switch (token.type) {
+    case "heading": {
+      const { depth, tokens } = token as Tokens.Heading;
+      return withInline(`h${Math.min(6, depth + 2)}`, tokens);
+    }
+    case "paragraph":
+      return withInline("p", (token as Tokens.Paragraph).tokens);
+    case "code":
+      return element("pre", element("code", text((token as Tokens.Code).text)));
+    case "blockquote": {
+      const quote = document.createElement("blockquote");
+      appendBlocks(quote, (token as Tokens.Blockquote).tokens);
+      return quote;
+    }
+    case "list": {
+      const list = token as Tokens.List;
+      const node = document.createElement(list.ordered ? "ol" : "ul");
+      for (const item of list.items) {
+        const li = document.createElement("li");
+        if (item.task) li.append(text(item.checked ? "☑ " : "☐ "));
+        appendBlocks(li, item.tokens);
+        node.appendChild(li);
+      }
+      return node;
+    }
+    case "table": {
+      const table = token as Tokens.Table;
+      const node = document.createElement("table");
+      const head = node.createTHead().insertRow();
+      for (const cell of table.header) head.appendChild(withInline("th", cell.tokens));
+      const body = node.createTBody();
+      for (const row of table.rows) {
+        const tr = body.insertRow();
+        for (const cell of row) tr.appendChild(withInline("td", cell.tokens));
+      }
+      return node;
+    }
+    case "hr":
+      return document.createElement("hr");
+    case "space":
+    case "def":
+      return document.createDocumentFragment();
+    case "text":
+      return withInline("p", (token as Tokens.Text).tokens ?? [token]);
+    default:
+      return element("p", text(decodeEntities(token.raw)));
+  }
+}
+
+function withInline(tag: string, tokens: Token[]): HTMLElement {
+  const node = document.createElement(tag);
+  for (const token of tokens) node.appendChild(inline(token));
+  return node;
+}
+
+function inline(token: Token): Node {
+  switch (token.type) {
+    case "strong":
+      return withInline("strong", (token as Tokens.Strong).tokens);
+    case "em":
+      return withInline("em", (token as Tokens.Em).tokens);
+    case "del":
+      return withInline("del", (token as Tokens.Del).tokens);
+    case "codespan":
+      return element("code", text(decodeEntities((token as Tokens.Codespan).text)));
+    case "br":
+      return document.createElement("br");
+    case "link": {
+      const link = token as Tokens.Link;
+      if (!/^(https?:|mailto:)/i.test(link.href)) return withInline("span", link.tokens);
+      const anchor = withInline("a", link.tokens) as HTMLAnchorElement;
+      anchor.href = link.href;
+      anchor.target = "_blank";
+      anchor.rel = "noopener noreferrer";
+      return anchor;
+    }
+    case "image":
+      // Never loaded: an image named by a note could be anywhere on the internet.
+      return text(`[image: ${(token as Tokens.Image).text || (token as Tokens.Image).href}]`);
+    case "text": {
+      const inner = (token as Tokens.Text).tokens;
+      if (inner?.length) {
+        const fragment = document.createDocumentFragment();
+        for (const child of inner) fragment.appendChild(inline(child));
+        return fragment;
+      }
+      return text(decodeEntities((token as Tokens.Text).text));
+    }
+    case "escape":
+      return text((token as Tokens.Escape).text);
+    default:
+      return text(decodeEntities(token.raw));
+  }
+}
+
+function element(tag: string, child: Node): HTMLElement {
+  const node = document.createElement(tag);
+  node.appendChild(child);
+  return node;
+}
+
+function text(value: string): Text {
+  return document.createTextNode(value);
+}
+
+/** `&amp;` and friends as characters; an inert parsed document runs and loads nothing. */
+function decodeEntities(value: string): string {
+  if (!value.includes("&")) return value;
+  return new DOMParser().parseFromString(`<!doctype html><body>${value.replaceAll("<", "&lt;")}`, "text/html").body.textContent ?? value;
+}

@@ -1,0 +1,88 @@
+import { Elysia } from "elysia";
+import { bundleViewer, type ViewerAsset, type ViewerBundle } from "./bundle";
+
+/**
+ * What the page may do: its own scripts, styles and layout worker, and calls to this origin only.
+ * No inline script or style, no plugins, no framing; `data:`/`blob:` images for canvas snapshots.
+ */
+export const VIEWER_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data: blob:",
+  "worker-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const HEADERS = {
+  "content-security-policy": VIEWER_CSP,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  // The bundle is rebuilt per process; revalidating with its ETag costs one small request.
+  "cache-control": "no-cache",
+  vary: "accept-encoding",
+};
+
+/**
+ * GET /graph (the page) and GET /graph/assets/<file> (its script, layout worker and styles),
+ * bundled on the first request and kept in memory. No auth: the page logs in, and its data calls
+ * carry the token.
+ */
+export function viewerRoutes() {
+  let bundle: Promise<ViewerBundle> | undefined;
+  const load = () => {
+    bundle ??= bundleViewer().catch((error: unknown) => {
+      bundle = undefined; // a failed build is retried by the next request, not kept
+      throw error;
+    });
+    return bundle;
+  };
+  return new Elysia({ name: "viewer" })
+    .get("/graph", async ({ request }) => respond((await load()).page, request))
+    .get("/graph/assets/:file", async ({ request, params }) => {
+      const asset = (await load()).assets.get(params.file);
+      if (!asset) return Response.json({ code: "NOT_FOUND", message: `No such file: /graph/assets/${params.file}` }, { status: 404 });
+      return respond(asset, request);
+    });
+}
+
+function respond(asset: ViewerAsset, request: Request): Response {
+  const headers: Record<string, string> = { ...HEADERS, "content-type": asset.type, etag: asset.etag };
+  if (request.headers.get("if-none-match") === asset.etag) return new Response(null, { status: 304, headers });
+  if (/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) {
+    return new Response(asset.gzip, { headers: { ...headers, "content-encoding": "gzip" } });
+  }
+  return new Response(asset.body, { headers });
+}
+
+/** The page's routes in the OpenAPI document (plain HTTP routes, written by hand as the contract asks). */
+export const viewerOpenApiPaths = {
+  "/graph": {
+    get: {
+      operationId: "viewer-page",
+      summary: "The knowledge-graph viewer page",
+      description:
+        "An HTML page, served without auth, where a user logs in and explores their own graph. Its script and styles come from /graph/assets/ on this server; it calls only this API and keeps the token in sessionStorage.",
+      tags: ["viewer"],
+      security: [],
+      responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } } },
+    },
+  },
+  "/graph/assets/{file}": {
+    get: {
+      operationId: "viewer-asset",
+      summary: "A script, worker or stylesheet of the viewer page",
+      tags: ["viewer"],
+      security: [],
+      parameters: [{ name: "file", in: "path", required: true, schema: { type: "string", enum: ["viewer.js", "layout-worker.js", "viewer.css"] } }],
+      responses: {
+        "200": { description: "The file", content: { "text/javascript": { schema: { type: "string" } }, "text/css": { schema: { type: "string" } } } },
+        "304": { description: "Not modified (If-None-Match matched the ETag)" },
+        "404": { $ref: "#/components/responses/Error404" },
+      },
+    },
+  },
+};
