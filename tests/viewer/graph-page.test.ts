@@ -11,8 +11,6 @@ let server: TestServer;
 let browser: Browser;
 let decoder: Page;
 let alice: { api: Api; username: string; password: string };
-/** False until GET /api/events exists on this branch (it is built on another). */
-let hasEvents: boolean;
 
 const NOTES = [
   { title: "Learning plan", content: "Study [[Machine Learning]] with [[Andrew Ng]].\n\nThen read about [[Neural Networks]].", tags: ["study"] },
@@ -34,7 +32,6 @@ beforeAll(async () => {
   alice = await api.newUser("viewer");
   for (const note of NOTES) expect((await alice.api.post("/api/notes", note)).status).toBe(201);
   await buildAndWait(alice.api);
-  hasEvents = (await fetch(`${server.url}/api/events`)).status !== 404;
 });
 afterAll(async () => {
   await browser?.close();
@@ -108,9 +105,7 @@ afterEach(async () => {
     expect(watch.requests.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
     if (token) expect(watch.requests.filter((url) => url.includes(token))).toEqual([]);
     expect(watch.requests.filter((url) => /access_token|[?&]token=/i.test(url))).toEqual([]);
-    // Until the events branch is merged, the page's one ticket request answers 404 (logged by Chromium).
-    const tolerated = (error: { url: string }) => !hasEvents && error.url.endsWith("/api/auth/ticket");
-    expect(watch.errors.filter((error) => !tolerated(error))).toEqual([]);
+    expect(watch.errors).toEqual([]);
   }
 });
 
@@ -343,10 +338,7 @@ describe("the graph viewer", () => {
     await page.getByLabel("Search concepts").waitFor();
   });
 
-  // Needs GET /api/events and POST /api/auth/ticket (issue 11's other half, on another branch):
-  // until they are merged, this test fails with "needs /api/events".
   test("Build graph from the page: the status line follows the build live to completed and the graph refreshes", async () => {
-    if (!hasEvents) throw new Error("needs /api/events: merge the server-sent events branch, then run this test");
     const erin = await new Api(server.url).newUser("builder");
     await erin.api.post("/api/notes", { title: "Tea", content: "[[Green Tea]] and [[Matcha]] from [[Uji]]." });
     const { page } = await openViewer();
