@@ -43,7 +43,7 @@ describe("the OpenAPI document", () => {
     const document = buildOpenApiDocument(appRouter) as any;
     expect(document.servers).toEqual([{ url: "/" }]);
     expect(Object.keys(document.paths)).toContain("/api/notes");
-    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/api\/|^\/healthz$/);
+    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/api\/|^\/healthz$|^\/graph(\/|$)/);
   });
 
   test("says which operations need a token: `security: []` on the public ones, the bearer scheme on the rest", () => {
@@ -58,7 +58,7 @@ describe("the OpenAPI document", () => {
         else expect(security).toEqual([{ OAuth2PasswordBearer: [] }]);
       }
     }
-    expect(publicOperations.sort()).toEqual(["GET /healthz", "POST /api/auth/login", "POST /api/auth/register"]);
+    expect(publicOperations.sort()).toEqual(["GET /graph", "GET /graph/assets/{file}", "GET /healthz", "POST /api/auth/login", "POST /api/auth/register"]);
   });
 
   test("a larger body limit is documented on its operation", () => {
