@@ -5,12 +5,10 @@
 // 1,000 open GET /api/events streams, first cold (the first streams since start) then warm; then
 // how long a change (a new import task) takes to reach all 1,000 streams. Clients are raw sockets,
 // so no client-side connection limit applies.
-import fs from "node:fs";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { percentile } from "./load";
-import { residentBytes, startScriptEnvironment, startServerProcess, type ServerProcess } from "./server-process";
+import { benchScratch, residentBytes, startScriptEnvironment, type ServerProcess } from "./server-process";
 import { registerAndLogin } from "./tasks-client";
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1_000);
@@ -20,22 +18,15 @@ const ROUND_GAP_MS = 1_000;
 const SETTLE_MS = 2_000;
 const OPEN_TIMEOUT_MS = 60_000;
 
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-bench-events-"));
-fs.chmodSync(workDir, 0o711); // as root, the embedded Postgres drops to a `postgres` user
+const scratch = benchScratch("rhizome-bench-events-");
+const { workDir } = scratch;
 let service: ServerProcess | undefined;
 const sockets: net.Socket[] = [];
 
 const cleanUp = async () => {
   for (const socket of sockets) socket.destroy();
-  const running = service;
-  service = undefined;
-  await running?.stop();
-  fs.rmSync(workDir, { recursive: true, force: true });
+  await scratch.cleanUp();
 };
-process.once("SIGINT", async () => {
-  await cleanUp();
-  process.exit(130);
-});
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
@@ -85,7 +76,7 @@ async function settledRss(pid: number): Promise<number> {
 async function main() {
   const dataDir = path.join(workDir, "service");
   const apiNode = startScriptEnvironment("start:api");
-  service = await startServerProcess("service", "service-server.ts", { ...apiNode, DATA_DIR: dataDir, DATABASE_URL: "", LIBSQL_URL: "" });
+  service = await scratch.start("service", "service-server.ts", { ...apiNode, DATA_DIR: dataDir, DATABASE_URL: "", LIBSQL_URL: "" });
   const { pid, port } = service;
   const session = await registerAndLogin(service.url, "bench_events");
   const host = `Host: 127.0.0.1:${port}\r\n`;

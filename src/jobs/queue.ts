@@ -116,6 +116,8 @@ export class InvalidPayloadError extends Error {
   }
 }
 
+const CONNECTIONS_CLOSE_TIMEOUT_MS = 5_000;
+
 export function createQueue<const Tasks extends readonly AnyTask[]>({
   connectionString,
   tasks,
@@ -143,7 +145,15 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
   // One pool for enqueueing and the worker. Without these handlers a dropped connection (a DB restart) crashes the process.
   const pool = new pg.Pool({ connectionString, max: maxConnections, application_name: "rhizome-jobs" });
   pool.on("error", (error) => log.warn(`idle Postgres connection lost: ${error.message}`));
-  pool.on("connect", (client) => client.on("error", (error) => log.warn(`Postgres connection lost: ${error.message}`)));
+  // pool.end() resolves once it has asked its clients to end, not when they have: close() waits for each, so the
+  // embedded Postgres stopped right after it finds no session to terminate.
+  const connectionsClosed = new Set<Promise<void>>();
+  pool.on("connect", (client) => {
+    client.on("error", (error) => log.warn(`Postgres connection lost: ${error.message}`));
+    const closed = new Promise<void>((resolve) => client.once("end", resolve));
+    connectionsClosed.add(closed);
+    void closed.then(() => connectionsClosed.delete(closed));
+  });
 
   async function reportPermanentFailure(taskName: string, jobId: string, rawPayload: unknown, error: unknown) {
     const task = byName.get(taskName);
@@ -352,6 +362,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
       await Promise.all([...workers].map((worker) => worker.stop()));
       await Promise.allSettled(hooks);
       await pool.end();
+      await Promise.race([Promise.all(connectionsClosed), Bun.sleep(CONNECTIONS_CLOSE_TIMEOUT_MS)]);
     },
   };
   return queue;
