@@ -83,6 +83,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         router: appRouter,
         services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes },
         events: feed,
+        archivesDir: config.imports.archivesDir,
         document: buildOpenApiDocument(appRouter),
         checkHealth: async () => {
           await notesDb.client.execute("select 1");

@@ -14,6 +14,8 @@ export interface ImportRun {
   db: Database;
   fetcher: Fetcher;
   importers: Record<Platform, PlatformImporter>;
+  /** Where uploaded archives wait (DATA_DIR/archives); only archive tasks need it. */
+  archivesDir?: string;
   signal: AbortSignal;
   attempt: number;
   maxAttempts: number;
@@ -35,6 +37,7 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     .from(importTasks)
     .where(and(eq(importTasks.id, payload.taskId), eq(importTasks.userId, payload.userId)));
   if (!task || task.status === "completed" || task.status === "failed") return;
+  if (task.platform === "archive") return runArchive(run, task);
 
   const update = (fields: Partial<typeof importTasks.$inferInsert>) =>
     db.update(importTasks).set({ ...fields, updatedAt: Date.now() }).where(eq(importTasks.id, task.id))
@@ -84,14 +87,33 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
   }
 }
 
-export async function markTaskFailed(db: Database, taskId: number, error: string, changes: ChangePublisher): Promise<void> {
+/** Fails an unfinished task; returns the name of its uploaded archive, for the caller to delete. */
+export async function markTaskFailed(db: Database, taskId: number, error: string, changes: ChangePublisher): Promise<string | null> {
   const now = Date.now();
+  const [before] = await db.select({ archiveFile: importTasks.archiveFile }).from(importTasks).where(eq(importTasks.id, taskId));
   const [failed] = await db
     .update(importTasks)
-    .set({ status: "failed", error, message: "Failed", finishedAt: now, updatedAt: now, content: null })
+    .set({ status: "failed", error, message: "Failed", finishedAt: now, updatedAt: now, content: null, archiveFile: null })
     .where(and(eq(importTasks.id, taskId), inArray(importTasks.status, ["pending", "running"])))
     .returning({ userId: importTasks.userId });
   if (failed) await changes.publish({ userId: failed.userId, kind: "task", id: taskId });
+  return failed ? (before?.archiveFile ?? null) : null;
+}
+
+/**
+ * An archive task: one job runs it in slices that resume where a killed worker stopped. Errors it
+ * does not handle itself are retried by the queue, and fail the task on the last attempt.
+ */
+async function runArchive(run: ImportRun, task: typeof importTasks.$inferSelect): Promise<void> {
+  const { runArchiveImport, removeArchiveFile } = await import("../archives/run-archive-import");
+  const archivesDir = run.archivesDir ?? "";
+  try {
+    await runArchiveImport({ db: run.db, archivesDir, signal: run.signal, changes: run.changes }, task);
+  } catch (error) {
+    if (run.signal.aborted || run.attempt < run.maxAttempts) throw error;
+    log.error(`archive task ${task.id} failed unexpectedly`, error);
+    removeArchiveFile(archivesDir, await markTaskFailed(run.db, task.id, "The archive import failed unexpectedly; upload it again later.", run.changes));
+  }
 }
 
 /** Writes the note and completes the task in one transaction; returns the note id (null if another run won). */

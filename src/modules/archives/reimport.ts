@@ -1,0 +1,125 @@
+import { createHash } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { importSources, notes } from "../../db/schema";
+import type { Database } from "../../db/client";
+import { newNoteRow } from "../notes/create-note";
+import { plainTextExcerpt } from "../notes/excerpt";
+import { toNoteSource } from "../notes/note-record";
+import type { NoteSource } from "../notes/schemas";
+
+export type Outcome = "created" | "updated" | "unchanged" | "skipped";
+
+/** A note an import wants to write, and the key that finds it again (null: it has none, always a new note). */
+export interface IncomingNote {
+  title: string;
+  content: string;
+  tags: string[];
+  /** Epoch ms; null keeps the note's (or, for a new note, now). */
+  createdAt: number | null;
+  source: NoteSource;
+  sourceKey: string | null;
+  /** Our own export, imported by its owner: matched by note id. */
+  exported?: { id: number; updatedAt: number | null; source: NoteSource };
+}
+
+export interface PlannedWrite {
+  outcome: Outcome;
+  /** The existing note; null when one is created (its id is `last_insert_rowid()` right after `statements[0]`). */
+  noteId: number | null;
+  /** Why a note was left alone. */
+  reason?: string;
+  statements: BatchItem<"sqlite">[];
+}
+
+const EDITED_HERE = "The note was edited here since it was last imported; it was left as it is";
+const EDITED_SINCE_EXPORT = "The note was edited here since this export was made; it was left as it is";
+
+/**
+ * The re-import rule (CONTRACT "Archive import and re-import"): a source imported before is found
+ * by its key and never duplicated — unchanged when the source is as last imported, updated when
+ * the note was not edited here since, skipped otherwise. The owner's own export is matched by note
+ * id instead. Returns the statements to run in the caller's transaction (with its task update).
+ */
+export async function planNoteWrite(db: Database, userId: number, note: IncomingNote, now = Date.now()): Promise<PlannedWrite> {
+  if (note.exported) {
+    const [own] = await db.select().from(notes).where(and(eq(notes.id, note.exported.id), eq(notes.userId, userId)));
+    if (own) return planOwnNote(db, own, note, note.exported, now);
+  }
+  const hash = noteHash(note);
+  const [known] = note.sourceKey
+    ? await db
+        .select({ id: importSources.id, noteId: importSources.noteId, hash: importSources.hash, recordedAt: importSources.noteUpdatedAt, updatedAt: notes.updatedAt })
+        .from(importSources)
+        .innerJoin(notes, eq(notes.id, importSources.noteId))
+        .where(and(eq(importSources.userId, userId), eq(importSources.sourceKey, note.sourceKey)))
+    : [];
+  if (!known) {
+    const row = newNoteRow(userId, note, now);
+    if (note.createdAt !== null) row.createdAt = note.createdAt;
+    const statements: BatchItem<"sqlite">[] = [db.insert(notes).values(row)];
+    if (note.sourceKey) {
+      // Both keyed statements: a stale source row (its note deleted) would otherwise block the key.
+      statements.push(
+        db
+          .insert(importSources)
+          .values({ userId, sourceKey: note.sourceKey, noteId: sql`last_insert_rowid()`, hash, noteUpdatedAt: now })
+          .onConflictDoUpdate({ target: [importSources.userId, importSources.sourceKey], set: { noteId: sql`excluded.note_id`, hash, noteUpdatedAt: now } }),
+      );
+    }
+    return { outcome: "created", noteId: null, statements };
+  }
+  if (known.hash === hash) return { outcome: "unchanged", noteId: known.noteId, statements: [] };
+  if (known.updatedAt !== known.recordedAt) return { outcome: "skipped", noteId: known.noteId, reason: EDITED_HERE, statements: [] };
+  return {
+    outcome: "updated",
+    noteId: known.noteId,
+    statements: [
+      updateStatement(db, known.noteId, note, note.source, now),
+      db.update(importSources).set({ hash, noteUpdatedAt: now }).where(eq(importSources.id, known.id)),
+    ],
+  };
+}
+
+function planOwnNote(
+  db: Database,
+  own: typeof notes.$inferSelect,
+  note: IncomingNote,
+  exported: NonNullable<IncomingNote["exported"]>,
+  now: number,
+): PlannedWrite {
+  const same =
+    own.title === note.title &&
+    own.content === note.content &&
+    own.tags === JSON.stringify(note.tags) &&
+    (note.createdAt === null || own.createdAt === note.createdAt) &&
+    JSON.stringify(toNoteSource(own)) === JSON.stringify(exported.source);
+  if (same) return { outcome: "unchanged", noteId: own.id, statements: [] };
+  if (exported.updatedAt === null || own.updatedAt > exported.updatedAt) {
+    return { outcome: "skipped", noteId: own.id, reason: EDITED_SINCE_EXPORT, statements: [] };
+  }
+  return { outcome: "updated", noteId: own.id, statements: [updateStatement(db, own.id, note, exported.source, now)] };
+}
+
+function updateStatement(db: Database, noteId: number, note: IncomingNote, source: NoteSource, now: number) {
+  return db
+    .update(notes)
+    .set({
+      title: note.title,
+      content: note.content,
+      excerpt: plainTextExcerpt(note.content),
+      tags: JSON.stringify(note.tags),
+      ...(note.createdAt !== null && { createdAt: note.createdAt }),
+      sourcePlatform: source?.platform ?? null,
+      sourceUrl: source?.url ?? null,
+      sourceAuthor: source?.author ?? null,
+      sourcePublishedAt: source?.published_at ? Date.parse(source.published_at) : null,
+      updatedAt: now,
+    })
+    .where(eq(notes.id, noteId));
+}
+
+/** What an import would write, so an unchanged source is recognised whatever happened to the note. */
+function noteHash(note: IncomingNote): string {
+  return createHash("sha256").update(JSON.stringify([note.title, note.content, note.tags, note.createdAt, note.source])).digest("hex");
+}
