@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { importSources, notes } from "../../db/schema";
 import type { Database } from "../../db/client";
@@ -25,7 +25,7 @@ export interface IncomingNote {
 
 export interface PlannedWrite {
   outcome: Outcome;
-  /** The existing note; null when one is created (its id is `last_insert_rowid()` right after `statements[0]`). */
+  /** The existing note; null when one is created (then its source row, or `last_insert_rowid()` right after `statements[0]`, has its id). */
   noteId: number | null;
   /** Why a note was left alone. */
   reason?: string;
@@ -41,7 +41,12 @@ const EDITED_SINCE_EXPORT = "The note was edited here since this export was made
  * the note was not edited here since, skipped otherwise. The owner's own export is matched by note
  * id instead. Returns the statements to run in the caller's transaction (with its task update).
  */
-export async function planNoteWrite(db: Database, userId: number, note: IncomingNote, now = Date.now()): Promise<PlannedWrite> {
+export async function planNoteWrite(
+  db: Database,
+  userId: number,
+  note: IncomingNote,
+  { now = Date.now(), guard = sql`1` }: { now?: number; guard?: SQL } = {},
+): Promise<PlannedWrite> {
   if (note.exported) {
     const [own] = await db.select().from(notes).where(and(eq(notes.id, note.exported.id), eq(notes.userId, userId)));
     if (own) return planOwnNote(db, own, note, note.exported, now);
@@ -57,14 +62,22 @@ export async function planNoteWrite(db: Database, userId: number, note: Incoming
   if (!known) {
     const row = newNoteRow(userId, note, now);
     if (note.createdAt !== null) row.createdAt = note.createdAt;
-    const statements: BatchItem<"sqlite">[] = [db.insert(notes).values(row)];
+    // INSERT … SELECT … WHERE guard: a caller's condition (its task still running) decides, inside its transaction, whether anything is written.
+    const statements: BatchItem<"sqlite">[] = [
+      db.run(sql`
+        insert into ${notes} (user_id, title, content, excerpt, tags, source_platform, source_url, source_author, source_published_at, created_at, updated_at)
+        select ${row.userId}, ${row.title}, ${row.content}, ${row.excerpt}, ${row.tags}, ${row.sourcePlatform}, ${row.sourceUrl},
+          ${row.sourceAuthor}, ${row.sourcePublishedAt}, ${row.createdAt}, ${row.updatedAt}
+        where ${guard}`),
+    ];
     if (note.sourceKey) {
-      // Both keyed statements: a stale source row (its note deleted) would otherwise block the key.
+      // Right after the note's INSERT, last_insert_rowid() is the note (its triggers' rows do not count).
+      // A source row left by a note deleted since is taken over.
       statements.push(
-        db
-          .insert(importSources)
-          .values({ userId, sourceKey: note.sourceKey, noteId: sql`last_insert_rowid()`, hash, noteUpdatedAt: now })
-          .onConflictDoUpdate({ target: [importSources.userId, importSources.sourceKey], set: { noteId: sql`excluded.note_id`, hash, noteUpdatedAt: now } }),
+        db.run(sql`
+          insert into ${importSources} (user_id, source_key, note_id, hash, note_updated_at)
+          select ${userId}, ${note.sourceKey}, last_insert_rowid(), ${hash}, ${now} where ${guard}
+          on conflict (user_id, source_key) do update set note_id = excluded.note_id, hash = excluded.hash, note_updated_at = excluded.note_updated_at`),
       );
     }
     return { outcome: "created", noteId: null, statements };
