@@ -1,3 +1,4 @@
+import { inflateRawSync } from "node:zlib";
 import yauzl from "yauzl";
 import { decodeEntryName } from "./entry-name";
 
@@ -18,7 +19,7 @@ export class BrokenArchiveError extends Error {
 
 /**
  * A ZIP file on disk, read with yauzl: the central directory entry by entry (never all at once),
- * and each entry's bytes through a stream whose real size yauzl checks against the declared one.
+ * and each entry's bytes, checked against the size the entry declares.
  */
 export class ZipArchive {
   private constructor(private readonly zip: yauzl.ZipFile) {}
@@ -70,28 +71,41 @@ export class ZipArchive {
     }
   }
 
-  /** An entry's bytes; refuses to read past `maxBytes` whatever the entry declares. */
+  /**
+   * An entry's bytes; refuses to read past `maxBytes` whatever the entry declares, and refuses an
+   * entry whose real size differs from its declared one. yauzl hands over the stored bytes (after
+   * checking the local header against the central directory); they are inflated in one call, which
+   * for the many small files of a vault is about twice as fast as a stream per entry.
+   */
   async read(entry: ArchiveEntry, maxBytes: number): Promise<Buffer> {
     if (entry.uncompressedSize > maxBytes) throw new BrokenArchiveError(`${entry.name} is larger than ${maxBytes} bytes`);
+    const method = entry.raw.compressionMethod;
+    if (method !== 0 && method !== 8) throw new BrokenArchiveError(`${entry.name} uses an unsupported compression method (${method})`);
+    if (entry.raw.isEncrypted()) throw new BrokenArchiveError(`${entry.name} is encrypted`);
     const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
-      this.zip.openReadStream(entry.raw, (error, opened) =>
+      this.zip.openReadStream(entry.raw, { decodeFileData: false } as yauzl.ZipFileOptions, (error, opened) =>
         error ? reject(new BrokenArchiveError(`${entry.name} cannot be read (${error.message})`)) : resolve(opened),
       ),
     );
     const chunks: Buffer[] = [];
-    let size = 0;
     try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > maxBytes) throw new BrokenArchiveError(`${entry.name} is larger than ${maxBytes} bytes`);
-        chunks.push(chunk);
-      }
+      for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
     } catch (error) {
-      (stream as unknown as { destroy?: () => void }).destroy?.();
-      if (error instanceof BrokenArchiveError) throw error;
       throw new BrokenArchiveError(`${entry.name} is damaged (${(error as Error).message})`);
     }
-    return Buffer.concat(chunks);
+    const stored = Buffer.concat(chunks);
+    let bytes: Buffer;
+    try {
+      // One byte past the declared size is enough to tell a lie, and no more is ever inflated.
+      bytes = method === 8 ? inflateRawSync(stored, { maxOutputLength: Math.min(maxBytes, entry.uncompressedSize) + 1 }) : stored;
+    } catch (error) {
+      const tooLong = (error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE";
+      throw new BrokenArchiveError(`${entry.name} is damaged (${tooLong ? "larger than it declares" : (error as Error).message})`);
+    }
+    if (bytes.length !== entry.uncompressedSize) {
+      throw new BrokenArchiveError(`${entry.name} is damaged (it declares ${entry.uncompressedSize} bytes but holds ${bytes.length})`);
+    }
+    return bytes;
   }
 
   close(): void {
