@@ -7,7 +7,7 @@ import { failBuild } from "../modules/graph/fail-build";
 import { graphJobKey, type GraphQueue } from "../modules/graph/graph-queue";
 import { importJobKey, type ImportQueue } from "../modules/imports/import-queue";
 import { markTaskFailed, runImportTask, type ImportRun } from "../modules/imports/run-import";
-import { removeArchiveFile } from "../modules/archives/run-archive-import";
+import { removeArchiveFile } from "../modules/archives/archive-file";
 import { defineTask } from "./define-task";
 import type { Queue } from "./queue";
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import { drizzle } from "drizzle-orm/libsql";
 import { unzipSync, strFromU8 } from "fflate";
 import * as schema from "../../src/db/schema";
+import { reconcileImportTasks } from "../../src/modules/imports/reconcile-tasks";
 import { runImportTask } from "../../src/modules/imports/run-import";
 import type { ChangePublisher } from "../../src/modules/events/change";
 import { Api } from "../support/api";
@@ -299,10 +300,15 @@ describe("isolation", () => {
   });
 });
 
-describe("a worker killed mid-archive", () => {
-  test("resumes after the last saved slice without doubling notes", async () => {
-    const apiOnly = await startTestServer({ ROLE: "api" });
-    try {
+describe("with the worker out of the way (ROLE=api)", () => {
+  let apiOnly: TestServer;
+  beforeAll(async () => {
+    apiOnly = await startTestServer({ ROLE: "api" });
+  });
+  afterAll(() => apiOnly.stop());
+
+  test("a worker killed mid-archive resumes after the last saved slice without doubling notes", async () => {
+    {
       const client = new Api(apiOnly.url);
       const user = await client.newUser("resume");
       const entries = Array.from({ length: 650 }, (_, index) => ({ name: `notes/n${index}.md`, data: `# Note ${index}\n\nbody ${index} #bulk`, deflate: true }));
@@ -333,8 +339,22 @@ describe("a worker killed mid-archive", () => {
       expect((await user.api.get("/api/notes")).body.total).toBe(650);
       expect(fs.readdirSync(archivesDir)).toEqual([]);
       libsql.close();
-    } finally {
-      await apiOnly.stop();
     }
+  });
+
+  test("a task the reconciler gives up on has its uploaded file deleted", async () => {
+    const client = new Api(apiOnly.url);
+    const user = await client.newUser("gaveup");
+    const created = await upload(user.api, buildZip([{ name: "a.md", data: "# A" }]));
+    const archivesDir = path.join(apiOnly.dataDir, "archives");
+    expect(fs.readdirSync(archivesDir)).toHaveLength(1);
+    const libsql = apiOnly.openNotesClient();
+    await libsql.execute({ sql: "update import_tasks set requeues = 3, updated_at = 0 where id = ?", args: [created.body.id] });
+    const noJobs = { enqueueImport: async () => true, findImportJob: async () => null };
+    const result = await reconcileImportTasks(drizzle(libsql, { schema }), noJobs, unheardChanges, { archivesDir });
+    libsql.close();
+    expect(result.failed).toBe(1);
+    expect((await user.api.get(`/api/tasks/${created.body.id}`)).body.status).toBe("failed");
+    expect(fs.readdirSync(archivesDir)).toEqual([]);
   });
 });

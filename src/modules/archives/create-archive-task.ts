@@ -8,7 +8,7 @@ import type { ImportQueue } from "../imports/import-queue";
 import type { TaskRecord } from "../imports/schemas";
 import { toTaskRecord } from "../imports/task-record";
 import { ARCHIVE_BODY_LIMIT, type ArchiveFormat } from "./limits";
-import { removeArchiveFile } from "./run-archive-import";
+import { removeArchiveFile } from "./archive-file";
 import { saveUpload } from "./save-upload";
 
 /**

@@ -20,6 +20,7 @@ import {
   RATIO_CHECK_FROM,
   type ArchiveFormat,
 } from "./limits";
+import { removeArchiveFile } from "./archive-file";
 import { markdownNote } from "./markdown-note";
 import { planNoteWrite } from "./reimport";
 import { BrokenArchiveError, ZipArchive, type ArchiveEntry } from "./zip-archive";
@@ -221,8 +222,4 @@ async function finish(run: ArchiveRun, task: Task, end: { status: "completed" | 
     .where(and(eq(importTasks.id, task.id), inArray(importTasks.status, ["pending", "running"])));
   await run.changes.publish({ userId: task.userId, kind: "task", id: task.id });
   removeArchiveFile(run.archivesDir, task.archiveFile);
-}
-
-export function removeArchiveFile(archivesDir: string, name: string | null): void {
-  if (name && archivesDir) fs.rmSync(path.join(archivesDir, path.basename(name)), { force: true });
 }

@@ -3,6 +3,7 @@ import { importSources, importTasks } from "../../db/schema";
 import type { Database } from "../../db/client";
 import type { ChangePublisher } from "../events/change";
 import { log } from "../../log";
+import { removeArchiveFile } from "../archives/archive-file";
 import { planNoteWrite } from "../archives/reimport";
 import { importedTags, importedText, importedTitle } from "../notes/note-text";
 import { MAX_CONTENT_BYTES, type NoteSource } from "../notes/schemas";
@@ -106,7 +107,7 @@ export async function markTaskFailed(db: Database, taskId: number, error: string
  * does not handle itself are retried by the queue, and fail the task on the last attempt.
  */
 async function runArchive(run: ImportRun, task: typeof importTasks.$inferSelect): Promise<void> {
-  const { runArchiveImport, removeArchiveFile } = await import("../archives/run-archive-import");
+  const { runArchiveImport } = await import("../archives/run-archive-import");
   const archivesDir = run.archivesDir ?? "";
   try {
     await runArchiveImport({ db: run.db, archivesDir, signal: run.signal, changes: run.changes }, task);
