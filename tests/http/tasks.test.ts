@@ -120,6 +120,7 @@ describe("pasted content", () => {
     expect(task.status).toBe("failed");
     expect(task.note_id).toBeNull();
     expect(task.error).toMatch(/deleted/i);
+    expect(task.counts).toEqual({ created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 1 });
     expect((await alice.get("/api/notes")).body.total).toBe(before);
   });
 });

@@ -24,6 +24,7 @@ export interface ImportRun {
   changes: ChangePublisher;
 }
 
+const ONE_FAILED: TaskCounts = { created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 1 };
 const UNEXPECTED = "The import failed unexpectedly. Try again later, or paste the content instead.";
 
 /**
@@ -95,7 +96,17 @@ export async function markTaskFailed(db: Database, taskId: number, error: string
   const [before] = await db.select({ archiveFile: importTasks.archiveFile }).from(importTasks).where(eq(importTasks.id, taskId));
   const [failed] = await db
     .update(importTasks)
-    .set({ status: "failed", error, message: "Failed", finishedAt: now, updatedAt: now, content: null, archiveFile: null })
+    .set({
+      status: "failed",
+      error,
+      message: "Failed",
+      // A single import counts its one note as failed; an archive keeps what its saved slices counted.
+      counts: sql`case when ${importTasks.platform} = 'archive' then ${importTasks.counts} else ${JSON.stringify(ONE_FAILED)} end`,
+      finishedAt: now,
+      updatedAt: now,
+      content: null,
+      archiveFile: null,
+    })
     .where(and(eq(importTasks.id, taskId), inArray(importTasks.status, ["pending", "running"])))
     .returning({ userId: importTasks.userId });
   if (failed) await changes.publish({ userId: failed.userId, kind: "task", id: taskId });
