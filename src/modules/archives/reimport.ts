@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { importSources, notes } from "../../db/schema";
 import type { Database } from "../../db/client";
@@ -41,24 +41,48 @@ const EDITED_SINCE_EXPORT = "The note was edited here since this export was made
  * the note was not edited here since, skipped otherwise. The owner's own export is matched by note
  * id instead. Returns the statements to run in the caller's transaction (with its task update).
  */
-export async function planNoteWrite(
+export async function planNoteWrite(db: Database, userId: number, note: IncomingNote, options: PlanOptions = {}): Promise<PlannedWrite> {
+  return (await planNoteWrites(db, userId, [note], options))[0]!;
+}
+
+export interface PlanOptions {
+  now?: number;
+  /** A condition every INSERT of a new note must meet, checked inside the caller's transaction. */
+  guard?: SQL;
+}
+
+/** The rule for many notes at once (an archive's slice): what is known of them is read in two queries, not one per note. */
+export async function planNoteWrites(db: Database, userId: number, incoming: IncomingNote[], { now = Date.now(), guard = sql`1` }: PlanOptions = {}): Promise<PlannedWrite[]> {
+  const exportedIds = incoming.flatMap((note) => (note.exported ? [note.exported.id] : []));
+  const keys = incoming.flatMap((note) => (note.sourceKey ? [note.sourceKey] : []));
+  const [ownRows, knownRows] = await Promise.all([
+    exportedIds.length ? db.select().from(notes).where(and(eq(notes.userId, userId), inArray(notes.id, exportedIds))) : [],
+    keys.length
+      ? db
+          .select({ id: importSources.id, key: importSources.sourceKey, noteId: importSources.noteId, hash: importSources.hash, recordedAt: importSources.noteUpdatedAt, updatedAt: notes.updatedAt })
+          .from(importSources)
+          .innerJoin(notes, eq(notes.id, importSources.noteId))
+          .where(and(eq(importSources.userId, userId), inArray(importSources.sourceKey, keys)))
+      : [],
+  ]);
+  const own = new Map(ownRows.map((row) => [row.id, row]));
+  const known = new Map(knownRows.map((row) => [row.key, row]));
+  return incoming.map((note) => {
+    const ownNote = note.exported && own.get(note.exported.id);
+    if (ownNote) return planOwnNote(db, ownNote, note, note.exported!, now);
+    return planBySource(db, userId, note, note.sourceKey ? known.get(note.sourceKey) : undefined, now, guard);
+  });
+}
+
+function planBySource(
   db: Database,
   userId: number,
   note: IncomingNote,
-  { now = Date.now(), guard = sql`1` }: { now?: number; guard?: SQL } = {},
-): Promise<PlannedWrite> {
-  if (note.exported) {
-    const [own] = await db.select().from(notes).where(and(eq(notes.id, note.exported.id), eq(notes.userId, userId)));
-    if (own) return planOwnNote(db, own, note, note.exported, now);
-  }
+  known: { id: number; noteId: number; hash: string; recordedAt: number; updatedAt: number } | undefined,
+  now: number,
+  guard: SQL,
+): PlannedWrite {
   const hash = noteHash(note);
-  const [known] = note.sourceKey
-    ? await db
-        .select({ id: importSources.id, noteId: importSources.noteId, hash: importSources.hash, recordedAt: importSources.noteUpdatedAt, updatedAt: notes.updatedAt })
-        .from(importSources)
-        .innerJoin(notes, eq(notes.id, importSources.noteId))
-        .where(and(eq(importSources.userId, userId), eq(importSources.sourceKey, note.sourceKey)))
-    : [];
   if (!known) {
     const row = newNoteRow(userId, note, now);
     if (note.createdAt !== null) row.createdAt = note.createdAt;

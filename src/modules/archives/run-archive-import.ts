@@ -22,7 +22,7 @@ import {
 } from "./limits";
 import { removeArchiveFile } from "./archive-file";
 import { markdownNote } from "./markdown-note";
-import { planNoteWrite } from "./reimport";
+import { planNoteWrites } from "./reimport";
 import { BrokenArchiveError, ZipArchive, type ArchiveEntry } from "./zip-archive";
 
 export interface ArchiveRun {
@@ -34,6 +34,8 @@ export interface ArchiveRun {
 
 /** Entries per transaction: the cursor, counts and notes of a slice are saved together. */
 const SLICE_ENTRIES = 200;
+/** …and at most about this much note content held at once. */
+const SLICE_CHARS = 8 * 1024 * 1024;
 const utf8 = new TextDecoder();
 
 type Task = typeof importTasks.$inferSelect;
@@ -126,11 +128,19 @@ async function importEntries(
   const failures: TaskFailure[] = JSON.parse(task.failures);
   const fail = (name: string, error: string) => failures.length < MAX_FAILURES && failures.push({ name, error });
   let cursor = task.cursor;
-  let statements: BatchItem<"sqlite">[] = [];
-  let sliceKeys = new Set<string>();
+  let pending: { name: string; note: ArchivedNote }[] = [];
+  let pendingBytes = 0;
   const progressAt = (done: number) => Math.min(99, Math.floor((done / Math.max(1, entryCount)) * 100));
 
+  // Plans the slice's notes (their re-import lookups in two queries) and saves them with the cursor, in one transaction.
   const flush = async (done: number) => {
+    const plans = await planNoteWrites(db, task.userId, pending.map((item) => item.note));
+    const statements: BatchItem<"sqlite">[] = [];
+    plans.forEach((plan, index) => {
+      counts[plan.outcome] += 1;
+      if (plan.reason) fail(pending[index]!.name, plan.reason);
+      statements.push(...plan.statements);
+    });
     cursor = done;
     const taskUpdate = db
       .update(importTasks)
@@ -144,8 +154,8 @@ async function importEntries(
       })
       .where(eq(importTasks.id, task.id));
     await db.batch([taskUpdate, ...statements]);
-    statements = [];
-    sliceKeys = new Set();
+    pending = [];
+    pendingBytes = 0;
     await run.changes.publish({ userId: task.userId, kind: "task", id: task.id });
     if (run.signal.aborted) throw run.signal.reason ?? new Error("aborted");
   };
@@ -157,15 +167,13 @@ async function importEntries(
       if (entry.index < cursor) continue;
       const note = await readEntry(zip, entry, task.archiveFormat as ArchiveFormat, counts, fail);
       if (note) {
-        if (sliceKeys.has(note.sourceKey)) await flush(entry.index);
-        sliceKeys.add(note.sourceKey);
-        const plan = await planNoteWrite(db, task.userId, note);
-        counts[plan.outcome] += 1;
-        if (plan.reason) fail(entry.name, plan.reason);
-        statements.push(...plan.statements);
+        // Two entries with one key (a ZIP may repeat a name) go to separate slices, so the second sees the first.
+        if (pending.some((item) => item.note.sourceKey === note.sourceKey)) await flush(entry.index);
+        pending.push({ name: entry.name, note });
+        pendingBytes += note.content.length;
       }
       processed = entry.index + 1;
-      if (processed - cursor >= SLICE_ENTRIES) await flush(processed);
+      if (processed - cursor >= SLICE_ENTRIES || pendingBytes > SLICE_CHARS) await flush(processed);
     }
     await flush(processed);
   } finally {
