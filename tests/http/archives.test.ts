@@ -7,6 +7,9 @@ import { unzipSync, strFromU8 } from "fflate";
 import * as schema from "../../src/db/schema";
 import { reconcileImportTasks } from "../../src/modules/imports/reconcile-tasks";
 import { runImportTask } from "../../src/modules/imports/run-import";
+import { markdownNote } from "../../src/modules/archives/markdown-note";
+import { planNoteWrite } from "../../src/modules/archives/reimport";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { ChangePublisher } from "../../src/modules/events/change";
 import { Api } from "../support/api";
 import { startTestServer, type TestServer } from "../support/server";
@@ -201,6 +204,25 @@ describe("a Markdown vault", () => {
     expect(after.map((note) => note.id)).toEqual(before.map((note) => note.id));
     expect(after.find((note) => note.id === plain.id)!.content).toBe("Edited here.");
     expect(after.find((note) => note.title === "Tagged")).toMatchObject({ content: "Rewritten #idea", tags: ["x", "idea"] });
+  });
+});
+
+describe("an edit made here while a re-import is being planned", () => {
+  test("wins: the planned update does not overwrite it, and the next import skips the note", async () => {
+    const { api: user, id: userId } = await api.newUser("race");
+    await importArchive(user, buildZip([{ name: "Race.md", data: "First." }]));
+    const [note] = await allNotes(user);
+    const libsql = server.openNotesClient();
+    const db = drizzle(libsql, { schema });
+    const plan = await planNoteWrite(db, userId, markdownNote("Race.md", "Changed there."));
+    expect(plan.outcome).toBe("updated");
+    await Bun.sleep(2);
+    await user.put(`/api/notes/${note.id}`, { content: "Edited here." });
+    await db.batch(plan.statements as [BatchItem<"sqlite">]);
+    libsql.close();
+    expect((await user.get(`/api/notes/${note.id}`)).body.content).toBe("Edited here.");
+    const again = await importArchive(user, buildZip([{ name: "Race.md", data: "Changed there." }]));
+    expect(again.counts).toMatchObject({ skipped: 1, updated: 0 });
   });
 });
 

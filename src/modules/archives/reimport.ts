@@ -112,8 +112,12 @@ function planBySource(
     outcome: "updated",
     noteId: known.noteId,
     statements: [
-      updateStatement(db, known.noteId, note, note.source, now),
-      db.update(importSources).set({ hash, noteUpdatedAt: now }).where(eq(importSources.id, known.id)),
+      updateStatement(db, known.noteId, known.updatedAt, note, note.source, now),
+      // Only when the note was updated just now: an edit made here meanwhile stays, and shows as one.
+      db
+        .update(importSources)
+        .set({ hash, noteUpdatedAt: now })
+        .where(and(eq(importSources.id, known.id), sql`exists (select 1 from ${notes} where ${notes.id} = ${known.noteId} and ${notes.updatedAt} = ${now})`)),
     ],
   };
 }
@@ -135,10 +139,11 @@ function planOwnNote(
   if (exported.updatedAt === null || own.updatedAt > exported.updatedAt) {
     return { outcome: "skipped", noteId: own.id, reason: EDITED_SINCE_EXPORT, statements: [] };
   }
-  return { outcome: "updated", noteId: own.id, statements: [updateStatement(db, own.id, note, exported.source, now)] };
+  return { outcome: "updated", noteId: own.id, statements: [updateStatement(db, own.id, own.updatedAt, note, exported.source, now)] };
 }
 
-function updateStatement(db: Database, noteId: number, note: IncomingNote, source: NoteSource, now: number) {
+/** The note's new content, unless it changed here since it was read (`updatedAt`). */
+function updateStatement(db: Database, noteId: number, updatedAt: number, note: IncomingNote, source: NoteSource, now: number) {
   return db
     .update(notes)
     .set({
@@ -153,7 +158,7 @@ function updateStatement(db: Database, noteId: number, note: IncomingNote, sourc
       sourcePublishedAt: source?.published_at ? Date.parse(source.published_at) : null,
       updatedAt: now,
     })
-    .where(eq(notes.id, noteId));
+    .where(and(eq(notes.id, noteId), eq(notes.updatedAt, updatedAt)));
 }
 
 /** What an import would write, so an unchanged source is recognised whatever happened to the note. */
