@@ -73,6 +73,8 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
     imports: {
       allowPrivateNetworks: env.IMPORT_ALLOW_PRIVATE_NETWORKS,
       bilibiliSessdata: env.BILIBILI_SESSDATA,
+      /** Uploaded archives wait here for their task (and are deleted when it ends). */
+      archivesDir: path.join(dataDir, "archives"),
     },
     worker: { concurrency: env.WORKER_CONCURRENCY },
     graph: {

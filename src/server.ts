@@ -83,6 +83,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         router: appRouter,
         services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes },
         events: feed,
+        archivesDir: config.imports.archivesDir,
         document: buildOpenApiDocument(appRouter),
         checkHealth: async () => {
           await notesDb.client.execute("select 1");
@@ -110,7 +111,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     if (config.role !== "api") {
       const worker: JobWorker = await queue.startWorker({ concurrency: config.worker.concurrency });
       const reconcile = () =>
-        Promise.all([reconcileImportTasks(notesDb.db, importQueue, changes), reconcileGraphBuilds(notesDb.db, graphQueue, changes)]).catch((error) =>
+        Promise.all([reconcileImportTasks(notesDb.db, importQueue, changes, { archivesDir: config.imports.archivesDir }), reconcileGraphBuilds(notesDb.db, graphQueue, changes)]).catch((error) =>
           log.warn("reconciler failed", error),
         );
       await reconcile();

@@ -9,6 +9,8 @@ import { docsPlugin } from "./docs";
 import { edgeError } from "./error-response";
 import { bodyLimits, DEFAULT_BODY_LIMIT, REST_PREFIX } from "./procedure-meta";
 import { answerWithin, REQUEST_DEADLINE_MS } from "./request-deadline";
+import { ARCHIVE_BODY_LIMIT } from "../modules/archives/limits";
+import { createArchiveUploadRoute } from "./archive-upload-route";
 import { createEventStreamRoute } from "./event-stream-route";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
@@ -24,6 +26,8 @@ export interface HttpAppOptions {
   requestDeadlineMs?: number;
   /** This process's fan-out of changes to its open event streams. */
   events: ChangeFeed;
+  /** Where uploaded archives wait for their task (DATA_DIR/archives); without it, archive uploads answer 503. */
+  archivesDir?: string;
 }
 
 // Past every route's own limit, so a body over it gets our 413 (with the error body), not the server's.
@@ -41,7 +45,9 @@ export function createHttpApp(options: HttpAppOptions) {
   const rest = createRestHandler(options.router, contextFor);
   const trpc = createTrpcHandler(options.router, (request) => contextFor(request, "rpc"));
   const deadlineMs = options.requestDeadlineMs ?? REQUEST_DEADLINE_MS;
-  const largestBody = Math.max(DEFAULT_BODY_LIMIT, ...bodyLimits(options.router).values());
+  // The archive upload is the one route past the procedures' limits; every other route keeps its own.
+  const largestBody = Math.max(DEFAULT_BODY_LIMIT, ARCHIVE_BODY_LIMIT, ...bodyLimits(options.router).values());
+  const archiveUpload = createArchiveUploadRoute({ ...options.services, archivesDir: options.archivesDir });
   const events = createEventStreamRoute({ db: options.services.db, feed: options.events, keepOpen: (request) => server?.timeout(request, 0) });
 
   const app = new Elysia({ serve: { maxRequestBodySize: largestBody + SERVER_BODY_SLACK } })
@@ -67,6 +73,8 @@ export function createHttpApp(options: HttpAppOptions) {
     // The event stream stays open as long as the client wants it: no answer deadline.
     .use(viewerRoutes())
     .all(`${REST_PREFIX}/events`, ({ request }) => events(request), { parse: "none" })
+    // A raw ZIP of up to 256 MiB streamed to disk: no JSON parsing, and no answer deadline while it uploads.
+    .all(`${REST_PREFIX}/tasks/archive`, ({ request }) => archiveUpload(request), { parse: "none" })
     .all(`${REST_PREFIX}/*`, ({ request }) => answerWithin(deadlineMs, request, () => rest(request)), { parse: "none" })
     .all("/trpc/*", ({ request }) => answerWithin(deadlineMs, request, () => trpc(request)), { parse: "none" });
   return app;

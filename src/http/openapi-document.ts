@@ -120,6 +120,40 @@ const eventStreamOperation = {
   },
 };
 
+/** POST /api/tasks/archive takes a raw ZIP (not JSON), so it is a plain route written here by hand. */
+const archiveUploadOperation = {
+  operationId: "tasks-archive",
+  summary: "Import an archive of notes (our export or a Markdown folder), as a background task",
+  description: [
+    "The body is the ZIP itself (`Content-Type: application/zip`, at most 256 MiB), streamed to disk. Answers 201 with a task (`platform: \"archive\"`) that a worker imports; poll GET /api/tasks/{id}: `progress` follows the entries read, and `counts` / `failures` say what happened to each.",
+    "",
+    "- `format=auto` (default) recognises this service's own export (every `.md` at the root starts with front matter holding an integer `id`, a `title` and a `created_at`) and otherwise reads a Markdown folder (Obsidian, Logseq, Joplin, Bear, Memos).",
+    "- A Markdown file's title comes from front matter `title`, else the first `# heading`, else the file name; tags from front matter `tags` (list or comma/space separated) plus inline `#tags` (`#area/topic` kept); `created`/`created_at`/`date` set `created_at`; `[[wikilinks]]` and `![[embeds]]` stay as written. Other files and dot-files are counted `skipped`.",
+    "- Re-importing finds each note by its source (the archive path, or our export's note id) and never duplicates it: an unchanged source is `unchanged`, a changed one updates a note not edited here since (`updated`) and leaves an edited one alone (`skipped`, the reason in `failures`). The owner's own export is matched by note id.",
+    "- Limits: 1 GiB uncompressed, 50,000 entries, 10 MiB per Markdown file, no entry over 1 MiB expanding more than 100 times; a breach fails the task with the reason. Absolute names and names that climb out (`..`) are refused per entry; GBK/GB18030 names are decoded.",
+  ].join("\n"),
+  tags: ["imports"],
+  security: [{ OAuth2PasswordBearer: [] }],
+  parameters: [
+    {
+      name: "format",
+      in: "query",
+      required: false,
+      description: "How to read the archive: `auto` (default), `rhizome` (this service's export) or `markdown`",
+      schema: { type: "string", enum: ["auto", "rhizome", "markdown"], default: "auto" },
+    },
+  ],
+  requestBody: {
+    required: true,
+    content: { "application/zip": { schema: { type: "string", format: "binary" } } },
+  },
+  responses: {
+    "201": { description: "Created", content: { "application/json": { schema: { $ref: "#/components/schemas/ImportTask" } } } },
+    ...Object.fromEntries([400, 401, 405, 415, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
+    "413": errorResponse("Request body over this operation's 256 MiB limit"),
+  },
+};
+
 /** Routes outside the procedures, written in full. */
 const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
   "/healthz": {
@@ -136,6 +170,7 @@ const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
   },
   "/api/events": { get: eventStreamOperation as never },
   ...(viewerOpenApiPaths as NonNullable<OpenAPIObject["paths"]>),
+  "/api/tasks/archive": { post: archiveUploadOperation as never },
 };
 
 function healthSchema(status: string) {

@@ -7,6 +7,7 @@ import { failBuild } from "../modules/graph/fail-build";
 import { graphJobKey, type GraphQueue } from "../modules/graph/graph-queue";
 import { importJobKey, type ImportQueue } from "../modules/imports/import-queue";
 import { markTaskFailed, runImportTask, type ImportRun } from "../modules/imports/run-import";
+import { removeArchiveFile } from "../modules/archives/archive-file";
 import { defineTask } from "./define-task";
 import type { Queue } from "./queue";
 
@@ -19,7 +20,8 @@ const SWEEP_MAX_ATTEMPTS = 1;
 
 export interface JobDependencies {
   db: Database;
-  imports: { allowPrivateNetworks: boolean; bilibiliSessdata?: string };
+  /** `archivesDir`: where uploaded archives wait (DATA_DIR/archives); a process without it fails archive tasks. */
+  imports: { allowPrivateNetworks: boolean; bilibiliSessdata?: string; archivesDir?: string };
   graph: ExtractorSettings;
   changes: ChangePublisher;
 }
@@ -45,12 +47,22 @@ export function createJobCatalogue(deps: JobDependencies) {
       maxAttempts: IMPORT_MAX_ATTEMPTS,
       handler: async (payload, helpers) =>
         runImportTask(
-          { db: deps.db, ...(await loadImportTools()), signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts, changes: deps.changes },
+          {
+            db: deps.db,
+            ...(await loadImportTools()),
+            archivesDir: deps.imports.archivesDir ?? "",
+            signal: helpers.signal,
+            attempt: helpers.attempts,
+            maxAttempts: helpers.maxAttempts,
+            changes: deps.changes,
+          },
           payload,
         ),
       // The last attempt died with its worker (the handler itself records its own failures).
-      onPermanentFailure: (payload) =>
-        markTaskFailed(deps.db, payload.taskId, "The import was interrupted too many times. Try again, or paste the content instead.", deps.changes),
+      onPermanentFailure: async (payload) => {
+        const archiveFile = await markTaskFailed(deps.db, payload.taskId, "The import was interrupted too many times. Try again, or paste the content instead.", deps.changes);
+        if (archiveFile && deps.imports.archivesDir) removeArchiveFile(deps.imports.archivesDir, archiveFile);
+      },
     }),
     defineTask({
       name: "graph-build",

@@ -33,7 +33,9 @@ const site = startPlatformServer(async (url) => {
   } finally {
     pagesInFlight--;
   }
-  return new Response(article.replace("<title>", `<title>${url.pathname.slice(1)}: `), {
+  // Each post its own title and canonical address: the same address would be one source, re-imported into one note.
+  const page = article.replace("<title>", `<title>${url.pathname.slice(1)}: `).replace('href="/2025/03/sqlite-is-enough/"', `href="${url.pathname}"`);
+  return new Response(page, {
     headers: { "content-type": "text/html; charset=utf-8" },
   });
 });

@@ -159,3 +159,26 @@ describe("POST /api/notes/export", () => {
     expect(wrongMethod.headers.get("allow")).toBe("POST");
   });
 });
+
+describe("the graph in the export", () => {
+  test("include_graph adds graph.json with the nodes and edges GET /api/knowledge-graph?limit=5000 returns; without it there is none", async () => {
+    const { drizzle } = await import("drizzle-orm/libsql");
+    const { writeGraph } = await import("../support/graph-seed");
+    const { api: alice, id } = await api.newUser("graphexport");
+    const note = (await alice.post("/api/notes", { title: "Graphs", content: "Nodes and edges." })).body;
+    const client = server.openNotesClient();
+    await writeGraph(drizzle(client), id, {
+      nodes: [{ label: "Graph", noteIds: [note.id], weight: 3 }, { label: "Edge", noteIds: [note.id] }],
+      edges: [{ source: "Graph", target: "Edge", label: "has", noteIds: [note.id] }],
+    });
+    client.close();
+    const { files } = await exportZip(alice, { include_graph: true });
+    expect(Object.keys(files).sort()).toEqual(["graph.json", `graphs-${note.id}.md`]);
+    const graph = JSON.parse(new TextDecoder().decode(files["graph.json"]));
+    const served = (await alice.get("/api/knowledge-graph?limit=5000")).body;
+    expect(graph).toEqual({ nodes: served.nodes, edges: served.edges });
+    expect(graph.nodes.map((node: { label: string; note_ids: number[] }) => [node.label, node.note_ids])).toEqual([["Graph", [note.id]], ["Edge", [note.id]]]);
+    expect(graph.edges).toHaveLength(1);
+    expect(Object.keys((await exportZip(alice, {})).files)).toEqual([`graphs-${note.id}.md`]);
+  });
+});

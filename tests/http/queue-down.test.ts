@@ -72,6 +72,24 @@ describe("while the job queue's Postgres is unreachable", () => {
     expect(await notesRows("select count(*) from import_tasks where user_id = ?", id)).toBe(1);
   });
 
+  test("creating an archive task is a 503 with Retry-After and leaves neither a task nor the uploaded file behind", async () => {
+    const { api: user, id } = await new Api(server.url).newUser("adown");
+    const { buildZip } = await import("../support/zip-builder");
+    const upload = () =>
+      user.request("POST", "/api/tasks/archive", { body: buildZip([{ name: "a.md", data: "# A" }]) as BodyInit, headers: { "content-type": "application/zip" } });
+    await withQueueDown(async () => {
+      expectQueueDown(await upload());
+      expect(await notesRows("select count(*) from import_tasks where user_id = ?", id)).toBe(0);
+      const fs = await import("node:fs");
+      const archives = `${server.dataDir}/archives`;
+      expect(fs.existsSync(archives) ? fs.readdirSync(archives) : []).toEqual([]);
+    });
+    const created = await once503sStop(upload);
+    expect(created.status).toBe(201);
+    // Let its job finish, so no job of ours is running when the next test takes the queue down.
+    for (let i = 0; i < 200 && (await user.get(`/api/tasks/${created.body.id}`)).body.status !== "completed"; i++) await Bun.sleep(50);
+  });
+
   test("starting a graph build is a 503 with Retry-After and leaves no build behind; it starts once the queue is back", async () => {
     const { api: user, id } = await new Api(server.url).newUser("gdown");
     expect((await user.post("/api/notes", { title: "A note", content: "About [[Graphs]]." })).status).toBe(201);

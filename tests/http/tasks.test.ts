@@ -120,6 +120,7 @@ describe("pasted content", () => {
     expect(task.status).toBe("failed");
     expect(task.note_id).toBeNull();
     expect(task.error).toMatch(/deleted/i);
+    expect(task.counts).toEqual({ created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 1 });
     expect((await alice.get("/api/notes")).body.total).toBe(before);
   });
 });
@@ -391,5 +392,32 @@ describe("where an imported note came from", () => {
     const note = (await alice.get(`/api/notes/${task.note_id}`)).body;
     expect(note.title).toBe("Untitled import from blank.example.com");
     expect(note.source).toEqual({ platform: "web", url: "https://blank.example.com/post", author: null, published_at: null });
+  });
+
+  test("importing the same post again finds its note: unchanged, never a duplicate, whatever the link's tracking parameters", async () => {
+    const first = await importThroughJob({ platform: "xiaohongshu", url: xhsLink });
+    const total = (await alice.get("/api/notes")).body.total;
+    const again = await importThroughJob({ platform: "xiaohongshu", url: xhsLink });
+    expect(again).toMatchObject({ status: "completed", note_id: first.note_id, counts: { created: 0, updated: 0, unchanged: 1, skipped: 0, failed: 0 }, failures: [] });
+    // Another link to the same note id: the same note (its source link follows the newer one).
+    const shared = await importThroughJob({ platform: "xiaohongshu", url: xhsLink.replace("pc_feed", "pc_share") });
+    expect(shared).toMatchObject({ note_id: first.note_id, counts: { created: 0, updated: 1 } });
+    expect((await alice.get("/api/notes")).body.total).toBe(total);
+  });
+
+  test("a changed source updates its note, unless the note was edited here since", async () => {
+    const url = "https://changing.example.com/post";
+    const page = (markdown: string) => () => ({ title: "A changing post", markdown, tags: [], sourceUrl: url });
+    const first = await importThroughJob({ platform: "web", url, content: "v1" }, { parsePasted: page("First version") });
+    expect(first.counts).toEqual({ created: 1, updated: 0, unchanged: 0, skipped: 0, failed: 0 });
+    const second = await importThroughJob({ platform: "web", url, content: "v2" }, { parsePasted: page("Second version") });
+    expect(second).toMatchObject({ note_id: first.note_id, counts: { updated: 1 } });
+    expect((await alice.get(`/api/notes/${first.note_id}`)).body.content).toStartWith("Second version");
+
+    await alice.put(`/api/notes/${first.note_id}`, { content: "My own words" });
+    const third = await importThroughJob({ platform: "web", url, content: "v3" }, { parsePasted: page("Third version") });
+    expect(third).toMatchObject({ status: "completed", note_id: first.note_id, counts: { skipped: 1, created: 0 } });
+    expect(third.failures).toEqual([{ name: url, error: expect.stringContaining("edited here") }]);
+    expect((await alice.get(`/api/notes/${first.note_id}`)).body.content).toBe("My own words");
   });
 });

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./auth";
 import { notes } from "./notes";
 
@@ -25,6 +25,16 @@ export const importTasks = sqliteTable(
     noteId: integer("note_id").references(() => notes.id, { onDelete: "set null" }),
     /** How often the reconciler had to queue this task again; bounded so a poison task ends failed. */
     requeues: integer("requeues").notNull().default(0),
+    /** JSON `{created, updated, unchanged, skipped, failed}` once known. */
+    counts: text("counts"),
+    /** JSON `[{name, error}]`, at most 100. */
+    failures: text("failures").notNull().default("[]"),
+    /** An archive task's uploaded file, by name under DATA_DIR/archives; deleted when the task ends. */
+    archiveFile: text("archive_file"),
+    /** An archive task's `format`: auto, rhizome or markdown. */
+    archiveFormat: text("archive_format"),
+    /** How many archive entries are done: a resumed job skips them (saved with their notes). */
+    cursor: integer("cursor").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     startedAt: integer("started_at"),
@@ -34,4 +44,26 @@ export const importTasks = sqliteTable(
     index("import_tasks_user_created_idx").on(table.userId, sql`${table.createdAt} desc`, sql`${table.id} desc`),
     index("import_tasks_status_idx").on(table.status, table.updatedAt),
   ],
+);
+
+/**
+ * What each imported note came from, for re-imports: one row per (user, source key) — a canonical
+ * URL or platform post id, an archive path, or our export's note id. `hash` is what the import
+ * wrote, `note_updated_at` the note's `updated_at` right after, so an edit here shows as a change.
+ */
+export const importSources = sqliteTable(
+  "import_sources",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    sourceKey: text("source_key").notNull(),
+    noteId: integer("note_id")
+      .notNull()
+      .references(() => notes.id, { onDelete: "cascade" }),
+    hash: text("hash").notNull(),
+    noteUpdatedAt: integer("note_updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("import_sources_user_key_idx").on(table.userId, table.sourceKey), index("import_sources_note_idx").on(table.noteId)],
 );

@@ -4,6 +4,7 @@ import type { Database } from "../../db/client";
 import type { ChangePublisher } from "../events/change";
 import { log } from "../../log";
 import type { ImportQueue } from "./import-queue";
+import { removeArchiveFile } from "../archives/archive-file";
 import { markTaskFailed } from "./run-import";
 
 /** Tasks younger than this are left alone: their job may be being queued right now. */
@@ -15,7 +16,12 @@ const MAX_REQUEUES = 3;
  * an unfinished task whose job is missing is queued again (a bounded number of times), and one
  * whose job ran out of attempts is marked failed. Runs at worker start and then periodically.
  */
-export async function reconcileImportTasks(db: Database, queue: ImportQueue, changes: ChangePublisher, now = Date.now()): Promise<{ requeued: number; failed: number }> {
+export async function reconcileImportTasks(
+  db: Database,
+  queue: ImportQueue,
+  changes: ChangePublisher,
+  { now = Date.now(), archivesDir }: { now?: number; archivesDir?: string } = {},
+): Promise<{ requeued: number; failed: number }> {
   const stale = await db
     .select({ id: importTasks.id, userId: importTasks.userId, requeues: importTasks.requeues })
     .from(importTasks)
@@ -27,7 +33,8 @@ export async function reconcileImportTasks(db: Database, queue: ImportQueue, cha
     const job = await queue.findImportJob(task.id);
     if (job && !job.permanentlyFailed) continue;
     if (job?.permanentlyFailed || task.requeues >= MAX_REQUEUES) {
-      await markTaskFailed(db, task.id, "The import could not be completed after several attempts. Try again, or paste the content instead.", changes);
+      const archiveFile = await markTaskFailed(db, task.id, "The import could not be completed after several attempts. Try again, or paste the content instead.", changes);
+      if (archivesDir) removeArchiveFile(archivesDir, archiveFile);
       failed++;
       continue;
     }

@@ -1,25 +1,30 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
-import { importTasks, notes } from "../../db/schema";
+import { importSources, importTasks } from "../../db/schema";
 import type { Database } from "../../db/client";
 import type { ChangePublisher } from "../events/change";
 import { log } from "../../log";
-import { newNoteRow } from "../notes/create-note";
+import { removeArchiveFile } from "../archives/archive-file";
+import { planNoteWrite } from "../archives/reimport";
 import { importedTags, importedText, importedTitle } from "../notes/note-text";
 import { MAX_CONTENT_BYTES, type NoteSource } from "../notes/schemas";
 import { ImportError } from "./import-error";
 import type { Fetcher, ImportedDocument, PlatformImporter } from "./platforms/types";
-import type { Platform } from "./schemas";
+import type { Platform, TaskCounts } from "./schemas";
+import { sourceKeyOf } from "./source-key";
 
 export interface ImportRun {
   db: Database;
   fetcher: Fetcher;
   importers: Record<Platform, PlatformImporter>;
+  /** Where uploaded archives wait (DATA_DIR/archives); only archive tasks need it. */
+  archivesDir?: string;
   signal: AbortSignal;
   attempt: number;
   maxAttempts: number;
   changes: ChangePublisher;
 }
 
+const ONE_FAILED: TaskCounts = { created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 1 };
 const UNEXPECTED = "The import failed unexpectedly. Try again later, or paste the content instead.";
 
 /**
@@ -35,6 +40,7 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     .from(importTasks)
     .where(and(eq(importTasks.id, payload.taskId), eq(importTasks.userId, payload.userId)));
   if (!task || task.status === "completed" || task.status === "failed") return;
+  if (task.platform === "archive") return runArchive(run, task);
 
   const update = (fields: Partial<typeof importTasks.$inferInsert>) =>
     db.update(importTasks).set({ ...fields, updatedAt: Date.now() }).where(eq(importTasks.id, task.id))
@@ -84,17 +90,50 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
   }
 }
 
-export async function markTaskFailed(db: Database, taskId: number, error: string, changes: ChangePublisher): Promise<void> {
+/** Fails an unfinished task; returns the name of its uploaded archive, for the caller to delete. */
+export async function markTaskFailed(db: Database, taskId: number, error: string, changes: ChangePublisher): Promise<string | null> {
   const now = Date.now();
+  const [before] = await db.select({ archiveFile: importTasks.archiveFile }).from(importTasks).where(eq(importTasks.id, taskId));
   const [failed] = await db
     .update(importTasks)
-    .set({ status: "failed", error, message: "Failed", finishedAt: now, updatedAt: now, content: null })
+    .set({
+      status: "failed",
+      error,
+      message: "Failed",
+      // A single import counts its one note as failed; an archive keeps what its saved slices counted.
+      counts: sql`case when ${importTasks.platform} = 'archive' then ${importTasks.counts} else ${JSON.stringify(ONE_FAILED)} end`,
+      finishedAt: now,
+      updatedAt: now,
+      content: null,
+      archiveFile: null,
+    })
     .where(and(eq(importTasks.id, taskId), inArray(importTasks.status, ["pending", "running"])))
     .returning({ userId: importTasks.userId });
   if (failed) await changes.publish({ userId: failed.userId, kind: "task", id: taskId });
+  return failed ? (before?.archiveFile ?? null) : null;
 }
 
-/** Writes the note and completes the task in one transaction; returns the note id (null if another run won). */
+/**
+ * An archive task: one job runs it in slices that resume where a killed worker stopped. Errors it
+ * does not handle itself are retried by the queue, and fail the task on the last attempt.
+ */
+async function runArchive(run: ImportRun, task: typeof importTasks.$inferSelect): Promise<void> {
+  const { runArchiveImport } = await import("../archives/run-archive-import");
+  const archivesDir = run.archivesDir ?? "";
+  try {
+    await runArchiveImport({ db: run.db, archivesDir, signal: run.signal, changes: run.changes }, task);
+  } catch (error) {
+    if (run.signal.aborted || run.attempt < run.maxAttempts) throw error;
+    log.error(`archive task ${task.id} failed unexpectedly`, error);
+    removeArchiveFile(archivesDir, await markTaskFailed(run.db, task.id, "The archive import failed unexpectedly; upload it again later.", run.changes));
+  }
+}
+
+/**
+ * Writes the note and completes the task in one transaction. A source imported before is found
+ * by its key and updated, left unchanged or skipped (edited here) — never duplicated; the task's
+ * `note_id` is that note. Returns the note id (null if another run won).
+ */
 async function saveNote(db: Database, task: typeof importTasks.$inferSelect, document: ImportedDocument): Promise<number | null> {
   const sourceUrl = document.sourceUrl ?? task.url;
   const body = document.markdown.replaceAll("\u0000", "").trim();
@@ -111,34 +150,39 @@ async function saveNote(db: Database, task: typeof importTasks.$inferSelect, doc
     author: importedText(document.author),
     published_at: isoTimeOrNull(document.publishedAt),
   };
+  const sourceKey = sourceUrl ? sourceKeyOf(task.platform, sourceUrl) : null;
   const now = Date.now();
-  const row = newNoteRow(task.userId, { title, content, tags, source }, now);
   const stillRunning = and(eq(importTasks.id, task.id), eq(importTasks.status, "running"), isNull(importTasks.noteId));
-  // Both statements carry the same guard inside one transaction: the note exists iff the task
-  // completes with it. After the INSERT, last_insert_rowid() is the note (its triggers' rows do not count).
-  const [, completed] = await db.batch([
-    db.run(sql`
-      insert into ${notes} (user_id, title, content, excerpt, tags, source_platform, source_url, source_author, source_published_at, created_at, updated_at)
-      select ${row.userId}, ${row.title}, ${row.content}, ${row.excerpt}, ${row.tags}, ${row.sourcePlatform}, ${row.sourceUrl},
-        ${row.sourceAuthor}, ${row.sourcePublishedAt}, ${row.createdAt}, ${row.updatedAt}
-      from ${importTasks} where ${stillRunning}`),
-    db
-      .update(importTasks)
-      .set({
-        status: "completed",
-        noteId: sql`last_insert_rowid()`,
-        progress: 100,
-        message: "Imported",
-        error: null,
-        content: null,
-        finishedAt: now,
-        updatedAt: now,
-      })
-      .where(stillRunning)
-      .returning({ noteId: importTasks.noteId }),
-  ]);
+  // Every write carries the same guard inside one transaction: the note is written iff the task completes with it.
+  const plan = await planNoteWrite(db, task.userId, { title, content, tags, createdAt: null, source, sourceKey }, {
+    now,
+    guard: sql`exists (select 1 from ${importTasks} where ${stillRunning})`,
+  });
+  const noteId =
+    plan.noteId ??
+    (sourceKey
+      ? sql`(select ${importSources.noteId} from ${importSources} where ${importSources.userId} = ${task.userId} and ${importSources.sourceKey} = ${sourceKey})`
+      : sql`last_insert_rowid()`);
+  const counts: TaskCounts = { created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, [plan.outcome]: 1 };
+  const completion = db
+    .update(importTasks)
+    .set({
+      status: "completed",
+      noteId,
+      progress: 100,
+      message: plan.outcome === "created" ? "Imported" : plan.outcome === "updated" ? "Imported again: the note was updated" : plan.outcome === "unchanged" ? "Already imported: nothing changed" : "Not imported again: the note was edited here",
+      error: null,
+      content: null,
+      counts: JSON.stringify(counts),
+      failures: JSON.stringify(plan.reason ? [{ name: sourceUrl ?? "content", error: plan.reason }] : []),
+      finishedAt: now,
+      updatedAt: now,
+    })
+    .where(stillRunning)
+    .returning({ noteId: importTasks.noteId });
+  const results = await db.batch([...plan.statements, completion] as unknown as [typeof completion]);
   // Another run finished (or failed) the task first: nothing was written, and there is nothing to do.
-  return completed[0]?.noteId ?? null;
+  return (results.at(-1) as { noteId: number | null }[])[0]?.noteId ?? null;
 }
 
 /** The title of an import whose page gives none. */

@@ -27,18 +27,35 @@ export const createTaskInput = z
     path: ["url"],
   });
 
+/** What a task did to notes: every archive entry (or a single import's one note) counted once. */
+export const taskCountsSchema = z
+  .object({
+    created: z.number().int().min(0),
+    updated: z.number().int().min(0),
+    unchanged: z.number().int().min(0),
+    skipped: z.number().int().min(0),
+    failed: z.number().int().min(0),
+  })
+  .meta({ id: "ImportTaskCounts" });
+export type TaskCounts = z.infer<typeof taskCountsSchema>;
+
+export const taskFailureSchema = z.object({ name: z.string(), error: z.string() }).meta({ id: "ImportTaskFailure" });
+export type TaskFailure = z.infer<typeof taskFailureSchema>;
+
 export const taskStatusSchema = z.enum(["pending", "running", "completed", "failed"]);
 
 export const taskSchema = z
   .object({
     id: z.number().int().positive(),
-    platform: z.enum(PLATFORMS),
+    platform: z.enum([...PLATFORMS, "archive"]).describe("`archive` for POST /api/tasks/archive"),
     url: z.string().nullable(),
     status: taskStatusSchema,
     progress: z.number().int().min(0).max(100),
     message: z.string().describe("The current step, for people"),
     error: z.string().nullable().describe("Why the import failed, and what to do"),
-    note_id: z.number().int().positive().nullable(),
+    note_id: z.number().int().positive().nullable().describe("The note a single import created, updated or found unchanged; null for archives"),
+    counts: taskCountsSchema.nullable().describe("Notes created, updated, unchanged, skipped and failed; null while unknown"),
+    failures: z.array(taskFailureSchema).max(100).describe("What was skipped or failed and why (at most 100)"),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
     started_at: z.iso.datetime().nullable(),

@@ -3,6 +3,8 @@ import { downloadZip } from "client-zip";
 import type { z } from "zod";
 import { notes, noteTags } from "../../db/schema";
 import type { Database } from "../../db/client";
+import { getGraph } from "../graph/get-graph";
+import { MAX_GRAPH_LIMIT } from "../graph/read-schemas";
 import { exportEntryName, exportFileName } from "./export-names";
 import { toNoteSource } from "./note-record";
 import type { exportNotesInput } from "./schemas";
@@ -70,18 +72,25 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
       for (const note of page) {
         yield { name: exportEntryName(note), lastModified: new Date(note.updatedAt), input: markdownFile(note, dump) };
       }
-      if (page.length < PAGE_SIZE) return;
+      if (page.length < PAGE_SIZE) break;
       // libSQL answers synchronously and the ZIP stream is pulled in microtasks, so without a
       // macrotask here a large export would hold the event loop until its end and stall every other
       // request. One turn per page bounds that to the ~10 ms a page takes.
       await new Promise((resolve) => setImmediate(resolve));
       afterId = page[page.length - 1]!.id;
     }
+    if (input.include_graph) yield { name: "graph.json", lastModified: new Date(), input: await graphFile(db, userId) };
   } finally {
     // Also when the client goes away: client-zip ends this generator when its stream is cancelled.
     exportsRunning -= 1;
     if (exportsRunning === 0 && pages > 0) setImmediate(reclaimMemory);
   }
+}
+
+/** The graph as the viewer reads it (GET /api/knowledge-graph?limit=5000): nodes and edges, with their note ids. */
+async function graphFile(db: Database, userId: number): Promise<string> {
+  const { nodes, edges } = await getGraph({ ctx: { db, userId }, input: { limit: MAX_GRAPH_LIMIT, depth: 1 } });
+  return JSON.stringify({ nodes, edges });
 }
 
 // js-yaml rather than the `yaml` package: the front matter is most of an export's CPU, and js-yaml

@@ -116,8 +116,12 @@ export const exportNotesInput = z
   .object({
     ids: z.array(z.number().int().positive()).max(10_000).optional().describe("Only these notes (others' ids are ignored)"),
     tag: tagSchema.optional().describe("Only notes with this tag"),
+    include_graph: z
+      .boolean()
+      .default(false)
+      .describe("Add `graph.json`: the nodes and edges (with `note_ids`) of GET /api/knowledge-graph?limit=5000"),
   })
-  .default({});
+  .prefault({});
 
 export type NoteRecord = z.infer<typeof noteSchema>;
 export type NoteSource = z.infer<typeof noteSourceSchema>;

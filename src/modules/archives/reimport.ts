@@ -1,0 +1,167 @@
+import { createHash } from "node:crypto";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { importSources, notes } from "../../db/schema";
+import type { Database } from "../../db/client";
+import { newNoteRow } from "../notes/create-note";
+import { plainTextExcerpt } from "../notes/excerpt";
+import { toNoteSource } from "../notes/note-record";
+import type { NoteSource } from "../notes/schemas";
+
+export type Outcome = "created" | "updated" | "unchanged" | "skipped";
+
+/** A note an import wants to write, and the key that finds it again (null: it has none, always a new note). */
+export interface IncomingNote {
+  title: string;
+  content: string;
+  tags: string[];
+  /** Epoch ms; null keeps the note's (or, for a new note, now). */
+  createdAt: number | null;
+  source: NoteSource;
+  sourceKey: string | null;
+  /** Our own export, imported by its owner: matched by note id. */
+  exported?: { id: number; updatedAt: number | null; source: NoteSource };
+}
+
+export interface PlannedWrite {
+  outcome: Outcome;
+  /** The existing note; null when one is created (then its source row, or `last_insert_rowid()` right after `statements[0]`, has its id). */
+  noteId: number | null;
+  /** Why a note was left alone. */
+  reason?: string;
+  statements: BatchItem<"sqlite">[];
+}
+
+const EDITED_HERE = "The note was edited here since it was last imported; it was left as it is";
+const EDITED_SINCE_EXPORT = "The note was edited here since this export was made; it was left as it is";
+
+/**
+ * The re-import rule (CONTRACT "Archive import and re-import"): a source imported before is found
+ * by its key and never duplicated — unchanged when the source is as last imported, updated when
+ * the note was not edited here since, skipped otherwise. The owner's own export is matched by note
+ * id instead. Returns the statements to run in the caller's transaction (with its task update).
+ */
+export async function planNoteWrite(db: Database, userId: number, note: IncomingNote, options: PlanOptions = {}): Promise<PlannedWrite> {
+  return (await planNoteWrites(db, userId, [note], options))[0]!;
+}
+
+export interface PlanOptions {
+  now?: number;
+  /** A condition every INSERT of a new note must meet, checked inside the caller's transaction. */
+  guard?: SQL;
+}
+
+/** The rule for many notes at once (an archive's slice): what is known of them is read in two queries, not one per note. */
+export async function planNoteWrites(db: Database, userId: number, incoming: IncomingNote[], { now = Date.now(), guard = sql`1` }: PlanOptions = {}): Promise<PlannedWrite[]> {
+  const exportedIds = incoming.flatMap((note) => (note.exported ? [note.exported.id] : []));
+  const keys = incoming.flatMap((note) => (note.sourceKey ? [note.sourceKey] : []));
+  const [ownRows, knownRows] = await Promise.all([
+    exportedIds.length ? db.select().from(notes).where(and(eq(notes.userId, userId), inArray(notes.id, exportedIds))) : [],
+    keys.length
+      ? db
+          .select({ id: importSources.id, key: importSources.sourceKey, noteId: importSources.noteId, hash: importSources.hash, recordedAt: importSources.noteUpdatedAt, updatedAt: notes.updatedAt })
+          .from(importSources)
+          .innerJoin(notes, eq(notes.id, importSources.noteId))
+          .where(and(eq(importSources.userId, userId), inArray(importSources.sourceKey, keys)))
+      : [],
+  ]);
+  const own = new Map(ownRows.map((row) => [row.id, row]));
+  const known = new Map(knownRows.map((row) => [row.key, row]));
+  return incoming.map((note) => {
+    const ownNote = note.exported && own.get(note.exported.id);
+    if (ownNote) return planOwnNote(db, ownNote, note, note.exported!, now);
+    return planBySource(db, userId, note, note.sourceKey ? known.get(note.sourceKey) : undefined, now, guard);
+  });
+}
+
+function planBySource(
+  db: Database,
+  userId: number,
+  note: IncomingNote,
+  known: { id: number; noteId: number; hash: string; recordedAt: number; updatedAt: number } | undefined,
+  now: number,
+  guard: SQL,
+): PlannedWrite {
+  const hash = noteHash(note);
+  if (!known) {
+    const row = newNoteRow(userId, note, now);
+    if (note.createdAt !== null) row.createdAt = note.createdAt;
+    // INSERT … SELECT … WHERE guard: a caller's condition (its task still running) decides, inside its transaction, whether anything is written.
+    const statements: BatchItem<"sqlite">[] = [
+      db.run(sql`
+        insert into ${notes} (user_id, title, content, excerpt, tags, source_platform, source_url, source_author, source_published_at, created_at, updated_at)
+        select ${row.userId}, ${row.title}, ${row.content}, ${row.excerpt}, ${row.tags}, ${row.sourcePlatform}, ${row.sourceUrl},
+          ${row.sourceAuthor}, ${row.sourcePublishedAt}, ${row.createdAt}, ${row.updatedAt}
+        where ${guard}`),
+    ];
+    if (note.sourceKey) {
+      // Right after the note's INSERT, last_insert_rowid() is the note (its triggers' rows do not count).
+      // A source row left by a note deleted since is taken over.
+      statements.push(
+        db.run(sql`
+          insert into ${importSources} (user_id, source_key, note_id, hash, note_updated_at)
+          select ${userId}, ${note.sourceKey}, last_insert_rowid(), ${hash}, ${now} where ${guard}
+          on conflict (user_id, source_key) do update set note_id = excluded.note_id, hash = excluded.hash, note_updated_at = excluded.note_updated_at`),
+      );
+    }
+    return { outcome: "created", noteId: null, statements };
+  }
+  if (known.hash === hash) return { outcome: "unchanged", noteId: known.noteId, statements: [] };
+  if (known.updatedAt !== known.recordedAt) return { outcome: "skipped", noteId: known.noteId, reason: EDITED_HERE, statements: [] };
+  return {
+    outcome: "updated",
+    noteId: known.noteId,
+    statements: [
+      updateStatement(db, known.noteId, known.updatedAt, note, note.source, now),
+      // Only when the note was updated just now: an edit made here meanwhile stays, and shows as one.
+      db
+        .update(importSources)
+        .set({ hash, noteUpdatedAt: now })
+        .where(and(eq(importSources.id, known.id), sql`exists (select 1 from ${notes} where ${notes.id} = ${known.noteId} and ${notes.updatedAt} = ${now})`)),
+    ],
+  };
+}
+
+function planOwnNote(
+  db: Database,
+  own: typeof notes.$inferSelect,
+  note: IncomingNote,
+  exported: NonNullable<IncomingNote["exported"]>,
+  now: number,
+): PlannedWrite {
+  const same =
+    own.title === note.title &&
+    own.content === note.content &&
+    own.tags === JSON.stringify(note.tags) &&
+    (note.createdAt === null || own.createdAt === note.createdAt) &&
+    JSON.stringify(toNoteSource(own)) === JSON.stringify(exported.source);
+  if (same) return { outcome: "unchanged", noteId: own.id, statements: [] };
+  if (exported.updatedAt === null || own.updatedAt > exported.updatedAt) {
+    return { outcome: "skipped", noteId: own.id, reason: EDITED_SINCE_EXPORT, statements: [] };
+  }
+  return { outcome: "updated", noteId: own.id, statements: [updateStatement(db, own.id, own.updatedAt, note, exported.source, now)] };
+}
+
+/** The note's new content, unless it changed here since it was read (`updatedAt`). */
+function updateStatement(db: Database, noteId: number, updatedAt: number, note: IncomingNote, source: NoteSource, now: number) {
+  return db
+    .update(notes)
+    .set({
+      title: note.title,
+      content: note.content,
+      excerpt: plainTextExcerpt(note.content),
+      tags: JSON.stringify(note.tags),
+      ...(note.createdAt !== null && { createdAt: note.createdAt }),
+      sourcePlatform: source?.platform ?? null,
+      sourceUrl: source?.url ?? null,
+      sourceAuthor: source?.author ?? null,
+      sourcePublishedAt: source?.published_at ? Date.parse(source.published_at) : null,
+      updatedAt: now,
+    })
+    .where(and(eq(notes.id, noteId), eq(notes.updatedAt, updatedAt)));
+}
+
+/** What an import would write, so an unchanged source is recognised whatever happened to the note. */
+function noteHash(note: IncomingNote): string {
+  return createHash("sha256").update(JSON.stringify([note.title, note.content, note.tags, note.createdAt, note.source])).digest("hex");
+}
