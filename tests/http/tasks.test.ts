@@ -71,7 +71,7 @@ async function settle(client: Api, id: number, timeoutMs = 20_000) {
   for (;;) {
     const { body } = await client.get(`/api/tasks/${id}`);
     const last = seen[seen.length - 1];
-    if (!last || last.status !== body.status || last.progress !== body.progress) seen.push({ status: body.status, progress: body.progress, message: body.message });
+    if (!last || last.status !== body.status || last.progress !== body.progress || last.message !== body.message) seen.push({ status: body.status, progress: body.progress, message: body.message });
     if (body.status === "completed" || body.status === "failed") return { task: body, seen };
     if (Date.now() > deadline) throw new Error(`task ${id} still ${body.status} after ${timeoutMs} ms`);
     await Bun.sleep(25);
