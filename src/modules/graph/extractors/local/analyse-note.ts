@@ -1,5 +1,6 @@
 import { type NoteForExtraction, noteText } from "../../extraction";
 import { type MaskedText, maskNoteText } from "./markdown-mask";
+import type { Nlp } from "./nlp";
 import { collectTerms, type TermIndex } from "./terms";
 
 /** Beyond this many characters a note is read no further: keeps pathological notes (logs, dumps) cheap. */
@@ -16,11 +17,11 @@ export interface AnalysedNote {
   terms: TermIndex;
 }
 
-export function analyseNote(note: Pick<NoteForExtraction, "title" | "content">): AnalysedNote {
+export function analyseNote(note: Pick<NoteForExtraction, "title" | "content">, nlp: Nlp): AnalysedNote {
   const text = noteText(note);
   const titleEnd = note.title.length;
   const contentStart = titleEnd + 2;
   const analysedEnd = Math.min(text.length, contentStart + MAX_ANALYSED_CHARS);
   const masked = maskNoteText(text.slice(0, analysedEnd), contentStart);
-  return { text, titleEnd, contentStart, analysedEnd, masked, terms: collectTerms(masked.prose, 0, analysedEnd) };
+  return { text, titleEnd, contentStart, analysedEnd, masked, terms: collectTerms(masked.prose, 0, analysedEnd, nlp) };
 }

@@ -1,35 +1,105 @@
 import { conceptKey } from "../../concept-key";
 import type { NoteForExtraction } from "../../extraction";
+import { type AliasPair, statedAliases, surnameOf } from "./aliases";
 import { analyseNote } from "./analyse-note";
+import { loadNlp, type Nlp } from "./nlp";
 
-/** How many of the user's notes contain each candidate phrase (by concept key): the IDF half of TF-IDF. */
+/** What the user's whole corpus says about a phrase: how many notes hold it (the IDF half of TF-IDF), and its other names. */
 export interface CorpusStats {
   documentCount: number;
   /** Only keys found in two or more notes; a missing key counts as one note. */
   documentFrequency: ReadonlyMap<string, number>;
+  /** Other names of a concept by key: stated in some note (acronyms, 简称), or a full name for an unambiguous surname. */
+  aliases: ReadonlyMap<string, readonly string[]>;
+  nlp: Nlp;
 }
 
-export function buildCorpusStats(notes: Iterable<NoteForExtraction>): CorpusStats {
+/** What one note contributes to the corpus statistics. */
+interface NoteFacts {
+  keys: string[];
+  aliases: AliasPair[];
+  /** Full name, surname, and whether the note also uses the surname alone. */
+  names: [full: string, surname: string, alone: boolean][];
+}
+
+// A build reads only new or changed notes: the facts of the others are kept by content (bounded).
+const MAX_CACHED_NOTES = 50_000;
+const factsCache = new Map<string, NoteFacts>();
+
+export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Promise<CorpusStats> {
+  const nlp = await loadNlp();
   const frequency = new Map<string, number>();
+  const stated: AliasPair[] = [];
+  const fullNames = new Map<string, { surname: string; full: Set<string>; alone: boolean }>();
   let documentCount = 0;
   for (const note of notes) {
     documentCount++;
-    for (const key of noteTermKeys(note)) frequency.set(key, (frequency.get(key) ?? 0) + 1);
+    const facts = noteFacts(note, nlp);
+    for (const key of facts.keys) frequency.set(key, (frequency.get(key) ?? 0) + 1);
+    stated.push(...facts.aliases);
+    for (const [full, surname, alone] of facts.names) {
+      const key = conceptKey(surname);
+      if (!fullNames.has(key)) fullNames.set(key, { surname, full: new Set(), alone: false });
+      const entry = fullNames.get(key)!;
+      entry.full.add(full);
+      entry.alone ||= alone;
+    }
+  }
+  const aliases = new Map<string, Set<string>>();
+  const link = (name: string, alias: string) => {
+    const key = conceptKey(name);
+    if (!aliases.has(key)) aliases.set(key, new Set());
+    aliases.get(key)!.add(alias);
+  };
+  for (const [name, alias] of stated) {
+    link(name, alias);
+    link(alias, name);
+  }
+  // A surname stands for the full name only when the corpus knows one person by it and uses it alone.
+  for (const [key, { surname, full, alone }] of fullNames) {
+    if (full.size !== 1) continue;
+    const [name] = full;
+    if (!alone && (frequency.get(key) ?? 0) <= (frequency.get(conceptKey(name!)) ?? 0)) continue;
+    link(name!, surname);
+    link(surname, name!);
   }
   // Most phrases occur in one note only; dropping them keeps a large corpus small without changing any score.
   for (const [key, count] of frequency) if (count < 2) frequency.delete(key);
-  return { documentCount, documentFrequency: frequency };
+  return {
+    documentCount,
+    documentFrequency: frequency,
+    aliases: new Map([...aliases].map(([key, names]) => [key, [...names].sort()])),
+    nlp,
+  };
 }
 
-/** The candidate phrase keys and tag keys of one note, each once. */
-export function noteTermKeys(note: NoteForExtraction): Iterable<string> {
-  const terms = analyseNote(note).terms;
+function noteFacts(note: NoteForExtraction, nlp: Nlp): NoteFacts {
+  const cacheKey = `${note.title}\u0000${note.content}\u0000${note.tags.join("\u0000")}`;
+  const cached = factsCache.get(cacheKey);
+  if (cached) return cached;
+  const analysed = analyseNote(note, nlp);
+  const { terms } = analysed;
   const tagKeys = note.tags.map(conceptKey).filter((key) => key.length > 0 && !terms.has(key));
-  return [...terms.keys(), ...new Set(tagKeys)];
+  const names: NoteFacts["names"] = [];
+  for (const term of terms.values()) {
+    if (term.size < 2 && !term.key.includes("·")) continue;
+    const surface = analysed.text.slice(term.starts[0]!, term.ends[0]!);
+    const surname = surnameOf(surface);
+    const alone = surname !== undefined && (terms.get(conceptKey(surname))?.starts.length ?? 0) > term.starts.length;
+    if (surname) names.push([surface, surname, alone]);
+  }
+  const facts: NoteFacts = {
+    keys: [...terms.keys(), ...new Set(tagKeys)],
+    aliases: statedAliases(analysed.masked.prose, terms),
+    names,
+  };
+  if (factsCache.size >= MAX_CACHED_NOTES) factsCache.delete(factsCache.keys().next().value!);
+  factsCache.set(cacheKey, facts);
+  return facts;
 }
 
 /** Smoothed IDF: 1 for a phrase in every note (or with no corpus), growing as the phrase gets rarer. */
-export function inverseDocumentFrequency(corpus: CorpusStats, key: string): number {
+export function inverseDocumentFrequency(corpus: Pick<CorpusStats, "documentCount" | "documentFrequency">, key: string): number {
   const count = corpus.documentFrequency.get(key) ?? Math.min(1, corpus.documentCount);
   return Math.log((corpus.documentCount + 1) / (count + 1)) + 1;
 }

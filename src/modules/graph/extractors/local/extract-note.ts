@@ -1,5 +1,6 @@
 import { conceptKey, displayLabel } from "../../concept-key";
 import type { ExtractedConcept, NoteExtraction, NoteForExtraction, TextSpan } from "../../extraction";
+import { numberVariant } from "./aliases";
 import { analyseNote } from "./analyse-note";
 import { type CorpusStats, inverseDocumentFrequency } from "./corpus";
 import { sentenceReader } from "./describe";
@@ -26,7 +27,7 @@ export function extractNote(
   corpus: CorpusStats,
   existingNames: ReadonlyMap<string, string>,
 ): NoteExtraction {
-  const analysed = analyseNote(note);
+  const analysed = analyseNote(note, corpus.nlp);
   const { text, titleEnd, contentStart, analysedEnd, masked, terms } = analysed;
   const { visible } = masked;
   const headings = findHeadings(visible, contentStart);
@@ -48,7 +49,8 @@ export function extractNote(
     explicit: takenKeys(placed),
     existing: new Set(existingNames.keys()),
     prominent,
-    budget: keyPhraseBudget(analysedEnd - contentStart),
+    specificity: (key) => corpus.nlp.chineseSpecificity(key),
+    budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd)),
   });
   for (const { term, score } of phrases) {
     const occurrences = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));
@@ -61,7 +63,7 @@ export function extractNote(
     name: existingNames.get(concept.key) ?? concept.name,
     type: concept.type,
     description: describe(concept),
-    aliases: concept.aliases,
+    aliases: aliasesOf(concept, existingNames.get(concept.key) ?? concept.name, corpus),
     mentions: concept.occurrences.slice(0, MAX_MENTIONS).map((span) => ({ ...span })),
   }));
 
@@ -79,6 +81,21 @@ export function extractNote(
     ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
   });
   return { concepts, relations, usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 } };
+}
+
+/**
+ * Every other name the concept goes by, so entity resolution merges it across notes: its own aliases,
+ * what the corpus states (acronym ↔ expansion, 简称, surname ↔ full name), and the other grammatical number.
+ */
+function aliasesOf(concept: PlacedConcept, name: string, corpus: CorpusStats): string[] {
+  const names = new Set(concept.aliases);
+  for (const alias of corpus.aliases.get(concept.key) ?? []) names.add(alias);
+  for (const alias of [name, ...names]) {
+    const variant = numberVariant(alias);
+    if (variant) names.add(variant);
+  }
+  names.delete(name);
+  return [...names].filter((alias) => conceptKey(alias) !== concept.key || alias !== name);
 }
 
 /** Keys key phrases may not take: explicit concepts (with their occurrences) and their aliases. */

@@ -19,6 +19,8 @@ export interface KeyPhraseInput {
   /** Title and heading text, sorted: a phrase found there is what the note is about. */
   prominent: readonly TextSpan[];
   budget: number;
+  /** General-language specificity of a one-word term (1 when unknown). */
+  specificity: (key: string) => number;
 }
 
 // Longer phrases name concepts more often than single words do ("gradient descent" vs "gradient").
@@ -26,13 +28,14 @@ const SIZE_BOOST = [0, 1, 1.6, 1.8];
 const PROMINENT_BOOST = 1.5;
 const EXISTING_BOOST = 1.5;
 // A phrase seen once is as likely an accident of word order as a concept.
-const SINGLETON_PENALTY = 0.5;
+const SINGLETON_PENALTY = 0.7;
 // Far below the note's best phrase is filler, even when the budget is not spent.
-const RELATIVE_FLOOR = 0.4;
+const RELATIVE_FLOOR = 0.15;
 
-/** How many key phrases a note earns: more for longer notes, never many. */
-export function keyPhraseBudget(proseLength: number): number {
-  return Math.min(12, 3 + Math.floor(proseLength / 300));
+/** How many key phrases a note earns: in proportion to its length (a Han character counts as a short word), never many. */
+export function keyPhraseBudget(prose: string): number {
+  const han = prose.match(/\p{Script=Han}/gu)?.length ?? 0;
+  return Math.min(15, 4 + Math.floor((prose.length + 2 * han) / 120));
 }
 
 /**
@@ -47,10 +50,11 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
     if (term.size === 1 && WEAK_ALONE_WORDS.has(term.key)) continue;
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
-    // Three words seen once are almost always a clause fragment ("people evaluate outcomes").
-    if (term.starts.length === 1 && term.size >= 3 && !prominent) continue;
     const free = freeCount(term, covering);
-    if (free === 0 || (free === 1 && term.size >= 3 && !prominent)) continue;
+    if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
+    if (term.verbal && term.starts.length < 2 && (input.corpus.documentFrequency.get(term.key) ?? 0) < 2) continue;
+    // A lone common noun said once ("answer", "model") is rarely what a note is about; a name or a phrase may be.
+    if (term.size === 1 && free === 1 && !prominent && isLowercaseWord(term.key)) continue;
     ranked.push({ term, free, score: scoreTerm(term, free, prominent, input) });
   }
   ranked.sort((a, b) => b.score - a.score || compareKeys(a.term.key, b.term.key));
@@ -78,8 +82,21 @@ function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, inpu
     (SIZE_BOOST[term.size] ?? 1) *
     (free === 1 ? SINGLETON_PENALTY : 1) *
     (prominent ? PROMINENT_BOOST : 1) *
-    (input.existing.has(term.key) ? EXISTING_BOOST : 1)
+    (input.existing.has(term.key) ? EXISTING_BOOST : 1) *
+    (term.size === 1 ? input.specificity(term.key) : 1)
   );
+}
+
+// A phrase in most of a sizeable corpus is the user's boilerplate ("Quarterly planning"), not what a note is about.
+const BOILERPLATE_CORPUS = 10;
+const BOILERPLATE_SHARE = 0.5;
+
+function isBoilerplate(corpus: CorpusStats, key: string): boolean {
+  return corpus.documentCount >= BOILERPLATE_CORPUS && (corpus.documentFrequency.get(key) ?? 0) > corpus.documentCount * BOILERPLATE_SHARE;
+}
+
+function isLowercaseWord(key: string): boolean {
+  return /^[a-z][a-z-]*$/.test(key);
 }
 
 export function compareKeys(a: string, b: string): number {

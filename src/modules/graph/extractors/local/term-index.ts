@@ -1,4 +1,5 @@
 import { conceptKey } from "../../concept-key";
+import { WordClass } from "./nlp";
 
 /** Every place a candidate key phrase occurs in the prose, grouped by concept key; starts ascend. */
 export interface TermOccurrences {
@@ -7,6 +8,8 @@ export interface TermOccurrences {
   size: number;
   starts: number[];
   ends: number[];
+  /** A noun + verb phrase (损失厌恶): a concept only when it recurs. */
+  verbal?: boolean;
 }
 
 export type TermIndex = Map<string, TermOccurrences>;
@@ -24,6 +27,8 @@ export interface Piece {
   end: number;
   /** Allowed on its own as a one-piece phrase. */
   standsAlone: boolean;
+  /** Part of speech: a phrase is a noun phrase (see `isNounPhrase`). */
+  cls: WordClass;
 }
 
 const MAX_PHRASE_SIZE = 3;
@@ -45,15 +50,30 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       anyLong ||= piece.standsAlone;
       // A phrase needs one piece that could stand alone, so "尤|瓦|尔" or "of it" never qualify.
       if (size === 1 ? !piece.standsAlone : !anyLong) continue;
-      addOccurrence(sink, surface, size, pieces[first]!.start, piece.end);
+      if (!isNounPhrase(pieces, first, size)) continue;
+      const term = addOccurrence(sink, surface, size, pieces[first]!.start, piece.end);
+      if (term && piece.cls === WordClass.Verb) term.verbal = true;
     }
   }
 }
 
-export function addOccurrence(sink: TermSink, surface: string, size: number, start: number, end: number): void {
+/**
+ * A concept is a noun or a noun phrase: modifiers then a noun ("large language model", 大语言模型);
+ * in Chinese also verb + noun (知识 + 图谱, which jieba tags "v" + "n") and noun + verb (损失 + 厌恶).
+ */
+function isNounPhrase(pieces: Piece[], first: number, size: number): boolean {
+  const last = pieces[first + size - 1]!.cls;
+  if (size === 1) return last === WordClass.Noun;
+  for (let at = first + 1; at < first + size - 1; at++) if (pieces[at]!.cls === WordClass.Verb) return false;
+  const head = pieces[first]!.cls;
+  if (last === WordClass.Noun) return head !== WordClass.Verb || size === 2;
+  return size === 2 && head === WordClass.Noun && last === WordClass.Verb;
+}
+
+export function addOccurrence(sink: TermSink, surface: string, size: number, start: number, end: number): TermOccurrences | undefined {
   const { index } = sink;
   const key = termKey(sink.keys, surface);
-  if (key.length === 0) return;
+  if (key.length === 0) return undefined;
   let entry = index.get(key);
   if (!entry) {
     entry = { key, size, starts: [], ends: [] };
@@ -61,6 +81,7 @@ export function addOccurrence(sink: TermSink, surface: string, size: number, sta
   }
   entry.starts.push(start);
   entry.ends.push(end);
+  return entry;
 }
 
 function termKey(cache: Map<string, string>, surface: string): string {

@@ -1,4 +1,5 @@
 import { addCjkTerms, type CjkRun, NAME_DOT } from "./cjk-terms";
+import { type Nlp, type TaggedWord, WordClass } from "./nlp";
 import { STOPWORDS } from "./stopwords";
 import { addPhrases, createTermSink, mergePlurals, type Piece, type TermIndex } from "./term-index";
 
@@ -54,11 +55,13 @@ function classify(char: string): CharKind {
 }
 
 /**
- * Candidate key phrases: 1–3 word runs between stopwords, numbers and punctuation (Latin and other
- * spaced scripts), and 1–3 segment runs of Intl.Segmenter words (CJK; a lone segment needs two
- * characters). Transliterated names joined by "·" (尤瓦尔·赫拉利) are candidates as a whole.
+ * Candidate key phrases, nouns and noun phrases only: 1–3 word runs between stopwords, verbs, adverbs,
+ * numbers and punctuation (Latin and other spaced scripts, tagged by wink-nlp), and 1–3 segment runs
+ * of jieba words (Chinese; a lone segment needs two characters). Transliterated names joined by "·"
+ * (尤瓦尔·赫拉利) are candidates as a whole.
  */
-export function collectTerms(prose: string, from: number, to: number): TermIndex {
+export function collectTerms(prose: string, from: number, to: number, nlp: Nlp): TermIndex {
+  const english = nlp.tagEnglish(prose.slice(0, Math.min(to, prose.length)));
   const sink = createTermSink();
   const cjkRuns: CjkRun[] = [];
   let run: Piece[] = [];
@@ -83,7 +86,7 @@ export function collectTerms(prose: string, from: number, to: number): TermIndex
     } else if (kind === CharKind.Word) {
       const wordEnd = scanWord(prose, position, end);
       const token = prose.slice(position, wordEnd);
-      const word = latinWord(token, position);
+      const word = latinWord(token, position, english.get(position), wordEnd);
       if (word) run.push(word);
       else flush();
       // "Kahneman's book" is two things, not one phrase.
@@ -95,7 +98,7 @@ export function collectTerms(prose: string, from: number, to: number): TermIndex
     }
   }
   flush();
-  addCjkTerms(sink, prose, cjkRuns);
+  addCjkTerms(sink, prose, cjkRuns, nlp);
   mergePlurals(sink.index);
   return sink.index;
 }
@@ -126,7 +129,7 @@ function scanWord(text: string, start: number, end: number): number {
   return position;
 }
 
-function latinWord(token: string, start: number): Piece | undefined {
+function latinWord(token: string, start: number, tagged: TaggedWord | undefined, wordEnd: number): Piece | undefined {
   const apostrophe = token[token.length - 2];
   const possessive = (apostrophe === "'" || apostrophe === "’") && (token.endsWith("s") || token.endsWith("S"));
   const text = possessive ? token.slice(0, -2) : token;
@@ -136,5 +139,15 @@ function latinWord(token: string, start: number): Piece | undefined {
   if (first >= 48 && first <= 57 && NUMBER.test(text)) return undefined;
   // Roman numerals ("Part II") are numbering, not names.
   const standsAlone = (text.length >= 3 || UPPERCASE_WORD.test(text)) && !ROMAN_NUMERAL.test(text);
-  return { text, start, end: start + text.length, standsAlone };
+  const cls = wordClass(tagged, wordEnd, token);
+  // Verbs, adverbs, pronouns and numbers end a noun phrase, as stopwords do.
+  if (cls === WordClass.Verb || cls === WordClass.Other) return undefined;
+  return { text, start, end: start + text.length, standsAlone, cls };
+}
+
+/** A word the tagger split ("retrieval-augmented", "Node.js") modifies what follows unless it looks like a name. */
+function wordClass(tagged: TaggedWord | undefined, wordEnd: number, token: string): WordClass {
+  if (!tagged) return WordClass.Noun;
+  if (tagged.end >= wordEnd || /^[A-Z]|[.\d]/.test(token)) return tagged.end >= wordEnd ? tagged.cls : WordClass.Noun;
+  return WordClass.Modifier;
 }

@@ -1,0 +1,140 @@
+import type { Jieba } from "@node-rs/jieba";
+
+/** Coarse part of speech of a word, as the candidate reader needs it. */
+export const enum WordClass {
+  /** Nouns, proper nouns, unknown words: may end a phrase and stand alone. */
+  Noun = 1,
+  /** Adjectives (and hyphenated compounds): may start a phrase, never end one. */
+  Modifier,
+  /** Verbs: never part of an English phrase; a Chinese verb may follow a noun (损失厌恶). */
+  Verb,
+  /** Everything else (adverbs, pronouns, numbers, determiners, particles...): ends a phrase. */
+  Other,
+}
+
+export interface TaggedWord {
+  start: number;
+  end: number;
+  cls: WordClass;
+}
+
+/** The part-of-speech taggers, loaded once per process by the first build (not at API start-up). */
+export interface Nlp {
+  /** English words by start offset (wink-nlp's tokens located in `text`). */
+  tagEnglish(text: string): Map<number, TaggedWord>;
+  /** jieba segmentation with tags; the words concatenate back to `text`. */
+  tagChinese(text: string): { word: string; tag: string }[];
+  /** How specific a Chinese word is in general use (jieba's IDF table): below 1 for everyday words (数据, 模型), above for rare ones. */
+  chineseSpecificity(word: string): number;
+}
+
+// jieba's IDF runs from about 2 (的-like) to 13.9 (rarest); squared against this, an everyday word weighs a quarter.
+const TYPICAL_IDF = 10;
+
+let loading: Promise<Nlp> | undefined;
+
+export function loadNlp(): Promise<Nlp> {
+  loading ??= load().catch((error) => {
+    loading = undefined;
+    throw error;
+  });
+  return loading;
+}
+
+async function load(): Promise<Nlp> {
+  const [{ default: winkNLP }, { default: model }, jiebaModule, { dict, idf }] = await Promise.all([
+    import("wink-nlp"),
+    import("wink-eng-lite-web-model"),
+    import("@node-rs/jieba"),
+    import("@node-rs/jieba/dict"),
+  ]);
+  const wink = winkNLP(model, ["pos"]);
+  const its = wink.its;
+  const jieba: Jieba = jiebaModule.Jieba.withDict(dict);
+  const generalIdf = new Map<string, number>();
+  for (const line of new TextDecoder().decode(idf).split("\n")) {
+    const space = line.indexOf(" ");
+    if (space > 0) generalIdf.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return {
+    tagEnglish(text) {
+      const tagged = new Map<number, TaggedWord>();
+      if (!/[A-Za-z]/.test(text)) return tagged;
+      // Words longer than any the reader keeps are blanked (same length, offsets kept): wink slows down on them.
+      const tokens = wink.readDoc(text.replace(/\S{41,}/g, (word) => " ".repeat(word.length))).tokens();
+      const values = tokens.out() as string[];
+      const tags = tokens.out(its.pos) as string[];
+      let cursor = 0;
+      for (let at = 0; at < values.length; at++) {
+        const value = values[at]!;
+        const start = text.indexOf(value, cursor);
+        // wink normalises a few tokens (quotes, contractions): skip what cannot be found nearby.
+        if (start < 0 || start - cursor > 64) continue;
+        cursor = start + value.length;
+        tagged.set(start, { start, end: cursor, cls: englishClass(tags[at]!) });
+      }
+      return tagged;
+    },
+    tagChinese(text) {
+      return joinSingleNameCharacters(jieba.tag(text, false));
+    },
+    chineseSpecificity(word) {
+      const value = generalIdf.get(word);
+      return value === undefined ? 1 : Math.min(1.5, (value / TYPICAL_IDF) ** 2);
+    },
+  };
+}
+
+function englishClass(tag: string): WordClass {
+  switch (tag) {
+    case "NOUN":
+    case "PROPN":
+    case "X":
+    case "SYM":
+      return WordClass.Noun;
+    case "ADJ":
+      return WordClass.Modifier;
+    case "VERB":
+    case "AUX":
+      return WordClass.Verb;
+    default:
+      return WordClass.Other;
+  }
+}
+
+/** jieba's tags (ICTCLAS): nouns, names, places, organisations, English words; "x" is an out-of-dictionary (HMM) word. */
+const NOMINAL_SUFFIX = new Set(["率", "性", "度", "器", "者", "量", "值", "法", "论", "感"]);
+
+export function chineseClass(tag: string, word: string): WordClass {
+  // A nominal suffix makes a noun of the verb before it, whatever jieba tags it: 学习 + 率, 留存 + 率.
+  if (NOMINAL_SUFFIX.has(word)) return WordClass.Noun;
+  const head = tag[0];
+  if (head === "n" || tag === "eng" || tag === "j" || tag === "l" || tag === "i" || tag === "vn" || tag === "an" || tag === "s") return WordClass.Noun;
+  if (tag === "x") return /^[\p{Script=Han}]{2,}$/u.test(word) ? WordClass.Noun : WordClass.Other;
+  if (head === "v") return WordClass.Verb;
+  if (head === "a" || tag === "b") return WordClass.Modifier;
+  return WordClass.Other;
+}
+
+const NAME_CHAR_TAGS = new Set(["n", "nr", "nrt", "ns", "nz"]);
+
+/**
+ * Without HMM (which glues unknown characters to their neighbours: "卡尼曼谈"), jieba splits an
+ * out-of-dictionary transliteration into single characters (卡/n 尼/nr 曼/nr): two to four such
+ * characters in a row are read as one name.
+ */
+function joinSingleNameCharacters(words: { word: string; tag: string }[]): { word: string; tag: string }[] {
+  const joined: { word: string; tag: string }[] = [];
+  for (let at = 0; at < words.length; ) {
+    let end = at;
+    while (end < words.length && words[end]!.word.length === 1 && NAME_CHAR_TAGS.has(words[end]!.tag) && /\p{Script=Han}/u.test(words[end]!.word)) end++;
+    if (end - at >= 2 && end - at <= 4 && words.slice(at, end).some((word) => word.tag.startsWith("nr"))) {
+      joined.push({ word: words.slice(at, end).map((word) => word.word).join(""), tag: "nr" });
+      at = end;
+    } else {
+      joined.push(words[at]!);
+      at++;
+    }
+  }
+  return joined;
+}
