@@ -82,3 +82,21 @@ export function numberVariant(name: string): string | undefined {
   if (/(?:ch|sh|x)$/i.test(last)) return `${name}es`;
   return `${name}s`;
 }
+
+const LATIN_PHRASE = /^[a-z][a-z]*(?:[ -][a-z]+)+$/;
+const ACRONYM_KEY = /^[a-z]{2,6}$/;
+
+/** The initials of a Latin phrase key, singular: "large language models" → "llm"; undefined for other keys. */
+export function phraseInitials(key: string): string | undefined {
+  if (!LATIN_PHRASE.test(key)) return undefined;
+  const words = key.split(/[ -]/);
+  return words.length <= 6 ? words.map((word) => word[0]).join("") : undefined;
+}
+
+/** The key an acronym surface stands for ("LLMs" → "llm"), or undefined when the surface is not all capitals. */
+export function acronymKey(surface: string): string | undefined {
+  const bare = surface.endsWith("s") ? surface.slice(0, -1) : surface;
+  if (!/^\p{Lu}{2,6}$/u.test(bare)) return undefined;
+  const key = bare.toLowerCase();
+  return ACRONYM_KEY.test(key) ? key : undefined;
+}

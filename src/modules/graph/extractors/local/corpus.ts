@@ -1,6 +1,6 @@
 import { conceptKey } from "../../concept-key";
 import type { NoteForExtraction } from "../../extraction";
-import { type AliasPair, statedAliases, surnameOf } from "./aliases";
+import { type AliasPair, acronymKey, numberVariant, phraseInitials, statedAliases, surnameOf } from "./aliases";
 import { analyseNote } from "./analyse-note";
 import { loadNlp, type Nlp } from "./nlp";
 
@@ -18,6 +18,9 @@ export interface CorpusStats {
 interface NoteFacts {
   keys: string[];
   aliases: AliasPair[];
+  /** Acronyms the note uses ("LLMs"), and its Latin phrases of two or more words by their initials. */
+  acronyms: string[];
+  phrases: [initials: string, phrase: string][];
   /** Full name, surname, and whether the note also uses the surname alone. */
   names: [full: string, surname: string, alone: boolean][];
 }
@@ -31,12 +34,19 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
   const frequency = new Map<string, number>();
   const stated: AliasPair[] = [];
   const fullNames = new Map<string, { surname: string; full: Set<string>; alone: boolean }>();
+  const acronyms = new Map<string, string>();
+  const expansions = new Map<string, Map<string, string>>();
   let documentCount = 0;
   for (const note of notes) {
     documentCount++;
     const facts = noteFacts(note, nlp);
     for (const key of facts.keys) frequency.set(key, (frequency.get(key) ?? 0) + 1);
     stated.push(...facts.aliases);
+    for (const acronym of facts.acronyms) if (!acronyms.has(acronymKey(acronym)!)) acronyms.set(acronymKey(acronym)!, acronym);
+    for (const [initials, phrase] of facts.phrases) {
+      if (!expansions.has(initials)) expansions.set(initials, new Map());
+      expansions.get(initials)!.set(singularKey(phrase), phrase);
+    }
     for (const [full, surname, alone] of facts.names) {
       const key = conceptKey(surname);
       if (!fullNames.has(key)) fullNames.set(key, { surname, full: new Set(), alone: false });
@@ -51,6 +61,13 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
     if (!aliases.has(key)) aliases.set(key, new Set());
     aliases.get(key)!.add(alias);
   };
+  // An acronym the corpus uses and one phrase with its initials (singular and plural alike): "LLMs" and "large language models".
+  for (const [key, acronym] of acronyms) {
+    const candidates = expansions.get(key);
+    if (candidates?.size !== 1) continue;
+    const [expansion] = candidates.values();
+    stated.push([expansion!, acronym]);
+  }
   for (const [name, alias] of stated) {
     link(name, alias);
     link(alias, name);
@@ -73,6 +90,13 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
   };
 }
 
+/** "large language models" and "large language model" are one expansion. */
+function singularKey(phrase: string): string {
+  const key = conceptKey(phrase);
+  const variant = numberVariant(key);
+  return variant !== undefined && variant.length < key.length ? variant : key;
+}
+
 function noteFacts(note: NoteForExtraction, nlp: Nlp): NoteFacts {
   const cacheKey = `${note.title}\u0000${note.content}\u0000${note.tags.join("\u0000")}`;
   const cached = factsCache.get(cacheKey);
@@ -81,7 +105,15 @@ function noteFacts(note: NoteForExtraction, nlp: Nlp): NoteFacts {
   const { terms } = analysed;
   const tagKeys = note.tags.map(conceptKey).filter((key) => key.length > 0 && !terms.has(key));
   const names: NoteFacts["names"] = [];
+  const acronyms: string[] = [];
+  const phrases: NoteFacts["phrases"] = [];
   for (const term of terms.values()) {
+    const initials = phraseInitials(term.key);
+    if (initials) phrases.push([initials, analysed.text.slice(term.starts[0]!, term.ends[0]!)]);
+    else if (term.size === 1) {
+      const acronym = acronymKey(analysed.text.slice(term.starts[0]!, term.ends[0]!));
+      if (acronym) acronyms.push(analysed.text.slice(term.starts[0]!, term.ends[0]!));
+    }
     if (term.size < 2 && !term.key.includes("·")) continue;
     const surface = analysed.text.slice(term.starts[0]!, term.ends[0]!);
     const surname = surnameOf(surface);
@@ -91,6 +123,8 @@ function noteFacts(note: NoteForExtraction, nlp: Nlp): NoteFacts {
   const facts: NoteFacts = {
     keys: [...terms.keys(), ...new Set(tagKeys)],
     aliases: statedAliases(analysed.masked.prose, terms),
+    acronyms,
+    phrases,
     names,
   };
   if (factsCache.size >= MAX_CACHED_NOTES) factsCache.delete(factsCache.keys().next().value!);

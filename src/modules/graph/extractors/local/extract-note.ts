@@ -50,6 +50,7 @@ export function extractNote(
     existing: new Set(existingNames.keys()),
     prominent,
     specificity: (key) => corpus.nlp.chineseSpecificity(key),
+    ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
     budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd)),
   });
   for (const { term, score } of phrases) {

@@ -16,6 +16,8 @@ export interface KeyPhraseInput {
   explicit: ReadonlyMap<string, readonly TextSpan[]>;
   /** Keys of concepts already in the user's graph: reusing them connects notes. */
   existing: ReadonlySet<string>;
+  /** The title's concept key, when the title is a topic: the phrases inside it are still free to be concepts. */
+  titleKey?: string;
   /** Title and heading text, sorted: a phrase found there is what the note is about. */
   prominent: readonly TextSpan[];
   budget: number;
@@ -52,9 +54,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
-    if (term.verbal && term.starts.length < 2 && (input.corpus.documentFrequency.get(term.key) ?? 0) < 2) continue;
-    // A lone common noun said once ("answer", "model") is rarely what a note is about; a name or a phrase may be.
-    if (term.size === 1 && free === 1 && !prominent && isLowercaseWord(term.key)) continue;
+    const recurs = term.starts.length >= 2 || (input.corpus.documentFrequency.get(term.key) ?? 0) >= 2;
+    if ((term.verbal || (term.modified && !classifies(term.key))) && !recurs) continue;
     ranked.push({ term, free, score: scoreTerm(term, free, prominent, input) });
   }
   ranked.sort((a, b) => b.score - a.score || compareKeys(a.term.key, b.term.key));
@@ -66,7 +67,9 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (selected.length >= input.budget || phrase.score < floor) break;
     const { key } = phrase.term;
     const clashes = chosen.some(
-      (other) => (containsPhrase(other, key) && phrase.free < 2) || (containsPhrase(key, other) && phrase.term.starts.length < 2),
+      (other) =>
+        (containsPhrase(other, key) && phrase.free < 2 && other !== input.titleKey) ||
+        (containsPhrase(key, other) && phrase.term.starts.length < 2),
     );
     if (clashes) continue;
     selected.push({ term: phrase.term, score: phrase.score });
@@ -95,8 +98,15 @@ function isBoilerplate(corpus: CorpusStats, key: string): boolean {
   return corpus.documentCount >= BOILERPLATE_CORPUS && (corpus.documentFrequency.get(key) ?? 0) > corpus.documentCount * BOILERPLATE_SHARE;
 }
 
-function isLowercaseWord(key: string): boolean {
-  return /^[a-z][a-z-]*$/.test(key);
+/**
+ * Short everyday adjectives describe ("fresh basil", "tiny restaurants"); long derived ones classify
+ * ("cognitive biases", "agricultural revolution") and name a kind of thing even when said once.
+ */
+const CLASSIFYING_ADJECTIVE_LENGTH = 8;
+
+function classifies(key: string): boolean {
+  const first = key.slice(0, key.indexOf(" "));
+  return first.length >= CLASSIFYING_ADJECTIVE_LENGTH || first.includes("-");
 }
 
 export function compareKeys(a: string, b: string): number {

@@ -24,10 +24,10 @@ towards truly under unless until up upon us use used uses using usually very via
 we're we've well went were weren't what what's whatever when whence whenever where where's whereas whereby
 wherever whether which while whither who who's whoever whole whom whose why will with within without won't
 would wouldn't yeah yes yesterday yet you you'd you'll you're you've your yours yourself yourselves
-able add added adds allow allowed allows almost anyways apply applied ask asked big call called came come comes
+able add added adds allow allowed allows almost anyways apply applied ask asked call called came come comes
 consider considered different does easier feel felt find finds follow followed following follows found gave
-happen happens help helps high important include included includes including keep keeps kept know knew known
-knows large leave left little long look looked looks low main mean means meant simple small show showed shown
+happen happens help helps important include included includes including keep keeps kept know knew known
+knows leave left little look looked looks main mean means meant simple show showed shown
 shows start started starts take taken takes taking tell think thinks told tried tries try trying turn turns
 want wanted wants work works worked
 two three four five six seven eight nine ten hundred thousand million billion
@@ -56,7 +56,7 @@ summary overview introduction conclusion todo minute minutes hour hours seconds 
 `;
 
 function wordSet(list: string): ReadonlySet<string> {
-  return new Set(list.split(/\s+/).filter((word) => word.length > 0));
+ return new Set(list.split(/\s+/).filter((word) => word.length > 0));
 }
 
 export const STOPWORDS: ReadonlySet<string> = new Set([...wordSet(ENGLISH), ...wordSet(CHINESE)]);
@@ -64,27 +64,27 @@ export const WEAK_ALONE_WORDS: ReadonlySet<string> = wordSet(WEAK_ALONE);
 
 /** Headings and titles that label a note's layout rather than a subject. */
 export const GENERIC_LABELS: ReadonlySet<string> = wordSet(
-  `untitled untitled-note notes note todo todos to-do draft drafts journal diary log misc miscellaneous summary
-  overview introduction intro conclusion conclusions references reference links resources sources background
-  appendix questions ideas thoughts takeaways highlights quotes tl;dr tldr update updates example examples tips
-  tip warning important pros cons ingredients instructions method steps details description contents toc
-  index inbox agenda minutes attendees outline abstract preface foreword glossary
-  无标题 笔记 读书笔记 日记 随笔 草稿 待办 总结 小结 概述 简介 引言 前言 参考 参考资料 参考文献 备注 问题 思考
-  结论 目录 附录 相关 链接 资源 摘要 要点 重点 心得 感想 注意 提示 例子 示例 步骤 材料 做法`,
+ `untitled untitled-note notes note todo todos to-do draft drafts journal diary log misc miscellaneous summary
+ overview introduction intro conclusion conclusions references reference links resources sources background
+ appendix questions ideas thoughts takeaways highlights quotes tl;dr tldr update updates example examples tips
+ tip warning important pros cons ingredients instructions method steps details description contents toc
+ index inbox agenda minutes attendees outline abstract preface foreword glossary
+ 无标题 笔记 读书笔记 日记 随笔 草稿 待办 总结 小结 概述 简介 引言 前言 参考 参考资料 参考文献 备注 问题 思考
+ 结论 目录 附录 相关 链接 资源 摘要 要点 重点 心得 感想 注意 提示 例子 示例 步骤 材料 做法`,
 );
 export const GENERIC_PHRASES: ReadonlySet<string> = new Set([
-  "see also",
-  "further reading",
-  "next steps",
-  "action items",
-  "key points",
-  "key takeaways",
-  "open questions",
-  "to do",
-  "reading notes",
-  "book notes",
-  "meeting notes",
-  "lecture notes",
-  "daily note",
-  "weekly review",
+ "see also",
+ "further reading",
+ "next steps",
+ "action items",
+ "key points",
+ "key takeaways",
+ "open questions",
+ "to do",
+ "reading notes",
+ "book notes",
+ "meeting notes",
+ "lecture notes",
+ "daily note",
+ "weekly review",
 ]);

@@ -8,8 +8,10 @@ export interface TermOccurrences {
   size: number;
   starts: number[];
   ends: number[];
-  /** A noun + verb phrase (损失厌恶): a concept only when it recurs. */
+  /** A phrase with a verb in it (损失厌恶, 知识图谱 as jieba tags it): a concept only when it recurs. */
   verbal?: boolean;
+  /** Starts with an adjective ("fresh basil", "large language model"): a concept only when it recurs. */
+  modified?: boolean;
 }
 
 export type TermIndex = Map<string, TermOccurrences>;
@@ -52,7 +54,8 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       if (size === 1 ? !piece.standsAlone : !anyLong) continue;
       if (!isNounPhrase(pieces, first, size)) continue;
       const term = addOccurrence(sink, surface, size, pieces[first]!.start, piece.end);
-      if (term && piece.cls === WordClass.Verb) term.verbal = true;
+      if (term && (piece.cls === WordClass.Verb || pieces[first]!.cls === WordClass.Verb)) term.verbal = true;
+      if (term && size > 1 && pieces[first]!.cls === WordClass.Modifier) term.modified = true;
     }
   }
 }
