@@ -27,6 +27,7 @@ interface Segment {
   usable: boolean;
   isNameDot: boolean;
   cls: WordClass;
+  doubtful?: boolean;
 }
 
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -58,7 +59,7 @@ function addPieces(sink: TermSink, segments: Segment[]): void {
       continue;
     }
     const { text, start } = segment;
-    pieces.push({ text, start, end: start + text.length, standsAlone: segment.chars >= 2, cls: segment.cls });
+    pieces.push({ text, start, end: start + text.length, standsAlone: segment.chars >= 2, cls: segment.cls, ...(segment.doubtful && { doubtful: true }) });
   }
   if (pieces.length > 0) addPhrases(sink, pieces, "");
 }
@@ -88,10 +89,13 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
     const cls = chineseClass(tag, word);
     const usable = cls !== WordClass.Other && !STOPWORDS.has(word) && !HAN_NUMERAL.test(word);
     const chars = word.length === 1 ? 1 : [...word].length;
-    segments.push({ text: word, chars, start, usable, isNameDot: false, cls });
+    segments.push({ text: word, chars, start, usable, isNameDot: false, cls, ...(DOUBTFUL_TAGS.has(tag) && { doubtful: true }) });
   }
   return segments;
 }
+
+// jieba's set expressions and idioms: sometimes a term (昼夜节律), often a clause (完全同意, 吃火锅).
+const DOUBTFUL_TAGS = new Set(["l", "i"]);
 
 function segmentRuns(prose: string, runs: CjkRun[]): Segment[] {
   const parts: string[] = [];

@@ -2,7 +2,7 @@ import { conceptKey } from "../../concept-key";
 import type { NoteForExtraction } from "../../extraction";
 import { type AliasPair, acronymKey, numberVariant, phraseInitials, statedAliases, surnameOf } from "./aliases";
 import { analyseNote } from "./analyse-note";
-import { loadNlp, type Nlp } from "./nlp";
+import { loadNlp, type Nlp, type RecordedTags, recordTags } from "./nlp";
 
 /** What the user's whole corpus says about a phrase: how many notes hold it (the IDF half of TF-IDF), and its other names. */
 export interface CorpusStats {
@@ -12,6 +12,8 @@ export interface CorpusStats {
   /** Other names of a concept by key: stated in some note (acronyms, 简称), or a full name for an unambiguous surname. */
   aliases: ReadonlyMap<string, readonly string[]>;
   nlp: Nlp;
+  /** The tags of each note read for these statistics, until the note is extracted (then dropped). */
+  tags: WeakMap<NoteForExtraction, RecordedTags>;
 }
 
 /** What one note contributes to the corpus statistics. */
@@ -36,10 +38,11 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
   const fullNames = new Map<string, { surname: string; full: Set<string>; alone: boolean }>();
   const acronyms = new Map<string, string>();
   const expansions = new Map<string, Map<string, string>>();
+  const tags = new WeakMap<NoteForExtraction, RecordedTags>();
   let documentCount = 0;
   for (const note of notes) {
     documentCount++;
-    const facts = noteFacts(note, nlp);
+    const facts = noteFacts(note, nlp, tags);
     for (const key of facts.keys) frequency.set(key, (frequency.get(key) ?? 0) + 1);
     stated.push(...facts.aliases);
     for (const acronym of facts.acronyms) if (!acronyms.has(acronymKey(acronym)!)) acronyms.set(acronymKey(acronym)!, acronym);
@@ -87,6 +90,7 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
     documentFrequency: frequency,
     aliases: new Map([...aliases].map(([key, names]) => [key, [...names].sort()])),
     nlp,
+    tags,
   };
 }
 
@@ -97,11 +101,13 @@ function singularKey(phrase: string): string {
   return variant !== undefined && variant.length < key.length ? variant : key;
 }
 
-function noteFacts(note: NoteForExtraction, nlp: Nlp): NoteFacts {
+function noteFacts(note: NoteForExtraction, nlp: Nlp, tags: WeakMap<NoteForExtraction, RecordedTags>): NoteFacts {
   const cacheKey = `${note.title}\u0000${note.content}\u0000${note.tags.join("\u0000")}`;
   const cached = factsCache.get(cacheKey);
   if (cached) return cached;
-  const analysed = analyseNote(note, nlp);
+  const recorded: RecordedTags = {};
+  const analysed = analyseNote(note, recordTags(nlp, recorded));
+  tags.set(note, recorded);
   const { terms } = analysed;
   const tagKeys = note.tags.map(conceptKey).filter((key) => key.length > 0 && !terms.has(key));
   const names: NoteFacts["names"] = [];

@@ -7,6 +7,7 @@ import { sentenceReader } from "./describe";
 import { type ConceptDraft, explicitConcepts } from "./explicit-concepts";
 import { keyPhraseBudget, selectKeyPhrases } from "./keyphrases";
 import { findMarks } from "./marks";
+import { replayTags } from "./nlp";
 import { findNameSpans, MAX_MENTIONS, MAX_OCCURRENCES, mergeSpans } from "./mentions";
 import { type RelatableConcept, relateConcepts } from "./relations";
 import { findHeadings, type Heading, type Section, sectionIndexAt, splitSections } from "./sections";
@@ -27,7 +28,9 @@ export function extractNote(
   corpus: CorpusStats,
   existingNames: ReadonlyMap<string, string>,
 ): NoteExtraction {
-  const analysed = analyseNote(note, corpus.nlp);
+  const recorded = corpus.tags.get(note);
+  corpus.tags.delete(note);
+  const analysed = analyseNote(note, recorded ? replayTags(corpus.nlp, recorded) : corpus.nlp);
   const { text, titleEnd, contentStart, analysedEnd, masked, terms } = analysed;
   const { visible } = masked;
   const headings = findHeadings(visible, contentStart);

@@ -37,7 +37,7 @@ const RELATIVE_FLOOR = 0.15;
 /** How many key phrases a note earns: in proportion to its length (a Han character counts as a short word), never many. */
 export function keyPhraseBudget(prose: string): number {
   const han = prose.match(/\p{Script=Han}/gu)?.length ?? 0;
-  return Math.min(15, 4 + Math.floor((prose.length + 2 * han) / 120));
+  return Math.min(18, 5 + Math.floor((prose.length + 2 * han) / 110));
 }
 
 /**

@@ -61,6 +61,7 @@ async function load(): Promise<Nlp> {
       const tagged = new Map<number, TaggedWord>();
       if (!/[A-Za-z]/.test(text)) return tagged;
       // Words longer than any the reader keeps are blanked (same length, offsets kept): wink slows down on them.
+      // Part of speech only: wink's entity recogniser would cost a third more time for dates the stop words already drop.
       const tokens = wink.readDoc(text.replace(/\S{41,}/g, (word) => " ".repeat(word.length))).tokens();
       const values = tokens.out() as string[];
       const tags = tokens.out(its.pos) as string[];
@@ -137,4 +138,74 @@ function joinSingleNameCharacters(words: { word: string; tag: string }[]): { wor
     }
   }
   return joined;
+}
+
+/** One note's tagger output, packed: what the corpus pass saw, replayed when the note is extracted. */
+export interface RecordedTags {
+  /** start, (length << 3 | class) per English word. */
+  english?: Int32Array;
+  chinese?: { lengths: Uint32Array; tags: Uint8Array };
+}
+
+const tagIds = new Map<string, number>();
+const tagNames: string[] = [];
+
+function tagId(tag: string): number {
+  let id = tagIds.get(tag);
+  if (id === undefined) {
+    id = tagNames.length;
+    tagIds.set(tag, id);
+    tagNames.push(tag);
+  }
+  return id;
+}
+
+/** Tags through `nlp`, keeping a packed copy in `into`. */
+export function recordTags(nlp: Nlp, into: RecordedTags): Nlp {
+  return {
+    ...nlp,
+    tagEnglish(text) {
+      const tagged = nlp.tagEnglish(text);
+      const packed = new Int32Array(tagged.size * 2);
+      let at = 0;
+      for (const word of tagged.values()) {
+        packed[at++] = word.start;
+        packed[at++] = ((word.end - word.start) << 3) | word.cls;
+      }
+      into.english = packed;
+      return tagged;
+    },
+    tagChinese(text) {
+      const words = nlp.tagChinese(text);
+      into.chinese = { lengths: Uint32Array.from(words, ({ word }) => word.length), tags: Uint8Array.from(words, ({ tag }) => tagId(tag)) };
+      return words;
+    },
+  };
+}
+
+/** Replays what `recordTags` kept for the same text, so a note is tagged once per build. */
+export function replayTags(nlp: Nlp, from: RecordedTags): Nlp {
+  return {
+    ...nlp,
+    tagEnglish(text) {
+      if (!from.english) return nlp.tagEnglish(text);
+      const tagged = new Map<number, TaggedWord>();
+      for (let at = 0; at < from.english.length; at += 2) {
+        const start = from.english[at]!;
+        const packed = from.english[at + 1]!;
+        tagged.set(start, { start, end: start + (packed >> 3), cls: (packed & 7) as WordClass });
+      }
+      return tagged;
+    },
+    tagChinese(text) {
+      if (!from.chinese) return nlp.tagChinese(text);
+      const words: { word: string; tag: string }[] = [];
+      let offset = 0;
+      from.chinese.lengths.forEach((length, index) => {
+        words.push({ word: text.slice(offset, offset + length), tag: tagNames[from.chinese!.tags[index]!]! });
+        offset += length;
+      });
+      return words;
+    },
+  };
 }

@@ -14,12 +14,12 @@ i'll i'm i've i.e ie if in indeed instead into is isn't it it'd it'll it's its i
 latter least less let let's like likely lot lots made mainly make makes making many may maybe me meanwhile
 might mine more moreover most mostly much must my myself namely nearly need needed needs neither never
 nevertheless new next nice no nobody none nor not nothing now nowhere obviously of off often oh ok okay on once
-one only onto or other others otherwise ought our ours ourselves out over overall own per perhaps please pretty
+one ones only onto or other others otherwise ought our ours ourselves out over overall own per perhaps please pretty
 probably quite rather really recently same say said says second see seem seemed seeming seems seen several
 shall she she'd she'll she's should shouldn't simply since slightly so some somebody somehow someone something
 sometime sometimes somewhat somewhere soon still such sure than that that's the their theirs them themselves
 then thence there there's thereafter thereby therefore therein these they they'd they'll they're they've
-thing things third this those though through throughout thru thus to today together tomorrow too took toward
+thing things third this those though through throughout thru thus to today together tomorrow tonight yesterday morning mornings afternoon evening evenings night nights noon midnight dawn dusk monday tuesday wednesday thursday friday saturday sunday january february april june july august september october november december too took toward
 towards truly under unless until up upon us use used uses using usually very via vs was wasn't we we'd we'll
 we're we've well went were weren't what what's whatever when whence whenever where where's whereas whereby
 wherever whether which while whither who who's whoever whole whom whose why will with within without won't
@@ -56,7 +56,7 @@ summary overview introduction conclusion todo minute minutes hour hours seconds 
 `;
 
 function wordSet(list: string): ReadonlySet<string> {
- return new Set(list.split(/\s+/).filter((word) => word.length > 0));
+  return new Set(list.split(/\s+/).filter((word) => word.length > 0));
 }
 
 export const STOPWORDS: ReadonlySet<string> = new Set([...wordSet(ENGLISH), ...wordSet(CHINESE)]);
@@ -64,27 +64,27 @@ export const WEAK_ALONE_WORDS: ReadonlySet<string> = wordSet(WEAK_ALONE);
 
 /** Headings and titles that label a note's layout rather than a subject. */
 export const GENERIC_LABELS: ReadonlySet<string> = wordSet(
- `untitled untitled-note notes note todo todos to-do draft drafts journal diary log misc miscellaneous summary
- overview introduction intro conclusion conclusions references reference links resources sources background
- appendix questions ideas thoughts takeaways highlights quotes tl;dr tldr update updates example examples tips
- tip warning important pros cons ingredients instructions method steps details description contents toc
- index inbox agenda minutes attendees outline abstract preface foreword glossary
- 无标题 笔记 读书笔记 日记 随笔 草稿 待办 总结 小结 概述 简介 引言 前言 参考 参考资料 参考文献 备注 问题 思考
- 结论 目录 附录 相关 链接 资源 摘要 要点 重点 心得 感想 注意 提示 例子 示例 步骤 材料 做法`,
+  `untitled untitled-note notes note todo todos to-do draft drafts journal diary log misc miscellaneous summary
+  overview introduction intro conclusion conclusions references reference links resources sources background
+  appendix questions ideas thoughts takeaways highlights quotes tl;dr tldr update updates example examples tips
+  tip warning important pros cons ingredients instructions method steps details description contents toc
+  index inbox agenda minutes attendees outline abstract preface foreword glossary
+  无标题 笔记 读书笔记 日记 随笔 草稿 待办 总结 小结 概述 简介 引言 前言 参考 参考资料 参考文献 备注 问题 思考
+  结论 目录 附录 相关 链接 资源 摘要 要点 重点 心得 感想 注意 提示 例子 示例 步骤 材料 做法`,
 );
 export const GENERIC_PHRASES: ReadonlySet<string> = new Set([
- "see also",
- "further reading",
- "next steps",
- "action items",
- "key points",
- "key takeaways",
- "open questions",
- "to do",
- "reading notes",
- "book notes",
- "meeting notes",
- "lecture notes",
- "daily note",
- "weekly review",
+  "see also",
+  "further reading",
+  "next steps",
+  "action items",
+  "key points",
+  "key takeaways",
+  "open questions",
+  "to do",
+  "reading notes",
+  "book notes",
+  "meeting notes",
+  "lecture notes",
+  "daily note",
+  "weekly review",
 ]);

@@ -31,6 +31,8 @@ export interface Piece {
   standsAlone: boolean;
   /** Part of speech: a phrase is a noun phrase (see `isNounPhrase`). */
   cls: WordClass;
+  /** A set expression (jieba "l", "i": 完全同意, 吃火锅) read as a noun: a concept only when it recurs. */
+  doubtful?: boolean;
 }
 
 const MAX_PHRASE_SIZE = 3;
@@ -54,7 +56,7 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       if (size === 1 ? !piece.standsAlone : !anyLong) continue;
       if (!isNounPhrase(pieces, first, size)) continue;
       const term = addOccurrence(sink, surface, size, pieces[first]!.start, piece.end);
-      if (term && (piece.cls === WordClass.Verb || pieces[first]!.cls === WordClass.Verb)) term.verbal = true;
+      if (term && (piece.cls === WordClass.Verb || pieces[first]!.cls === WordClass.Verb || hasDoubtful(pieces, first, size))) term.verbal = true;
       if (term && size > 1 && pieces[first]!.cls === WordClass.Modifier) term.modified = true;
     }
   }
@@ -67,10 +69,19 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
 function isNounPhrase(pieces: Piece[], first: number, size: number): boolean {
   const last = pieces[first + size - 1]!.cls;
   if (size === 1) return last === WordClass.Noun;
+  // A lone Han noun before another is a surname or a subject, not a modifier: 李 + 建议, 人 + 宁可.
+  if (pieces[first]!.cls === WordClass.Noun && HAN_CHAR.test(pieces[first]!.text)) return false;
   for (let at = first + 1; at < first + size - 1; at++) if (pieces[at]!.cls === WordClass.Verb) return false;
   const head = pieces[first]!.cls;
   if (last === WordClass.Noun) return head !== WordClass.Verb || size === 2;
   return size === 2 && head === WordClass.Noun && last === WordClass.Verb;
+}
+
+const HAN_CHAR = /^\p{Script=Han}$/u;
+
+function hasDoubtful(pieces: Piece[], first: number, size: number): boolean {
+  for (let at = first; at < first + size; at++) if (pieces[at]!.doubtful) return true;
+  return false;
 }
 
 export function addOccurrence(sink: TermSink, surface: string, size: number, start: number, end: number): TermOccurrences | undefined {

@@ -86,6 +86,14 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp):
     } else if (kind === CharKind.Word) {
       const wordEnd = scanWord(prose, position, end);
       const token = prose.slice(position, wordEnd);
+      // "System 1", "tram 28": a small number naming the noun before it (not a quantity of the noun after it).
+      const named = run[run.length - 1];
+      if (SMALL_NUMBER.test(token) && named?.cls === WordClass.Noun && named.end + 1 === position && !nounFollows(prose, wordEnd, end, english)) {
+        run.push({ text: token, start: position, end: wordEnd, standsAlone: false, cls: WordClass.Noun });
+        flush();
+        position = wordEnd;
+        continue;
+      }
       const word = latinWord(token, position, english.get(position), wordEnd);
       if (word) run.push(word);
       else flush();
@@ -101,6 +109,15 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp):
   addCjkTerms(sink, prose, cjkRuns, nlp);
   mergePlurals(sink.index);
   return sink.index;
+}
+
+const SMALL_NUMBER = /^\d{1,3}$/;
+
+function nounFollows(prose: string, from: number, end: number, english: Map<number, TaggedWord>): boolean {
+  let next = from;
+  while (next < end && prose[next] === " ") next++;
+  const cls = english.get(next)?.cls;
+  return cls === WordClass.Noun || cls === WordClass.Modifier;
 }
 
 function scanWhile(text: string, start: number, end: number, kind: CharKind): number {
