@@ -7,7 +7,7 @@ import { loadNlp, type Nlp, type RecordedTags, recordTags } from "./nlp";
 /** What the user's whole corpus says about a phrase: how many notes hold it (the IDF half of TF-IDF), and its other names. */
 export interface CorpusStats {
   documentCount: number;
-  /** Only keys found in two or more notes; a missing key counts as one note. */
+  /** Only keys found in two or more notes, in the singular (see `documentFrequencyOf`); a missing key counts as one note. */
   documentFrequency: ReadonlyMap<string, number>;
   /** Other names of a concept by key: stated in some note (acronyms, 简称), or a full name for an unambiguous surname. */
   aliases: ReadonlyMap<string, readonly string[]>;
@@ -43,7 +43,8 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
   for (const note of notes) {
     documentCount++;
     const facts = noteFacts(note, nlp, tags);
-    for (const key of facts.keys) frequency.set(key, (frequency.get(key) ?? 0) + 1);
+    // Counted in the singular, so "vector databases" in one note and "vector database" in another recur.
+    for (const key of new Set(facts.keys.map(singularKey))) frequency.set(key, (frequency.get(key) ?? 0) + 1);
     stated.push(...facts.aliases);
     for (const acronym of facts.acronyms) if (!acronyms.has(acronymKey(acronym)!)) acronyms.set(acronymKey(acronym)!, acronym);
     for (const [initials, phrase] of facts.phrases) {
@@ -79,7 +80,7 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
   for (const [key, { surname, full, alone }] of fullNames) {
     if (full.size !== 1) continue;
     const [name] = full;
-    if (!alone && (frequency.get(key) ?? 0) <= (frequency.get(conceptKey(name!)) ?? 0)) continue;
+    if (!alone && (frequency.get(singularKey(key)) ?? 0) <= (frequency.get(singularKey(name!)) ?? 0)) continue;
     link(name!, surname);
     link(surname, name!);
   }
@@ -138,8 +139,13 @@ function noteFacts(note: NoteForExtraction, nlp: Nlp, tags: WeakMap<NoteForExtra
   return facts;
 }
 
+/** How many notes hold a phrase, singular and plural alike (0 for one note or none). */
+export function documentFrequencyOf(corpus: Pick<CorpusStats, "documentFrequency">, key: string): number {
+  return corpus.documentFrequency.get(singularKey(key)) ?? 0;
+}
+
 /** Smoothed IDF: 1 for a phrase in every note (or with no corpus), growing as the phrase gets rarer. */
 export function inverseDocumentFrequency(corpus: Pick<CorpusStats, "documentCount" | "documentFrequency">, key: string): number {
-  const count = corpus.documentFrequency.get(key) ?? Math.min(1, corpus.documentCount);
+  const count = corpus.documentFrequency.get(singularKey(key)) ?? Math.min(1, corpus.documentCount);
   return Math.log((corpus.documentCount + 1) / (count + 1)) + 1;
 }

@@ -58,13 +58,16 @@ export function extractNote(
   });
   for (const { term, score } of phrases) {
     const occurrences = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));
-    const name = phraseName(text, term.key, occurrences);
-    placed.push({ key: term.key, name, type: "concept", aliases: [], spans: [], occurrences, salience: score });
+    const surface = phraseName(text, term.key, occurrences);
+    // A plural seen alone is named in the singular ("vector databases" → "vector database"), the plural kept as an alias.
+    const singular = numberVariant(surface);
+    const name = singular !== undefined && singular.length < surface.length ? singular : surface;
+    placed.push({ key: term.key, name, type: "concept", aliases: name === surface ? [] : [surface], spans: [], occurrences, salience: score });
   }
 
   const describe = describer(visible, contentStart, analysedEnd, headings, sections, explicit.headingKeys, explicit.titleKey);
   const concepts: ExtractedConcept[] = placed.map((concept) => ({
-    name: existingNames.get(concept.key) ?? concept.name,
+    name: existingNames.get(concept.key) ?? withoutEdgeEmoji(concept.name),
     type: concept.type,
     description: describe(concept),
     aliases: aliasesOf(concept, existingNames.get(concept.key) ?? concept.name, corpus),
@@ -89,7 +92,8 @@ export function extractNote(
 
 /**
  * Every other name the concept goes by, so entity resolution merges it across notes: its own aliases,
- * what the corpus states (acronym ↔ expansion, 简称, surname ↔ full name), and the other grammatical number.
+ * what the corpus states (acronym ↔ expansion, 简称, surname ↔ full name), the other grammatical number,
+ * and the spelling with spaces for hyphens.
  */
 function aliasesOf(concept: PlacedConcept, name: string, corpus: CorpusStats): string[] {
   const names = new Set(concept.aliases);
@@ -97,9 +101,19 @@ function aliasesOf(concept: PlacedConcept, name: string, corpus: CorpusStats): s
   for (const alias of [name, ...names]) {
     const variant = numberVariant(alias);
     if (variant) names.add(variant);
+    // "retrieval-augmented generation" and "retrieval augmented generation" are one name.
+    if (/\p{L}-\p{L}/u.test(alias)) names.add(alias.replace(/(?<=\p{L})-(?=\p{L})/gu, " "));
   }
   names.delete(name);
   return [...names].filter((alias) => conceptKey(alias) !== concept.key || alias !== name);
+}
+
+const EDGE_EMOJI = /^[\p{Extended_Pictographic}\uFE0F\u200D\s]+|[\p{Extended_Pictographic}\uFE0F\u200D\s]+$/gu;
+
+/** "京都三日游攻略✨" is named "京都三日游攻略": decoration is not part of a name. */
+function withoutEdgeEmoji(name: string): string {
+  const bare = name.replace(EDGE_EMOJI, "");
+  return bare.length > 0 ? bare : name;
 }
 
 /** Keys key phrases may not take: explicit concepts (with their occurrences) and their aliases. */

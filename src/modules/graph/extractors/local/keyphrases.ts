@@ -1,5 +1,5 @@
 import type { TextSpan } from "../../extraction";
-import { type CorpusStats, inverseDocumentFrequency } from "./corpus";
+import { type CorpusStats, documentFrequencyOf, inverseDocumentFrequency } from "./corpus";
 import { isLayoutLabel } from "./name-shape";
 import { WEAK_ALONE_WORDS } from "./stopwords";
 import type { TermIndex, TermOccurrences } from "./terms";
@@ -54,8 +54,10 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
-    const recurs = term.starts.length >= 2 || (input.corpus.documentFrequency.get(term.key) ?? 0) >= 2;
+    const recurs = term.starts.length >= 2 || documentFrequencyOf(input.corpus, term.key) >= 2;
     if ((term.verbal || (term.modified && !classifies(term.key))) && !recurs) continue;
+    // A noun phrase's head comes last: "large language" always followed by "model" is a fragment of a longer one.
+    if (term.modified && !term.endsPhrase) continue;
     ranked.push({ term, free, score: scoreTerm(term, free, prominent, input) });
   }
   ranked.sort((a, b) => b.score - a.score || compareKeys(a.term.key, b.term.key));
@@ -68,7 +70,7 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     const { key } = phrase.term;
     const clashes = chosen.some(
       (other) =>
-        (containsPhrase(other, key) && phrase.free < 2 && other !== input.titleKey) ||
+        (containsPhrase(other, key) && phrase.free < 2 && other !== input.titleKey && !input.explicit.has(other)) ||
         (containsPhrase(key, other) && phrase.term.starts.length < 2),
     );
     if (clashes) continue;
@@ -95,7 +97,7 @@ const BOILERPLATE_CORPUS = 10;
 const BOILERPLATE_SHARE = 0.5;
 
 function isBoilerplate(corpus: CorpusStats, key: string): boolean {
-  return corpus.documentCount >= BOILERPLATE_CORPUS && (corpus.documentFrequency.get(key) ?? 0) > corpus.documentCount * BOILERPLATE_SHARE;
+  return corpus.documentCount >= BOILERPLATE_CORPUS && documentFrequencyOf(corpus, key) > corpus.documentCount * BOILERPLATE_SHARE;
 }
 
 /**

@@ -52,6 +52,7 @@ note notes example examples idea ideas stuff bit part parts step steps time time
 points fact facts number numbers type types year years day days week weeks question questions result results
 problem problems reason reasons people person list lists section sections page pages chapter chapters item items
 summary overview introduction conclusion todo minute minutes hour hours seconds month months min mins
+large long low small high big short
 问题 时间 方法 内容 方式 过程 结果 原因 人们 笔记 总结 例子 部分 情况 东西 事情 地方 大家 方面
 `;
 

@@ -12,6 +12,8 @@ export interface TermOccurrences {
   verbal?: boolean;
   /** Starts with an adjective ("fresh basil", "large language model"): a concept only when it recurs. */
   modified?: boolean;
+  /** Some occurrence ends where its noun phrase ends: "large language" (always before "model") never does. */
+  endsPhrase?: boolean;
 }
 
 export type TermIndex = Map<string, TermOccurrences>;
@@ -53,11 +55,14 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       surface = size === 1 ? piece.text : surface + joiner + piece.text;
       anyLong ||= piece.standsAlone;
       // A phrase needs one piece that could stand alone, so "尤|瓦|尔" or "of it" never qualify.
-      if (size === 1 ? !piece.standsAlone : !anyLong) continue;
+      // Two single Han characters ending in a noun may be a word jieba does not know (抹 + 茶).
+      const unknownWord = joiner === "" && size === 2 && piece.cls === WordClass.Noun;
+      if (size === 1 ? !piece.standsAlone : !anyLong && !unknownWord) continue;
       if (!isNounPhrase(pieces, first, size)) continue;
       const term = addOccurrence(sink, surface, size, pieces[first]!.start, piece.end);
       if (term && (piece.cls === WordClass.Verb || pieces[first]!.cls === WordClass.Verb || hasDoubtful(pieces, first, size))) term.verbal = true;
       if (term && size > 1 && pieces[first]!.cls === WordClass.Modifier) term.modified = true;
+      if (term && pieces[first + size]?.cls !== WordClass.Noun) term.endsPhrase = true;
     }
   }
 }

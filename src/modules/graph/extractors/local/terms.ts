@@ -73,7 +73,8 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp):
   let position = from;
   while (position < end) {
     const kind = kindOf(prose, position);
-    if (kind === CharKind.Space) {
+    if (kind === CharKind.Space || (kind === CharKind.Newline && !paragraphEndsAt(prose, position, end))) {
+      // A single line break is a soft wrap inside a paragraph: "large language\nmodels" is one phrase.
       position++;
     } else if (kind === CharKind.Cjk) {
       flush();
@@ -109,6 +110,16 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp):
   addCjkTerms(sink, prose, cjkRuns, nlp);
   mergePlurals(sink.index);
   return sink.index;
+}
+
+/** A blank line (or the end) follows this line break, or it ends a heading. */
+function paragraphEndsAt(prose: string, newline: number, end: number): boolean {
+  let lineStart = prose.lastIndexOf("\n", newline - 1) + 1;
+  while (prose[lineStart] === " ") lineStart++;
+  if (prose[lineStart] === "#") return true;
+  let next = newline + 1;
+  while (next < end && (prose[next] === " " || prose[next] === "\t" || prose[next] === "\r")) next++;
+  return next >= end || prose[next] === "\n";
 }
 
 const SMALL_NUMBER = /^\d{1,3}$/;
