@@ -104,3 +104,21 @@ describe("local extractor: surface variants become aliases, so one node holds th
     expect(graph.get("大语言模型")).toEqual([1, 2]);
   });
 });
+
+describe("local extractor: relations from reading order", () => {
+  test("concepts in one sentence are labelled by the verb between them, in one paragraph 'related to'", async () => {
+    const content = "The retrieval service uses a vector database for every query.\nThe vector database holds the embeddings on disk.\n\nKubernetes runs elsewhere.";
+    const result = await extract([note(1, "Search design", content)]);
+    const label = (a: string, b: string) =>
+      result.relations.find((relation) => [conceptKey(relation.source), conceptKey(relation.target)].sort().join("|") === [a, b].sort().join("|"))?.label;
+    expect(label("retrieval service", "vector database")).toBe("uses");
+    expect(label("vector database", "embedding")).toBe("holds");
+    expect(label("retrieval service", "kubernetes")).toBeUndefined();
+  });
+
+  test("a Chinese verb with its aspect particle labels the relation (写了)", async () => {
+    const result = await extract([note(1, "读书", "卡尼曼写了《思考，快与慢》这本书。赫拉利写了人类简史。\n\n马拉松训练很累。")]);
+    expect(result.relations.some((relation) => relation.label === "写了")).toBe(true);
+    expect(result.relations.some((relation) => [relation.source, relation.target].includes("马拉松"))).toBe(false);
+  });
+});

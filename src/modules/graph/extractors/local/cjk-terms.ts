@@ -1,4 +1,5 @@
 import { chineseClass, type Nlp, WordClass } from "./nlp";
+import type { TextSpan } from "../../extraction";
 import { STOPWORDS } from "./stopwords";
 import { addOccurrence, addPhrases, type Piece, type TermSink } from "./term-index";
 
@@ -38,16 +39,31 @@ const JAPANESE_WORD = /^(?:[\p{Script=Katakana}\u30FC]{2,}|[\p{Script=Han}\u3005
  * character). Runs are joined by a newline, which word segmentation never crosses, or by the "·"
  * that separated them in the note, so transliterated names can be rebuilt.
  */
-export function addCjkTerms(sink: TermSink, prose: string, runs: CjkRun[], nlp: Nlp): void {
+export function addCjkTerms(sink: TermSink, prose: string, runs: CjkRun[], nlp: Nlp, verbs: TextSpan[]): void {
   if (runs.length === 0) return;
   const chinese = runs.filter((run) => !KANA.test(prose.slice(run.start, run.end)));
   const japanese = runs.filter((run) => KANA.test(prose.slice(run.start, run.end)));
-  addPieces(sink, tagRuns(prose, chinese, nlp));
+  const tagged = tagRuns(prose, chinese, nlp);
+  addPieces(sink, tagged);
+  addVerbs(tagged, verbs);
   // jieba cannot read kana: Japanese runs keep only katakana words and kanji compounds, as nouns.
   addPieces(sink, segmentRuns(prose, japanese).map((segment) => ({ ...segment, usable: segment.usable && JAPANESE_WORD.test(segment.text) })));
   // Names joined by "·" are rebuilt from Intl.Segmenter's single characters (jieba's HMM guesses split them badly).
   const dotted = runs.filter((run) => NAME_DOT.test(prose[run.end] ?? "") || NAME_DOT.test(prose[run.start - 1] ?? ""));
   if (dotted.length > 0) addDottedNames(sink, prose, segmentRuns(prose, dotted));
+}
+
+// Aspect particles stay with their verb in a label: 写了, 看过.
+const ASPECT = new Set(["了", "过", "着"]);
+
+/** Chinese verbs of two or more characters (one-character verbs are mostly 是/有/去), with an aspect particle after them. */
+function addVerbs(segments: Segment[], verbs: TextSpan[]): void {
+  segments.forEach((segment, index) => {
+    if (segment.cls !== WordClass.Verb || (segment.chars < 2 && !ASPECT.has(segments[index + 1]?.text ?? ""))) return;
+    const next = segments[index + 1];
+    const end = next && ASPECT.has(next.text) && next.start === segment.start + segment.text.length ? next.start + next.text.length : segment.start + segment.text.length;
+    verbs.push({ start: segment.start, end });
+  });
 }
 
 function addPieces(sink: TermSink, segments: Segment[]): void {

@@ -2,6 +2,7 @@ import { conceptKey, displayLabel } from "../../concept-key";
 import type { ExtractedConcept, NoteExtraction, NoteForExtraction, TextSpan } from "../../extraction";
 import { numberVariant } from "./aliases";
 import { analyseNote } from "./analyse-note";
+import { coOccurrences } from "./cooccurrence";
 import { type CorpusStats, inverseDocumentFrequency } from "./corpus";
 import { sentenceReader } from "./describe";
 import { type ConceptDraft, explicitConcepts } from "./explicit-concepts";
@@ -81,7 +82,15 @@ export function extractNote(
     firstStart: concept.occurrences[0]!.start,
     sections: new Set(concept.occurrences.map((span) => sectionIndexAt(sections, span.start)).filter((at) => at >= 0)),
   }));
+  const pairs = coOccurrences(
+    visible,
+    contentStart,
+    analysedEnd,
+    placed.map((concept, index) => ({ concept: index, spans: concept.occurrences })),
+    analysed.verbs,
+  );
   const relations = relateConcepts({
+    pairs,
     concepts: relatable,
     sections,
     headingKeys: explicit.headingKeys,

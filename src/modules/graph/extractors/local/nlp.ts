@@ -10,6 +10,8 @@ export const enum WordClass {
   Verb,
   /** Everything else (adverbs, pronouns, numbers, determiners, particles...): ends a phrase. */
   Other,
+  /** Auxiliaries ("is", "has"): end a phrase like a verb, but never label a relation. */
+  Auxiliary,
 }
 
 export interface TaggedWord {
@@ -96,8 +98,9 @@ function englishClass(tag: string): WordClass {
     case "ADJ":
       return WordClass.Modifier;
     case "VERB":
-    case "AUX":
       return WordClass.Verb;
+    case "AUX":
+      return WordClass.Auxiliary;
     default:
       return WordClass.Other;
   }

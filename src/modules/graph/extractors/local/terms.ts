@@ -1,4 +1,5 @@
 import { addCjkTerms, type CjkRun, NAME_DOT } from "./cjk-terms";
+import type { TextSpan } from "../../extraction";
 import { type Nlp, type TaggedWord, WordClass } from "./nlp";
 import { STOPWORDS } from "./stopwords";
 import { addPhrases, createTermSink, mergePlurals, type Piece, type TermIndex } from "./term-index";
@@ -60,8 +61,9 @@ function classify(char: string): CharKind {
  * of jieba words (Chinese; a lone segment needs two characters). Transliterated names joined by "·"
  * (尤瓦尔·赫拉利) are candidates as a whole.
  */
-export function collectTerms(prose: string, from: number, to: number, nlp: Nlp): TermIndex {
+export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, verbs: TextSpan[] = []): TermIndex {
   const english = nlp.tagEnglish(prose.slice(0, Math.min(to, prose.length)));
+  for (const word of english.values()) if (word.cls === WordClass.Verb && word.start >= from) verbs.push({ start: word.start, end: word.end });
   const sink = createTermSink();
   const cjkRuns: CjkRun[] = [];
   let run: Piece[] = [];
@@ -107,7 +109,8 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp):
     }
   }
   flush();
-  addCjkTerms(sink, prose, cjkRuns, nlp);
+  addCjkTerms(sink, prose, cjkRuns, nlp, verbs);
+  verbs.sort((a, b) => a.start - b.start);
   mergePlurals(sink.index);
   return sink.index;
 }
@@ -169,7 +172,7 @@ function latinWord(token: string, start: number, tagged: TaggedWord | undefined,
   const standsAlone = (text.length >= 3 || UPPERCASE_WORD.test(text)) && !ROMAN_NUMERAL.test(text);
   const cls = wordClass(tagged, wordEnd, token);
   // Verbs, adverbs, pronouns and numbers end a noun phrase, as stopwords do.
-  if (cls === WordClass.Verb || cls === WordClass.Other) return undefined;
+  if (cls === WordClass.Verb || cls === WordClass.Other || cls === WordClass.Auxiliary) return undefined;
   return { text, start, end: start + text.length, standsAlone, cls };
 }
 
