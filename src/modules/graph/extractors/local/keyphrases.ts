@@ -31,6 +31,8 @@ const PROMINENT_BOOST = 1.5;
 const EXISTING_BOOST = 1.5;
 // A phrase seen once is as likely an accident of word order as a concept.
 const SINGLETON_PENALTY = 0.7;
+// A word the English lexicon lacks is a term of art or a name, not an everyday noun.
+const RARE_WORD_BOOST = 1.6;
 // Far below the note's best phrase is filler, even when the budget is not spent.
 const RELATIVE_FLOOR = 0.15;
 
@@ -88,7 +90,7 @@ function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, inpu
     (free === 1 ? SINGLETON_PENALTY : 1) *
     (prominent ? PROMINENT_BOOST : 1) *
     (input.existing.has(term.key) ? EXISTING_BOOST : 1) *
-    (term.size === 1 ? input.specificity(term.key) : 1)
+    (term.size === 1 ? (term.rare ? RARE_WORD_BOOST : input.specificity(term.key)) : 1)
   );
 }
 

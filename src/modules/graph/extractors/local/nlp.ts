@@ -18,6 +18,8 @@ export interface TaggedWord {
   start: number;
   end: number;
   cls: WordClass;
+  /** Not in the English model's lexicon (about 87,000 words): a technical term or a name ("embeddings", "matcha"). */
+  rare: boolean;
 }
 
 /** The part-of-speech taggers, loaded once per process by the first build (not at API start-up). */
@@ -32,6 +34,9 @@ export interface Nlp {
 
 // jieba's IDF runs from about 2 (的-like) to 13.9 (rarest); squared against this, an everyday word weighs a quarter.
 const TYPICAL_IDF = 10;
+
+// The lexicon holds lowercase forms: a capitalised word ("Whisk" opening a sentence) is not known to be rare.
+const LOWERCASE_START = /^[a-z]/;
 
 let loading: Promise<Nlp> | undefined;
 
@@ -52,6 +57,8 @@ async function load(): Promise<Nlp> {
   ]);
   const wink = winkNLP(model, ["pos"]);
   const its = wink.its;
+  // The lexicon's words have the lowest ids; a word read for the first time gets the next free one.
+  const lexiconSize = wink.readDoc("qzxjvkwq").tokens().out(its.uniqueId)[0] as unknown as number;
   const jieba: Jieba = jiebaModule.Jieba.withDict(dict);
   const generalIdf = new Map<string, number>();
   for (const line of new TextDecoder().decode(idf).split("\n")) {
@@ -67,6 +74,7 @@ async function load(): Promise<Nlp> {
       const tokens = wink.readDoc(text.replace(/\S{41,}/g, (word) => " ".repeat(word.length))).tokens();
       const values = tokens.out() as string[];
       const tags = tokens.out(its.pos) as string[];
+      const ids = tokens.out(its.uniqueId) as unknown as number[];
       let cursor = 0;
       for (let at = 0; at < values.length; at++) {
         const value = values[at]!;
@@ -74,7 +82,7 @@ async function load(): Promise<Nlp> {
         // wink normalises a few tokens (quotes, contractions): skip what cannot be found nearby.
         if (start < 0 || start - cursor > 64) continue;
         cursor = start + value.length;
-        tagged.set(start, { start, end: cursor, cls: englishClass(tags[at]!) });
+        tagged.set(start, { start, end: cursor, cls: englishClass(tags[at]!), rare: ids[at]! >= lexiconSize && LOWERCASE_START.test(value) });
       }
       return tagged;
     },
@@ -145,7 +153,7 @@ function joinSingleNameCharacters(words: { word: string; tag: string }[]): { wor
 
 /** One note's tagger output, packed: what the corpus pass saw, replayed when the note is extracted. */
 export interface RecordedTags {
-  /** start, (length << 3 | class) per English word. */
+  /** start, (length << 4 | rare << 3 | class) per English word. */
   english?: Int32Array;
   chinese?: { lengths: Uint32Array; tags: Uint8Array };
 }
@@ -173,7 +181,7 @@ export function recordTags(nlp: Nlp, into: RecordedTags): Nlp {
       let at = 0;
       for (const word of tagged.values()) {
         packed[at++] = word.start;
-        packed[at++] = ((word.end - word.start) << 3) | word.cls;
+        packed[at++] = ((word.end - word.start) << 4) | (word.rare ? 8 : 0) | word.cls;
       }
       into.english = packed;
       return tagged;
@@ -196,7 +204,7 @@ export function replayTags(nlp: Nlp, from: RecordedTags): Nlp {
       for (let at = 0; at < from.english.length; at += 2) {
         const start = from.english[at]!;
         const packed = from.english[at + 1]!;
-        tagged.set(start, { start, end: start + (packed >> 3), cls: (packed & 7) as WordClass });
+        tagged.set(start, { start, end: start + (packed >> 4), cls: (packed & 7) as WordClass, rare: (packed & 8) !== 0 });
       }
       return tagged;
     },

@@ -14,6 +14,8 @@ export interface TermOccurrences {
   modified?: boolean;
   /** Some occurrence ends where its noun phrase ends: "large language" (always before "model") never does. */
   endsPhrase?: boolean;
+  /** A single word outside the English lexicon. */
+  rare?: boolean;
 }
 
 export type TermIndex = Map<string, TermOccurrences>;
@@ -35,6 +37,8 @@ export interface Piece {
   cls: WordClass;
   /** A set expression (jieba "l", "i": 完全同意, 吃火锅) read as a noun: a concept only when it recurs. */
   doubtful?: boolean;
+  /** An English word outside the tagger's lexicon: specific ("hallucinations", "matcha"). */
+  rare?: boolean;
 }
 
 const MAX_PHRASE_SIZE = 3;
@@ -63,6 +67,7 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       if (term && (piece.cls === WordClass.Verb || pieces[first]!.cls === WordClass.Verb || hasDoubtful(pieces, first, size))) term.verbal = true;
       if (term && size > 1 && pieces[first]!.cls === WordClass.Modifier) term.modified = true;
       if (term && pieces[first + size]?.cls !== WordClass.Noun) term.endsPhrase = true;
+      if (term && size === 1 && piece.rare) term.rare = true;
     }
   }
 }

@@ -173,7 +173,7 @@ function latinWord(token: string, start: number, tagged: TaggedWord | undefined,
   const cls = wordClass(tagged, wordEnd, token);
   // Verbs, adverbs, pronouns and numbers end a noun phrase, as stopwords do.
   if (cls === WordClass.Verb || cls === WordClass.Other || cls === WordClass.Auxiliary) return undefined;
-  return { text, start, end: start + text.length, standsAlone, cls };
+  return { text, start, end: start + text.length, standsAlone, cls, ...(tagged?.rare && { rare: true }) };
 }
 
 /** A word the tagger split ("retrieval-augmented", "Node.js") modifies what follows unless it looks like a name. */
