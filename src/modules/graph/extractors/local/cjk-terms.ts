@@ -29,6 +29,7 @@ interface Segment {
   isNameDot: boolean;
   cls: WordClass;
   doubtful?: boolean;
+  surname?: boolean;
 }
 
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -75,7 +76,7 @@ function addPieces(sink: TermSink, segments: Segment[]): void {
       continue;
     }
     const { text, start } = segment;
-    pieces.push({ text, start, end: start + text.length, standsAlone: segment.chars >= 2, cls: segment.cls, ...(segment.doubtful && { doubtful: true }) });
+    pieces.push({ text, start, end: start + text.length, standsAlone: segment.chars >= 2, cls: segment.cls, ...(segment.doubtful && { doubtful: true }), ...(segment.surname && { surname: true }) });
   }
   if (pieces.length > 0) addPhrases(sink, pieces, "");
 }
@@ -105,7 +106,16 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
     const cls = chineseClass(tag, word);
     const usable = cls !== WordClass.Other && !STOPWORDS.has(word) && !HAN_NUMERAL.test(word);
     const chars = word.length === 1 ? 1 : [...word].length;
-    segments.push({ text: word, chars, start, usable, isNameDot: false, cls, ...(DOUBTFUL_TAGS.has(tag) && { doubtful: true }) });
+    segments.push({
+      text: word,
+      chars,
+      start,
+      usable,
+      isNameDot: false,
+      cls,
+      ...(DOUBTFUL_TAGS.has(tag) && { doubtful: true }),
+      ...(chars === 1 && tag.startsWith("nr") && { surname: true }),
+    });
   }
   return segments;
 }

@@ -31,6 +31,8 @@ const PROMINENT_BOOST = 1.5;
 const EXISTING_BOOST = 1.5;
 // A phrase seen once is as likely an accident of word order as a concept.
 const SINGLETON_PENALTY = 0.7;
+// jieba's IDF 7.4 squared against 10: below it a verb is an everyday one.
+const NOMINAL_VERB_SPECIFICITY = 0.55;
 // A word the English lexicon lacks is a term of art or a name, not an everyday noun.
 const RARE_WORD_BOOST = 1.6;
 // Far below the note's best phrase is filler, even when the budget is not spent.
@@ -58,6 +60,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
     const recurs = term.starts.length >= 2 || documentFrequencyOf(input.corpus, term.key) >= 2;
     if ((term.verbal || (term.modified && !classifies(term.key))) && !recurs) continue;
+    // A verb alone is a concept only when it is no everyday word (睡眠, 复习 yes; 喜欢, 整理 no).
+    if (term.verbal && term.size === 1 && input.specificity(term.key) < NOMINAL_VERB_SPECIFICITY) continue;
     // A noun phrase's head comes last: "large language" always followed by "model" is a fragment of a longer one.
     if (term.modified && !term.endsPhrase) continue;
     ranked.push({ term, free, score: scoreTerm(term, free, prominent, input) });

@@ -39,6 +39,8 @@ export interface Piece {
   doubtful?: boolean;
   /** An English word outside the tagger's lexicon: specific ("hallucinations", "matcha"). */
   rare?: boolean;
+  /** A single Han character jieba tags as a person's name (李, 王). */
+  surname?: boolean;
 }
 
 const MAX_PHRASE_SIZE = 3;
@@ -62,7 +64,9 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       // Two single Han characters ending in a noun may be a word jieba does not know (抹 + 茶).
       const unknownWord = joiner === "" && size === 2 && piece.cls === WordClass.Noun;
       if (size === 1 ? !piece.standsAlone : !anyLong && !unknownWord) continue;
-      if (!isNounPhrase(pieces, first, size)) continue;
+      // A Chinese verb alone may be a noun jieba's dictionary tags as a verb (睡眠, 褪黑素): it must recur (verbal).
+      const nominalVerb = joiner === "" && size === 1 && piece.cls === WordClass.Verb;
+      if (!nominalVerb && !isNounPhrase(pieces, first, size)) continue;
       const term = addOccurrence(sink, surface, size, pieces[first]!.start, piece.end);
       if (term && (piece.cls === WordClass.Verb || pieces[first]!.cls === WordClass.Verb || hasDoubtful(pieces, first, size))) term.verbal = true;
       if (term && size > 1 && pieces[first]!.cls === WordClass.Modifier) term.modified = true;
@@ -79,15 +83,13 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
 function isNounPhrase(pieces: Piece[], first: number, size: number): boolean {
   const last = pieces[first + size - 1]!.cls;
   if (size === 1) return last === WordClass.Noun;
-  // A lone Han noun before another is a surname or a subject, not a modifier: 李 + 建议, 人 + 宁可.
-  if (pieces[first]!.cls === WordClass.Noun && HAN_CHAR.test(pieces[first]!.text)) return false;
+  // A lone Han name character before a noun is a surname, not a modifier: 李 + 建议.
+  if (pieces[first]!.surname) return false;
   for (let at = first + 1; at < first + size - 1; at++) if (pieces[at]!.cls === WordClass.Verb) return false;
   const head = pieces[first]!.cls;
   if (last === WordClass.Noun) return head !== WordClass.Verb || size === 2;
   return size === 2 && head === WordClass.Noun && last === WordClass.Verb;
 }
-
-const HAN_CHAR = /^\p{Script=Han}$/u;
 
 function hasDoubtful(pieces: Piece[], first: number, size: number): boolean {
   for (let at = first; at < first + size; at++) if (pieces[at]!.doubtful) return true;
