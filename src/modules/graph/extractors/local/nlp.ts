@@ -35,6 +35,8 @@ export interface Nlp {
 // jieba's IDF runs from about 2 (的-like) to 13.9 (rarest); squared against this, an everyday word weighs a quarter.
 const TYPICAL_IDF = 10;
 
+const NOT_FOR_WINK = /\S{41,}|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+
 // The lexicon holds lowercase forms: a capitalised word ("Whisk" opening a sentence) is not known to be rare.
 const LOWERCASE_START = /^[a-z]/;
 
@@ -69,9 +71,9 @@ async function load(): Promise<Nlp> {
     tagEnglish(text) {
       const tagged = new Map<number, TaggedWord>();
       if (!/[A-Za-z]/.test(text)) return tagged;
-      // Words longer than any the reader keeps are blanked (same length, offsets kept): wink slows down on them.
+      // Words longer than any the reader keeps, and CJK (jieba's), are blanked (same length, offsets kept): wink slows down on them.
       // Part of speech only: wink's entity recogniser would cost a third more time for dates the stop words already drop.
-      const tokens = wink.readDoc(text.replace(/\S{41,}/g, (word) => " ".repeat(word.length))).tokens();
+      const tokens = wink.readDoc(text.replace(NOT_FOR_WINK, (word) => " ".repeat(word.length))).tokens();
       const values = tokens.out() as string[];
       const tags = tokens.out(its.pos) as string[];
       const ids = tokens.out(its.uniqueId) as unknown as number[];
