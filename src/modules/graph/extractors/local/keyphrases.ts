@@ -29,6 +29,8 @@ export interface KeyPhraseInput {
 const SIZE_BOOST = [0, 1, 1.6, 1.8];
 const PROMINENT_BOOST = 1.5;
 const EXISTING_BOOST = 1.5;
+// A phrase other notes use too is what links this note into the graph.
+const RECURRING_BOOST = 2;
 // A phrase seen once is as likely an accident of word order as a concept.
 const SINGLETON_PENALTY = 0.7;
 // jieba's IDF 7.4 squared against 10: below it a verb is an everyday one.
@@ -36,7 +38,7 @@ const NOMINAL_VERB_SPECIFICITY = 0.55;
 // A word the English lexicon lacks is a term of art or a name, not an everyday noun.
 const RARE_WORD_BOOST = 1.6;
 // Far below the note's best phrase is filler, even when the budget is not spent.
-const RELATIVE_FLOOR = 0.15;
+const RELATIVE_FLOOR = 0.1;
 
 /** How many key phrases a note earns: in proportion to its length (a Han character counts as a short word), never many. */
 export function keyPhraseBudget(prose: string): number {
@@ -94,6 +96,7 @@ function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, inpu
     (free === 1 ? SINGLETON_PENALTY : 1) *
     (prominent ? PROMINENT_BOOST : 1) *
     (input.existing.has(term.key) ? EXISTING_BOOST : 1) *
+    (isSpecific(term, input) && documentFrequencyOf(input.corpus, term.key) >= 2 ? RECURRING_BOOST : 1) *
     (term.size === 1 ? (term.rare ? RARE_WORD_BOOST : input.specificity(term.key)) : 1)
   );
 }
@@ -101,6 +104,13 @@ function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, inpu
 // A phrase in most of a sizeable corpus is the user's boilerplate ("Quarterly planning"), not what a note is about.
 const BOILERPLATE_CORPUS = 10;
 const BOILERPLATE_SHARE = 0.5;
+
+/** A phrase, or a word no dictionary counts as everyday (English: outside wink's lexicon; Chinese: jieba's IDF ≥ 10). */
+function isSpecific(term: TermOccurrences, input: KeyPhraseInput): boolean {
+  return term.size > 1 || term.rare === true || (HAN.test(term.key) && input.specificity(term.key) >= 1);
+}
+
+const HAN = /\p{Script=Han}/u;
 
 function isBoilerplate(corpus: CorpusStats, key: string): boolean {
   return corpus.documentCount >= BOILERPLATE_CORPUS && documentFrequencyOf(corpus, key) > corpus.documentCount * BOILERPLATE_SHARE;
