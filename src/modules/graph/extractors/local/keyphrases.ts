@@ -61,7 +61,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
     const recurs = term.starts.length >= 2 || documentFrequencyOf(input.corpus, term.key) >= 2;
-    if ((term.verbal || (term.modified && !classifies(term.key))) && !recurs) continue;
+    const technical = term.verbs?.every((verb) => input.specificity(verb) >= NOMINAL_VERB_SPECIFICITY) === true;
+    if (((term.verbal && !technical) || (term.modified && !classifies(term.key))) && !recurs) continue;
     // A verb alone is a concept only when it is no everyday word (睡眠, 复习 yes; 喜欢, 整理 no).
     if (term.verbal && term.size === 1 && input.specificity(term.key) < NOMINAL_VERB_SPECIFICITY) continue;
     // A noun phrase's head comes last: "large language" always followed by "model" is a fragment of a longer one.

@@ -10,6 +10,8 @@ export interface TermOccurrences {
   ends: number[];
   /** A phrase with a verb in it (损失厌恶, 知识图谱 as jieba tags it): a concept only when it recurs. */
   verbal?: boolean;
+  /** The verbs of a Chinese compound (识别 in 实体识别): when none is an everyday verb, it need not recur. */
+  verbs?: string[];
   /** Starts with an adjective ("fresh basil", "large language model"): a concept only when it recurs. */
   modified?: boolean;
   /** Some occurrence ends where its noun phrase ends: "large language" (always before "model") never does. */
@@ -68,7 +70,10 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       const nominalVerb = joiner === "" && size === 1 && piece.cls === WordClass.Verb;
       if (!nominalVerb && !isNounPhrase(pieces, first, size)) continue;
       const term = addOccurrence(sink, surface, size, pieces[first]!.start, piece.end);
-      if (term && (piece.cls === WordClass.Verb || pieces[first]!.cls === WordClass.Verb || hasDoubtful(pieces, first, size))) term.verbal = true;
+      if (term && (piece.cls === WordClass.Verb || pieces[first]!.cls === WordClass.Verb || hasDoubtful(pieces, first, size))) {
+        term.verbal = true;
+        if (size > 1 && !hasDoubtful(pieces, first, size)) term.verbs ??= pieces.slice(first, first + size).filter((at) => at.cls === WordClass.Verb).map((at) => at.text);
+      }
       if (term && size > 1 && pieces[first]!.cls === WordClass.Modifier) term.modified = true;
       if (term && pieces[first + size]?.cls !== WordClass.Noun) term.endsPhrase = true;
       if (term && size === 1 && piece.rare) term.rare = true;
