@@ -122,3 +122,21 @@ describe("local extractor: relations from reading order", () => {
     expect(result.relations.some((relation) => [relation.source, relation.target].includes("马拉松"))).toBe(false);
   });
 });
+
+describe("local extractor: corpus statistics across builds", () => {
+  test("a later build re-reads only new or changed notes, and counts the same", async () => {
+    const notes = [
+      note(1, "Corpus cache one", "The quorum protocol elects a leader. The quorum protocol keeps a log."),
+      note(2, "Corpus cache two", "A quorum protocol needs three replicas."),
+    ];
+    const first = await buildCorpusStats(notes);
+    expect(notes.every((item) => first.tags.has(item))).toBe(true);
+    const edited = [{ ...notes[0]! }, { ...notes[1]!, content: "A quorum protocol needs five replicas." }];
+    const second = await buildCorpusStats(edited);
+    // Unchanged: its statistics are kept, nothing is tagged again; changed: read again.
+    expect(second.tags.has(edited[0]!)).toBe(false);
+    expect(second.tags.has(edited[1]!)).toBe(true);
+    expect(second.documentFrequency.get("quorum protocol")).toBe(2);
+    expect(keys(await createLocalExtractor(second).extract(edited[0]!, noContext))).toContain("quorum protocol");
+  });
+});

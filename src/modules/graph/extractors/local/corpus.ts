@@ -29,7 +29,7 @@ interface NoteFacts {
 
 // A build reads only new or changed notes: the facts of the others are kept by content (bounded).
 const MAX_CACHED_NOTES = 50_000;
-const factsCache = new Map<string, NoteFacts>();
+const factsCache = new Map<number | bigint, NoteFacts>();
 
 export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Promise<CorpusStats> {
   const nlp = await loadNlp();
@@ -103,7 +103,8 @@ function singularKey(phrase: string): string {
 }
 
 function noteFacts(note: NoteForExtraction, nlp: Nlp, tags: WeakMap<NoteForExtraction, RecordedTags>): NoteFacts {
-  const cacheKey = `${note.title}\u0000${note.content}\u0000${note.tags.join("\u0000")}`;
+  // A 64-bit hash of the note, not its text: the cache must not keep every note's text alive.
+  const cacheKey = Bun.hash(`${note.title}\u0000${note.content}\u0000${note.tags.join("\u0000")}`);
   const cached = factsCache.get(cacheKey);
   if (cached) return cached;
   const recorded: RecordedTags = {};
