@@ -40,6 +40,9 @@ const NOT_FOR_WINK = /\S{41,}|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Kataka
 // The lexicon holds lowercase forms: a capitalised word ("Whisk" opening a sentence) is not known to be rare.
 const LOWERCASE_START = /^[a-z]/;
 
+// A capital that only marks the start of a sentence or list item: "Chunking decided everything."
+const SENTENCE_CAPITAL = /(?:^|[.!?]\s+|\n[ \t]*(?:[-*+>][ \t]+|\d{1,3}[.)][ \t]+)?)(\p{Lu}\p{Ll}+)\b/gu;
+
 let loading: Promise<Nlp> | undefined;
 
 export function loadNlp(): Promise<Nlp> {
@@ -85,6 +88,17 @@ async function load(): Promise<Nlp> {
         if (start < 0 || start - cursor > 64) continue;
         cursor = start + value.length;
         tagged.set(start, { start, end: cursor, cls: englishClass(tags[at]!), rare: ids[at]! >= lexiconSize && LOWERCASE_START.test(value) });
+      }
+      // A sentence-initial word is looked up in lower case ("Chunking" → "chunking"), in one more small read.
+      const initials = [...text.matchAll(SENTENCE_CAPITAL)].filter((match) => tagged.has(match.index + match[0].length - match[1]!.length));
+      if (initials.length > 0) {
+        const lowerIds = wink.readDoc(initials.map((match) => match[1]!.toLowerCase()).join(" ")).tokens().out(its.uniqueId) as unknown as number[];
+        if (lowerIds.length === initials.length) {
+          initials.forEach((match, index) => {
+            const word = tagged.get(match.index + match[0].length - match[1]!.length)!;
+            word.rare = lowerIds[index]! >= lexiconSize;
+          });
+        }
       }
       return tagged;
     },
