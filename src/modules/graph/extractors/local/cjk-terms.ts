@@ -36,9 +36,9 @@ const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const JAPANESE_WORD = /^(?:[\p{Script=Katakana}\u30FC]{2,}|[\p{Script=Han}\u3005]{2,})$/u;
 
 /**
- * Segments every CJK run of the note in one Intl.Segmenter call (a call costs far more than a
- * character). Runs are joined by a newline, which word segmentation never crosses, or by the "·"
- * that separated them in the note, so transliterated names can be rebuilt.
+ * Candidate terms of the note's CJK runs: Chinese through one jieba call (words with part of speech,
+ * see `tagRuns`), Japanese (runs with kana) through Intl.Segmenter, and names joined by "·". Also
+ * records the Chinese verbs that can label a relation.
  */
 export function addCjkTerms(sink: TermSink, prose: string, runs: CjkRun[], nlp: Nlp, verbs: TextSpan[]): void {
   if (runs.length === 0) return;
