@@ -368,7 +368,7 @@ async function measureLocalExtractor(): Promise<LocalResult> {
   progress(`local extractor: ${LOCAL_NOTES} notes generated`);
 
   let at = performance.now();
-  const corpus = buildCorpusStats(notes);
+  const corpus = await buildCorpusStats(notes);
   const corpusMs = performance.now() - at;
   const extractor = createLocalExtractor(corpus);
   // As build-graph.ts calls it: one note at a time, `existingConcepts` the last 200 names found so far

@@ -12,7 +12,7 @@ const THROUGHPUT_NOTES = 2_000;
 const noContext = { existingConcepts: [] };
 
 const samples = loadSampleNotes();
-const extractor = createLocalExtractor(buildCorpusStats(samples));
+const extractor = createLocalExtractor(await buildCorpusStats(samples));
 let failed = 0;
 for (const { name, note } of hostileNotes()) {
   const started = performance.now();
@@ -31,7 +31,7 @@ const notes = Array.from({ length: THROUGHPUT_NOTES }, (_, index): NoteForExtrac
 });
 const characters = notes.reduce((sum, note) => sum + note.content.length, 0);
 const started = performance.now();
-const local = createLocalExtractor(buildCorpusStats(notes));
+const local = createLocalExtractor(await buildCorpusStats(notes));
 const corpusSeconds = (performance.now() - started) / 1000;
 let concepts = 0;
 for (const note of notes) concepts += (await local.extract(note, noContext)).concepts.length;

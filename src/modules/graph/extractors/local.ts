@@ -7,17 +7,22 @@ export { buildCorpusStats, type CorpusStats } from "./local/corpus";
 export { LOCAL_CONCEPT_TYPES, type LocalConceptType } from "./local/explicit-concepts";
 
 /**
- * The extractor that needs no network or model: explicit Markdown structure (tags, #hashtags,
- * [[links]], headings, emphasis, inline code) plus TF-IDF key phrases against the user's notes,
- * related by co-occurrence in a section. Deterministic: the same note and corpus give the same result.
+ * The extractor that needs no network or model download: explicit Markdown structure (tags, #hashtags,
+ * [[links]], headings, emphasis, inline code) plus TF-IDF noun phrases against the user's notes (English
+ * tagged by wink-nlp, Chinese segmented and tagged by jieba, both loaded by the first build), related by
+ * co-occurrence. Deterministic: the same note and corpus give the same result.
  */
-export function createLocalExtractor(corpus: CorpusStats): Extractor {
+export function createLocalExtractor(corpusStats: CorpusStats | Promise<CorpusStats>): Extractor {
+  const corpusReady = Promise.resolve(corpusStats);
+  // Awaited by the first extraction; a failure to load surfaces there, not as an unhandled rejection.
+  corpusReady.catch(() => {});
   // A build passes one list that only grows at its end, so each call indexes only the names added since.
   const indexed = new WeakMap<readonly string[], { byKey: Map<string, string>; count: number }>();
   return {
     name: "local",
     async extract(note, context) {
       context.signal?.throwIfAborted();
+      const corpus = await corpusReady;
       const names = context.existingConcepts;
       let index = indexed.get(names);
       if (!index) indexed.set(names, (index = { byKey: new Map(), count: 0 }));

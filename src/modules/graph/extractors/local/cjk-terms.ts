@@ -1,3 +1,5 @@
+import { chineseClass, type Nlp, WordClass } from "./nlp";
+import type { TextSpan } from "../../extraction";
 import { STOPWORDS } from "./stopwords";
 import { addOccurrence, addPhrases, type Piece, type TermSink } from "./term-index";
 
@@ -25,16 +27,47 @@ interface Segment {
   start: number;
   usable: boolean;
   isNameDot: boolean;
+  cls: WordClass;
+  doubtful?: boolean;
+  surname?: boolean;
 }
 
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const JAPANESE_WORD = /^(?:[\p{Script=Katakana}\u30FC]{2,}|[\p{Script=Han}\u3005]{2,})$/u;
+
 /**
- * Segments every CJK run of the note in one Intl.Segmenter call (a call costs far more than a
- * character). Runs are joined by a newline, which word segmentation never crosses, or by the "·"
- * that separated them in the note, so transliterated names can be rebuilt.
+ * Candidate terms of the note's CJK runs: Chinese through one jieba call (words with part of speech,
+ * see `tagRuns`), Japanese (runs with kana) through Intl.Segmenter, and names joined by "·". Also
+ * records the Chinese verbs that can label a relation.
  */
-export function addCjkTerms(sink: TermSink, prose: string, runs: CjkRun[]): void {
+export function addCjkTerms(sink: TermSink, prose: string, runs: CjkRun[], nlp: Nlp, verbs: TextSpan[]): void {
   if (runs.length === 0) return;
-  const segments = segmentRuns(prose, runs);
+  const chinese = runs.filter((run) => !KANA.test(prose.slice(run.start, run.end)));
+  const japanese = runs.filter((run) => KANA.test(prose.slice(run.start, run.end)));
+  const tagged = tagRuns(prose, chinese, nlp);
+  addPieces(sink, tagged);
+  addVerbs(tagged, verbs);
+  // jieba cannot read kana: Japanese runs keep only katakana words and kanji compounds, as nouns.
+  addPieces(sink, segmentRuns(prose, japanese).map((segment) => ({ ...segment, usable: segment.usable && JAPANESE_WORD.test(segment.text) })));
+  // Names joined by "·" are rebuilt from Intl.Segmenter's single characters (jieba's HMM guesses split them badly).
+  const dotted = runs.filter((run) => NAME_DOT.test(prose[run.end] ?? "") || NAME_DOT.test(prose[run.start - 1] ?? ""));
+  if (dotted.length > 0) addDottedNames(sink, prose, segmentRuns(prose, dotted));
+}
+
+// Aspect particles stay with their verb in a label: 写了, 看过.
+const ASPECT = new Set(["了", "过", "着"]);
+
+/** Chinese verbs of two or more characters (one-character verbs are mostly 是/有/去), with an aspect particle after them. */
+function addVerbs(segments: Segment[], verbs: TextSpan[]): void {
+  segments.forEach((segment, index) => {
+    if (segment.cls !== WordClass.Verb || (segment.chars < 2 && !ASPECT.has(segments[index + 1]?.text ?? ""))) return;
+    const next = segments[index + 1];
+    const end = next && ASPECT.has(next.text) && next.start === segment.start + segment.text.length ? next.start + next.text.length : segment.start + segment.text.length;
+    verbs.push({ start: segment.start, end });
+  });
+}
+
+function addPieces(sink: TermSink, segments: Segment[]): void {
   let pieces: Piece[] = [];
   for (const segment of segments) {
     if (!segment.usable) {
@@ -43,11 +76,52 @@ export function addCjkTerms(sink: TermSink, prose: string, runs: CjkRun[]): void
       continue;
     }
     const { text, start } = segment;
-    pieces.push({ text, start, end: start + text.length, standsAlone: segment.chars >= 2 });
+    pieces.push({ text, start, end: start + text.length, standsAlone: segment.chars >= 2, cls: segment.cls, ...(segment.doubtful && { doubtful: true }), ...(segment.surname && { surname: true }) });
   }
   if (pieces.length > 0) addPhrases(sink, pieces, "");
-  addDottedNames(sink, prose, segments);
 }
+
+/** Every Chinese run of the note through one jieba call, runs joined by a newline (a word never crosses it). */
+function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
+  if (runs.length === 0) return [];
+  const segments: Segment[] = [];
+  const offsets: number[] = [];
+  let length = 0;
+  for (const run of runs) {
+    offsets.push(length);
+    length += run.end - run.start + 1;
+  }
+  let runIndex = 0;
+  let at = 0;
+  for (const { word, tag } of nlp.tagChinese(runs.map((run) => prose.slice(run.start, run.end)).join("\n"))) {
+    const wordStart = at;
+    at += word.length;
+    while (runIndex + 1 < runs.length && wordStart >= offsets[runIndex + 1]!) runIndex++;
+    const start = runs[runIndex]!.start + wordStart - offsets[runIndex]!;
+    // The newline between runs (or any blank) breaks a phrase.
+    if (word.includes("\n") || word.trim() === "") {
+      segments.push({ text: word, chars: 1, start, usable: false, isNameDot: false, cls: WordClass.Other });
+      continue;
+    }
+    const cls = chineseClass(tag, word);
+    const usable = cls !== WordClass.Other && !STOPWORDS.has(word) && !HAN_NUMERAL.test(word);
+    const chars = word.length === 1 ? 1 : [...word].length;
+    segments.push({
+      text: word,
+      chars,
+      start,
+      usable,
+      isNameDot: false,
+      cls,
+      ...(DOUBTFUL_TAGS.has(tag) && { doubtful: true }),
+      ...(chars === 1 && tag.startsWith("nr") && { surname: true }),
+    });
+  }
+  return segments;
+}
+
+// jieba's set expressions and idioms: sometimes a term (昼夜节律), often a clause (完全同意, 吃火锅).
+const DOUBTFUL_TAGS = new Set(["l", "i"]);
 
 function segmentRuns(prose: string, runs: CjkRun[]): Segment[] {
   const parts: string[] = [];
@@ -72,7 +146,7 @@ function segmentRuns(prose: string, runs: CjkRun[]): Segment[] {
     const start = run.start + segment.index - offsets[runIndex]!;
     const usable = segment.isWordLike === true && !STOPWORDS.has(text) && !HAN_NUMERAL.test(text);
     const chars = text.length === 1 ? 1 : [...text].length;
-    segments.push({ text, chars, start, usable, isNameDot: text === "·" });
+    segments.push({ text, chars, start, usable, isNameDot: text === "·", cls: WordClass.Noun });
   }
   return segments;
 }

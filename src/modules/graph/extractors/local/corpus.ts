@@ -1,35 +1,152 @@
 import { conceptKey } from "../../concept-key";
 import type { NoteForExtraction } from "../../extraction";
+import { type AliasPair, acronymKey, numberVariant, phraseInitials, statedAliases, surnameOf } from "./aliases";
 import { analyseNote } from "./analyse-note";
+import { loadNlp, type Nlp, type RecordedTags, recordTags } from "./nlp";
 
-/** How many of the user's notes contain each candidate phrase (by concept key): the IDF half of TF-IDF. */
+/** What the user's whole corpus says about a phrase: how many notes hold it (the IDF half of TF-IDF), and its other names. */
 export interface CorpusStats {
   documentCount: number;
-  /** Only keys found in two or more notes; a missing key counts as one note. */
+  /** Only keys found in two or more notes, in the singular (see `documentFrequencyOf`); a missing key counts as one note. */
   documentFrequency: ReadonlyMap<string, number>;
+  /** Other names of a concept by key: stated in some note (acronyms, 简称), or a full name for an unambiguous surname. */
+  aliases: ReadonlyMap<string, readonly string[]>;
+  nlp: Nlp;
+  /** The tags of each note read for these statistics, until the note is extracted (then dropped). */
+  tags: WeakMap<NoteForExtraction, RecordedTags>;
 }
 
-export function buildCorpusStats(notes: Iterable<NoteForExtraction>): CorpusStats {
+/** What one note contributes to the corpus statistics. */
+interface NoteFacts {
+  keys: string[];
+  aliases: AliasPair[];
+  /** Acronyms the note uses ("LLMs"), and its Latin phrases of two or more words by their initials. */
+  acronyms: string[];
+  phrases: [initials: string, phrase: string][];
+  /** Full name, surname, and whether the note also uses the surname alone. */
+  names: [full: string, surname: string, alone: boolean][];
+}
+
+// A build reads only new or changed notes: the facts of the others are kept by content (bounded).
+const MAX_CACHED_NOTES = 50_000;
+const factsCache = new Map<number | bigint, NoteFacts>();
+
+export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Promise<CorpusStats> {
+  const nlp = await loadNlp();
   const frequency = new Map<string, number>();
+  const stated: AliasPair[] = [];
+  const fullNames = new Map<string, { surname: string; full: Set<string>; alone: boolean }>();
+  const acronyms = new Map<string, string>();
+  const expansions = new Map<string, Map<string, string>>();
+  const tags = new WeakMap<NoteForExtraction, RecordedTags>();
   let documentCount = 0;
   for (const note of notes) {
     documentCount++;
-    for (const key of noteTermKeys(note)) frequency.set(key, (frequency.get(key) ?? 0) + 1);
+    const facts = noteFacts(note, nlp, tags);
+    // Counted in the singular, so "vector databases" in one note and "vector database" in another recur.
+    for (const key of new Set(facts.keys.map(singularKey))) frequency.set(key, (frequency.get(key) ?? 0) + 1);
+    stated.push(...facts.aliases);
+    for (const acronym of facts.acronyms) if (!acronyms.has(acronymKey(acronym)!)) acronyms.set(acronymKey(acronym)!, acronym);
+    for (const [initials, phrase] of facts.phrases) {
+      if (!expansions.has(initials)) expansions.set(initials, new Map());
+      expansions.get(initials)!.set(singularKey(phrase), phrase);
+    }
+    for (const [full, surname, alone] of facts.names) {
+      const key = conceptKey(surname);
+      if (!fullNames.has(key)) fullNames.set(key, { surname, full: new Set(), alone: false });
+      const entry = fullNames.get(key)!;
+      entry.full.add(full);
+      entry.alone ||= alone;
+    }
+  }
+  const aliases = new Map<string, Set<string>>();
+  const link = (name: string, alias: string) => {
+    const key = conceptKey(name);
+    if (!aliases.has(key)) aliases.set(key, new Set());
+    aliases.get(key)!.add(alias);
+  };
+  // An acronym the corpus uses and one phrase with its initials (singular and plural alike): "LLMs" and "large language models".
+  for (const [key, acronym] of acronyms) {
+    const candidates = expansions.get(key);
+    if (candidates?.size !== 1) continue;
+    const [expansion] = candidates.values();
+    stated.push([expansion!, acronym]);
+  }
+  for (const [name, alias] of stated) {
+    link(name, alias);
+    link(alias, name);
+  }
+  // A surname stands for the full name only when the corpus knows one person by it and uses it alone.
+  for (const [key, { surname, full, alone }] of fullNames) {
+    if (full.size !== 1) continue;
+    const [name] = full;
+    if (!alone && (frequency.get(singularKey(key)) ?? 0) <= (frequency.get(singularKey(name!)) ?? 0)) continue;
+    link(name!, surname);
+    link(surname, name!);
   }
   // Most phrases occur in one note only; dropping them keeps a large corpus small without changing any score.
   for (const [key, count] of frequency) if (count < 2) frequency.delete(key);
-  return { documentCount, documentFrequency: frequency };
+  return {
+    documentCount,
+    documentFrequency: frequency,
+    aliases: new Map([...aliases].map(([key, names]) => [key, [...names].sort()])),
+    nlp,
+    tags,
+  };
 }
 
-/** The candidate phrase keys and tag keys of one note, each once. */
-export function noteTermKeys(note: NoteForExtraction): Iterable<string> {
-  const terms = analyseNote(note).terms;
+/** "large language models" and "large language model" are one expansion. */
+function singularKey(phrase: string): string {
+  const key = conceptKey(phrase);
+  const variant = numberVariant(key);
+  return variant !== undefined && variant.length < key.length ? variant : key;
+}
+
+function noteFacts(note: NoteForExtraction, nlp: Nlp, tags: WeakMap<NoteForExtraction, RecordedTags>): NoteFacts {
+  // A 64-bit hash of the note, not its text: the cache must not keep every note's text alive.
+  const cacheKey = Bun.hash(`${note.title}\u0000${note.content}\u0000${note.tags.join("\u0000")}`);
+  const cached = factsCache.get(cacheKey);
+  if (cached) return cached;
+  const recorded: RecordedTags = {};
+  const analysed = analyseNote(note, recordTags(nlp, recorded));
+  tags.set(note, recorded);
+  const { terms } = analysed;
   const tagKeys = note.tags.map(conceptKey).filter((key) => key.length > 0 && !terms.has(key));
-  return [...terms.keys(), ...new Set(tagKeys)];
+  const names: NoteFacts["names"] = [];
+  const acronyms: string[] = [];
+  const phrases: NoteFacts["phrases"] = [];
+  for (const term of terms.values()) {
+    const initials = phraseInitials(term.key);
+    if (initials) phrases.push([initials, analysed.text.slice(term.starts[0]!, term.ends[0]!)]);
+    else if (term.size === 1) {
+      const acronym = acronymKey(analysed.text.slice(term.starts[0]!, term.ends[0]!));
+      if (acronym) acronyms.push(analysed.text.slice(term.starts[0]!, term.ends[0]!));
+    }
+    if (term.size < 2 && !term.key.includes("·")) continue;
+    const surface = analysed.text.slice(term.starts[0]!, term.ends[0]!);
+    const surname = surnameOf(surface);
+    const alone = surname !== undefined && (terms.get(conceptKey(surname))?.starts.length ?? 0) > term.starts.length;
+    if (surname) names.push([surface, surname, alone]);
+  }
+  const facts: NoteFacts = {
+    keys: [...terms.keys(), ...new Set(tagKeys)],
+    aliases: statedAliases(analysed.masked.prose, terms),
+    acronyms,
+    phrases,
+    names,
+  };
+  if (factsCache.size >= MAX_CACHED_NOTES) factsCache.delete(factsCache.keys().next().value!);
+  factsCache.set(cacheKey, facts);
+  return facts;
+}
+
+/** How many notes hold a phrase, singular and plural alike (0 for one note or none). */
+export function documentFrequencyOf(corpus: Pick<CorpusStats, "documentFrequency">, key: string): number {
+  return corpus.documentFrequency.get(singularKey(key)) ?? 0;
 }
 
 /** Smoothed IDF: 1 for a phrase in every note (or with no corpus), growing as the phrase gets rarer. */
-export function inverseDocumentFrequency(corpus: CorpusStats, key: string): number {
-  const count = corpus.documentFrequency.get(key) ?? Math.min(1, corpus.documentCount);
+export function inverseDocumentFrequency(corpus: Pick<CorpusStats, "documentCount" | "documentFrequency">, key: string): number {
+  const count = corpus.documentFrequency.get(singularKey(key)) ?? Math.min(1, corpus.documentCount);
   return Math.log((corpus.documentCount + 1) / (count + 1)) + 1;
 }

@@ -1,11 +1,14 @@
 import { conceptKey, displayLabel } from "../../concept-key";
 import type { ExtractedConcept, NoteExtraction, NoteForExtraction, TextSpan } from "../../extraction";
+import { numberVariant } from "./aliases";
 import { analyseNote } from "./analyse-note";
+import { coOccurrences } from "./cooccurrence";
 import { type CorpusStats, inverseDocumentFrequency } from "./corpus";
 import { sentenceReader } from "./describe";
 import { type ConceptDraft, explicitConcepts } from "./explicit-concepts";
 import { keyPhraseBudget, selectKeyPhrases } from "./keyphrases";
 import { findMarks } from "./marks";
+import { replayTags } from "./nlp";
 import { findNameSpans, MAX_MENTIONS, MAX_OCCURRENCES, mergeSpans } from "./mentions";
 import { type RelatableConcept, relateConcepts } from "./relations";
 import { findHeadings, type Heading, type Section, sectionIndexAt, splitSections } from "./sections";
@@ -26,7 +29,9 @@ export function extractNote(
   corpus: CorpusStats,
   existingNames: ReadonlyMap<string, string>,
 ): NoteExtraction {
-  const analysed = analyseNote(note);
+  const recorded = corpus.tags.get(note);
+  corpus.tags.delete(note);
+  const analysed = analyseNote(note, recorded ? replayTags(corpus.nlp, recorded) : corpus.nlp);
   const { text, titleEnd, contentStart, analysedEnd, masked, terms } = analysed;
   const { visible } = masked;
   const headings = findHeadings(visible, contentStart);
@@ -48,20 +53,25 @@ export function extractNote(
     explicit: takenKeys(placed),
     existing: new Set(existingNames.keys()),
     prominent,
-    budget: keyPhraseBudget(analysedEnd - contentStart),
+    specificity: (key) => corpus.nlp.chineseSpecificity(key),
+    ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
+    budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd)),
   });
   for (const { term, score } of phrases) {
     const occurrences = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));
-    const name = phraseName(text, term.key, occurrences);
-    placed.push({ key: term.key, name, type: "concept", aliases: [], spans: [], occurrences, salience: score });
+    const surface = phraseName(text, term.key, occurrences);
+    // A plural seen alone is named in the singular ("vector databases" → "vector database"), the plural kept as an alias.
+    const singular = numberVariant(surface);
+    const name = singular !== undefined && singular.length < surface.length ? singular : surface;
+    placed.push({ key: term.key, name, type: "concept", aliases: name === surface ? [] : [surface], spans: [], occurrences, salience: score });
   }
 
   const describe = describer(visible, contentStart, analysedEnd, headings, sections, explicit.headingKeys, explicit.titleKey);
   const concepts: ExtractedConcept[] = placed.map((concept) => ({
-    name: existingNames.get(concept.key) ?? concept.name,
+    name: existingNames.get(concept.key) ?? withoutEdgeEmoji(concept.name),
     type: concept.type,
     description: describe(concept),
-    aliases: concept.aliases,
+    aliases: aliasesOf(concept, existingNames.get(concept.key) ?? concept.name, corpus),
     mentions: concept.occurrences.slice(0, MAX_MENTIONS).map((span) => ({ ...span })),
   }));
 
@@ -72,13 +82,47 @@ export function extractNote(
     firstStart: concept.occurrences[0]!.start,
     sections: new Set(concept.occurrences.map((span) => sectionIndexAt(sections, span.start)).filter((at) => at >= 0)),
   }));
+  const pairs = coOccurrences(
+    visible,
+    contentStart,
+    analysedEnd,
+    placed.map((concept, index) => ({ concept: index, spans: concept.occurrences })),
+    analysed.verbs,
+  );
   const relations = relateConcepts({
+    pairs,
     concepts: relatable,
     sections,
     headingKeys: explicit.headingKeys,
     ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
   });
   return { concepts, relations, usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 } };
+}
+
+/**
+ * Every other name the concept goes by, so entity resolution merges it across notes: its own aliases,
+ * what the corpus states (acronym ↔ expansion, 简称, surname ↔ full name), the other grammatical number,
+ * and the spelling with spaces for hyphens.
+ */
+function aliasesOf(concept: PlacedConcept, name: string, corpus: CorpusStats): string[] {
+  const names = new Set(concept.aliases);
+  for (const alias of corpus.aliases.get(concept.key) ?? []) names.add(alias);
+  for (const alias of [name, ...names]) {
+    const variant = numberVariant(alias);
+    if (variant) names.add(variant);
+    // "retrieval-augmented generation" and "retrieval augmented generation" are one name.
+    if (/\p{L}-\p{L}/u.test(alias)) names.add(alias.replace(/(?<=\p{L})-(?=\p{L})/gu, " "));
+  }
+  names.delete(name);
+  return [...names].filter((alias) => conceptKey(alias) !== concept.key || alias !== name);
+}
+
+const EDGE_EMOJI = /^[\p{Extended_Pictographic}\uFE0F\u200D\s]+|[\p{Extended_Pictographic}\uFE0F\u200D\s]+$/gu;
+
+/** "京都三日游攻略✨" is named "京都三日游攻略": decoration is not part of a name. */
+function withoutEdgeEmoji(name: string): string {
+  const bare = name.replace(EDGE_EMOJI, "");
+  return bare.length > 0 ? bare : name;
 }
 
 /** Keys key phrases may not take: explicit concepts (with their occurrences) and their aliases. */

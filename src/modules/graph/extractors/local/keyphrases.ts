@@ -1,5 +1,5 @@
 import type { TextSpan } from "../../extraction";
-import { type CorpusStats, inverseDocumentFrequency } from "./corpus";
+import { type CorpusStats, documentFrequencyOf, inverseDocumentFrequency } from "./corpus";
 import { isLayoutLabel } from "./name-shape";
 import { WEAK_ALONE_WORDS } from "./stopwords";
 import type { TermIndex, TermOccurrences } from "./terms";
@@ -16,23 +16,34 @@ export interface KeyPhraseInput {
   explicit: ReadonlyMap<string, readonly TextSpan[]>;
   /** Keys of concepts already in the user's graph: reusing them connects notes. */
   existing: ReadonlySet<string>;
+  /** The title's concept key, when the title is a topic: the phrases inside it are still free to be concepts. */
+  titleKey?: string;
   /** Title and heading text, sorted: a phrase found there is what the note is about. */
   prominent: readonly TextSpan[];
   budget: number;
+  /** General-language specificity of a one-word term (1 when unknown). */
+  specificity: (key: string) => number;
 }
 
 // Longer phrases name concepts more often than single words do ("gradient descent" vs "gradient").
 const SIZE_BOOST = [0, 1, 1.6, 1.8];
 const PROMINENT_BOOST = 1.5;
 const EXISTING_BOOST = 1.5;
+// A phrase other notes use too is what links this note into the graph.
+const RECURRING_BOOST = 2;
 // A phrase seen once is as likely an accident of word order as a concept.
-const SINGLETON_PENALTY = 0.5;
+const SINGLETON_PENALTY = 0.7;
+// jieba's IDF 7.4 squared against 10: below it a verb is an everyday one.
+const NOMINAL_VERB_SPECIFICITY = 0.55;
+// A word the English lexicon lacks is a term of art or a name, not an everyday noun.
+const RARE_WORD_BOOST = 1.6;
 // Far below the note's best phrase is filler, even when the budget is not spent.
-const RELATIVE_FLOOR = 0.4;
+const RELATIVE_FLOOR = 0.1;
 
-/** How many key phrases a note earns: more for longer notes, never many. */
-export function keyPhraseBudget(proseLength: number): number {
-  return Math.min(12, 3 + Math.floor(proseLength / 300));
+/** How many key phrases a note earns: in proportion to its length (a Han character counts as a short word), never many. */
+export function keyPhraseBudget(prose: string): number {
+  const han = prose.match(/\p{Script=Han}/gu)?.length ?? 0;
+  return Math.min(18, 5 + Math.floor((prose.length + 2 * han) / 110));
 }
 
 /**
@@ -47,10 +58,15 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
     if (term.size === 1 && WEAK_ALONE_WORDS.has(term.key)) continue;
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
-    // Three words seen once are almost always a clause fragment ("people evaluate outcomes").
-    if (term.starts.length === 1 && term.size >= 3 && !prominent) continue;
     const free = freeCount(term, covering);
-    if (free === 0 || (free === 1 && term.size >= 3 && !prominent)) continue;
+    if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
+    const recurs = term.starts.length >= 2 || documentFrequencyOf(input.corpus, term.key) >= 2;
+    const technical = term.verbs?.every((verb) => input.specificity(verb) >= NOMINAL_VERB_SPECIFICITY) === true;
+    if (((term.verbal && !technical) || (term.modified && !classifies(term.key))) && !recurs) continue;
+    // A verb alone is a concept only when it is no everyday word (睡眠, 复习 yes; 喜欢, 整理 no).
+    if (term.verbal && term.size === 1 && input.specificity(term.key) < NOMINAL_VERB_SPECIFICITY) continue;
+    // A noun phrase's head comes last: "large language" always followed by "model" is a fragment of a longer one.
+    if (term.modified && !term.endsPhrase) continue;
     ranked.push({ term, free, score: scoreTerm(term, free, prominent, input) });
   }
   ranked.sort((a, b) => b.score - a.score || compareKeys(a.term.key, b.term.key));
@@ -62,7 +78,9 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (selected.length >= input.budget || phrase.score < floor) break;
     const { key } = phrase.term;
     const clashes = chosen.some(
-      (other) => (containsPhrase(other, key) && phrase.free < 2) || (containsPhrase(key, other) && phrase.term.starts.length < 2),
+      (other) =>
+        (containsPhrase(other, key) && phrase.free < 2 && other !== input.titleKey && !input.explicit.has(other)) ||
+        (containsPhrase(key, other) && phrase.term.starts.length < 2),
     );
     if (clashes) continue;
     selected.push({ term: phrase.term, score: phrase.score });
@@ -78,8 +96,36 @@ function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, inpu
     (SIZE_BOOST[term.size] ?? 1) *
     (free === 1 ? SINGLETON_PENALTY : 1) *
     (prominent ? PROMINENT_BOOST : 1) *
-    (input.existing.has(term.key) ? EXISTING_BOOST : 1)
+    (input.existing.has(term.key) ? EXISTING_BOOST : 1) *
+    (isSpecific(term, input) && documentFrequencyOf(input.corpus, term.key) >= 2 ? RECURRING_BOOST : 1) *
+    (term.size === 1 ? (term.rare ? RARE_WORD_BOOST : input.specificity(term.key)) : 1)
   );
+}
+
+// A phrase in most of a sizeable corpus is the user's boilerplate ("Quarterly planning"), not what a note is about.
+const BOILERPLATE_CORPUS = 10;
+const BOILERPLATE_SHARE = 0.5;
+
+/** A phrase, or a word no dictionary counts as everyday (English: outside wink's lexicon; Chinese: jieba's IDF ≥ 10). */
+function isSpecific(term: TermOccurrences, input: KeyPhraseInput): boolean {
+  return term.size > 1 || term.rare === true || (HAN.test(term.key) && input.specificity(term.key) >= 1);
+}
+
+const HAN = /\p{Script=Han}/u;
+
+function isBoilerplate(corpus: CorpusStats, key: string): boolean {
+  return corpus.documentCount >= BOILERPLATE_CORPUS && documentFrequencyOf(corpus, key) > corpus.documentCount * BOILERPLATE_SHARE;
+}
+
+/**
+ * Short everyday adjectives describe ("fresh basil", "tiny restaurants"); long derived ones classify
+ * ("cognitive biases", "agricultural revolution") and name a kind of thing even when said once.
+ */
+const CLASSIFYING_ADJECTIVE_LENGTH = 8;
+
+function classifies(key: string): boolean {
+  const first = key.slice(0, key.indexOf(" "));
+  return first.length >= CLASSIFYING_ADJECTIVE_LENGTH || first.includes("-");
 }
 
 export function compareKeys(a: string, b: string): number {

@@ -1,4 +1,5 @@
-import type { ExtractedRelation } from "../../extraction";
+import type { ExtractedRelation, TextSpan } from "../../extraction";
+import type { CoOccurrence } from "./cooccurrence";
 import { compareKeys } from "./keyphrases";
 import type { Section } from "./sections";
 
@@ -17,40 +18,46 @@ export interface RelationInput {
   /** Concept key of each heading that names a concept, by heading index. */
   headingKeys: (string | undefined)[];
   titleKey?: string;
+  /** Concepts read next to each other, by index into `concepts`. */
+  pairs: CoOccurrence[];
 }
 
 /** Relations beyond this per note make graphs unreadable; the strongest are kept. */
 export const MAX_RELATIONS = 40;
 /** Only the most salient concepts of a section are paired, so a long section costs O(1) pairs. */
 const MAX_SECTION_MEMBERS = 12;
+const RELATED = "related to";
 
 interface Candidate {
   source: RelatableConcept;
   target: RelatableConcept;
-  label: "mentions" | "related to";
+  label: string;
   weight: number;
-  sectionIndex: number;
+  span: TextSpan;
 }
 
 /**
- * Concepts in one section are "related to" each other; a heading topic "mentions" what its section
- * holds (and its sub-headings), and a title topic does the same for sections no heading topic owns.
- * Strength is the number of shared sections, with structural "mentions" counting one extra.
+ * Concepts read next to each other are related: within a sentence (weight 2) by the verb between
+ * them, or "related to"; within a paragraph (weight 1) "related to". A heading topic "mentions" what
+ * its section holds (and its sub-headings), and a title topic does the same for sections no heading
+ * topic owns. Strength adds up over the note.
  */
 export function relateConcepts(input: RelationInput): ExtractedRelation[] {
   const byKey = new Map(input.concepts.map((concept) => [concept.key, concept]));
   const members = sectionMembers(input);
   const candidates = new Map<string, Candidate>();
-  const add = (source: RelatableConcept, target: RelatableConcept, label: Candidate["label"], sectionIndex: number): void => {
+  const add = (source: RelatableConcept, target: RelatableConcept, label: string, weight: number, span: TextSpan): void => {
     if (source.key === target.key) return;
     const pairKey = source.key < target.key ? `${source.key}\u0000${target.key}` : `${target.key}\u0000${source.key}`;
     const existing = candidates.get(pairKey);
     if (!existing) {
-      candidates.set(pairKey, { source, target, label, weight: label === "mentions" ? 2 : 1, sectionIndex });
+      candidates.set(pairKey, { source, target, label, weight, span });
       return;
     }
-    existing.weight += 1;
-    if (label === "mentions" && existing.label !== "mentions") Object.assign(existing, { source, target, label, sectionIndex });
+    existing.weight += weight;
+    // Structure wins, then a verb over a bare co-occurrence.
+    if (existing.label === "mentions" || label === RELATED) return;
+    if (label === "mentions" || existing.label === RELATED) Object.assign(existing, { source, target, label, span });
   };
   const lookup = (key: string | undefined) => (key === undefined ? undefined : byKey.get(key));
   const headingConcept = (index: number) => {
@@ -66,19 +73,18 @@ export function relateConcepts(input: RelationInput): ExtractedRelation[] {
   };
 
   input.sections.forEach((section, index) => {
-    const inSection = members.get(index) ?? [];
-    if (section.isTitle) {
-      pairUp(inSection, index, add);
-      return;
-    }
+    if (section.isTitle) return;
+    const span = section.span;
     const own = headingConcept(index);
     const outer = enclosingOwner(index);
-    if (own && outer) add(outer, own, "mentions", index);
+    if (own && outer) add(outer, own, "mentions", 2, span);
     const owner = own ?? outer;
-    const others = inSection.filter((concept) => concept.key !== owner?.key);
-    if (owner) for (const concept of others) add(owner, concept, "mentions", index);
-    pairUp(others, index, add);
+    if (owner) for (const concept of members.get(index) ?? []) if (concept.key !== owner.key) add(owner, concept, "mentions", 2, span);
   });
+  for (const pair of input.pairs) {
+    const [source, target] = [input.concepts[pair.source]!, input.concepts[pair.target]!];
+    add(source, target, pair.label, pair.sameSentence ? 2 : 1, pair.span);
+  }
 
   return [...candidates.values()]
     .sort(
@@ -93,7 +99,7 @@ export function relateConcepts(input: RelationInput): ExtractedRelation[] {
       source: candidate.source.name,
       target: candidate.target.name,
       label: candidate.label,
-      span: { ...input.sections[candidate.sectionIndex]!.span },
+      span: { ...candidate.span },
     }));
 }
 
@@ -111,17 +117,4 @@ function sectionMembers(input: RelationInput): Map<number, RelatableConcept[]> {
     members.set(index, list.slice(0, MAX_SECTION_MEMBERS));
   }
   return members;
-}
-
-function pairUp(
-  concepts: RelatableConcept[],
-  sectionIndex: number,
-  add: (source: RelatableConcept, target: RelatableConcept, label: "related to", sectionIndex: number) => void,
-): void {
-  for (let i = 0; i < concepts.length; i++) {
-    for (let j = i + 1; j < concepts.length; j++) {
-      const [first, second] = [concepts[i]!, concepts[j]!].sort((a, b) => a.firstStart - b.firstStart || compareKeys(a.key, b.key));
-      add(first!, second!, "related to", sectionIndex);
-    }
-  }
 }

@@ -14,20 +14,20 @@ i'll i'm i've i.e ie if in indeed instead into is isn't it it'd it'll it's its i
 latter least less let let's like likely lot lots made mainly make makes making many may maybe me meanwhile
 might mine more moreover most mostly much must my myself namely nearly need needed needs neither never
 nevertheless new next nice no nobody none nor not nothing now nowhere obviously of off often oh ok okay on once
-one only onto or other others otherwise ought our ours ourselves out over overall own per perhaps please pretty
+one ones only onto or other others otherwise ought our ours ourselves out over overall own per perhaps please pretty
 probably quite rather really recently same say said says second see seem seemed seeming seems seen several
 shall she she'd she'll she's should shouldn't simply since slightly so some somebody somehow someone something
 sometime sometimes somewhat somewhere soon still such sure than that that's the their theirs them themselves
 then thence there there's thereafter thereby therefore therein these they they'd they'll they're they've
-thing things third this those though through throughout thru thus to today together tomorrow too took toward
+thing things third this those though through throughout thru thus to today together tomorrow tonight yesterday morning mornings afternoon evening evenings night nights noon midnight dawn dusk monday tuesday wednesday thursday friday saturday sunday january february april june july august september october november december too took toward
 towards truly under unless until up upon us use used uses using usually very via vs was wasn't we we'd we'll
 we're we've well went were weren't what what's whatever when whence whenever where where's whereas whereby
 wherever whether which while whither who who's whoever whole whom whose why will with within without won't
 would wouldn't yeah yes yesterday yet you you'd you'll you're you've your yours yourself yourselves
-able add added adds allow allowed allows almost anyways apply applied ask asked big call called came come comes
+able add added adds allow allowed allows almost anyways apply applied ask asked call called came come comes
 consider considered different does easier feel felt find finds follow followed following follows found gave
-happen happens help helps high important include included includes including keep keeps kept know knew known
-knows large leave left little long look looked looks low main mean means meant simple small show showed shown
+happen happens help helps important include included includes including keep keeps kept know knew known
+knows leave left little look looked looks main mean means meant simple show showed shown
 shows start started starts take taken takes taking tell think thinks told tried tries try trying turn turns
 want wanted wants work works worked
 two three four five six seven eight nine ten hundred thousand million billion
@@ -52,6 +52,7 @@ note notes example examples idea ideas stuff bit part parts step steps time time
 points fact facts number numbers type types year years day days week weeks question questions result results
 problem problems reason reasons people person list lists section sections page pages chapter chapters item items
 summary overview introduction conclusion todo minute minutes hour hours seconds month months min mins
+large long low small high big short
 问题 时间 方法 内容 方式 过程 结果 原因 人们 笔记 总结 例子 部分 情况 东西 事情 地方 大家 方面
 `;
 

@@ -1,4 +1,5 @@
 import { conceptKey } from "../../concept-key";
+import { WordClass } from "./nlp";
 
 /** Every place a candidate key phrase occurs in the prose, grouped by concept key; starts ascend. */
 export interface TermOccurrences {
@@ -7,6 +8,16 @@ export interface TermOccurrences {
   size: number;
   starts: number[];
   ends: number[];
+  /** A phrase with a verb in it (损失厌恶, 知识图谱 as jieba tags it): a concept only when it recurs. */
+  verbal?: boolean;
+  /** The verbs of a Chinese compound (识别 in 实体识别): when none is an everyday verb, it need not recur. */
+  verbs?: string[];
+  /** Starts with an adjective ("fresh basil", "large language model"): a concept only when it recurs. */
+  modified?: boolean;
+  /** Some occurrence ends where its noun phrase ends: "large language" (always before "model") never does. */
+  endsPhrase?: boolean;
+  /** A single word outside the English lexicon. */
+  rare?: boolean;
 }
 
 export type TermIndex = Map<string, TermOccurrences>;
@@ -24,6 +35,14 @@ export interface Piece {
   end: number;
   /** Allowed on its own as a one-piece phrase. */
   standsAlone: boolean;
+  /** Part of speech: a phrase is a noun phrase (see `isNounPhrase`). */
+  cls: WordClass;
+  /** A set expression (jieba "l", "i": 完全同意, 吃火锅) read as a noun: a concept only when it recurs. */
+  doubtful?: boolean;
+  /** An English word outside the tagger's lexicon: specific ("hallucinations", "matcha"). */
+  rare?: boolean;
+  /** A single Han character jieba tags as a person's name (李, 王). */
+  surname?: boolean;
 }
 
 const MAX_PHRASE_SIZE = 3;
@@ -44,16 +63,48 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       surface = size === 1 ? piece.text : surface + joiner + piece.text;
       anyLong ||= piece.standsAlone;
       // A phrase needs one piece that could stand alone, so "尤|瓦|尔" or "of it" never qualify.
-      if (size === 1 ? !piece.standsAlone : !anyLong) continue;
-      addOccurrence(sink, surface, size, pieces[first]!.start, piece.end);
+      // Two single Han characters ending in a noun may be a word jieba does not know (抹 + 茶).
+      const unknownWord = joiner === "" && size === 2 && piece.cls === WordClass.Noun;
+      if (size === 1 ? !piece.standsAlone : !anyLong && !unknownWord) continue;
+      // A Chinese verb alone may be a noun jieba's dictionary tags as a verb (睡眠, 褪黑素): it must recur (verbal).
+      const nominalVerb = joiner === "" && size === 1 && piece.cls === WordClass.Verb;
+      if (!nominalVerb && !isNounPhrase(pieces, first, size)) continue;
+      const term = addOccurrence(sink, surface, size, pieces[first]!.start, piece.end);
+      if (term && (piece.cls === WordClass.Verb || pieces[first]!.cls === WordClass.Verb || hasDoubtful(pieces, first, size))) {
+        term.verbal = true;
+        if (size > 1 && !hasDoubtful(pieces, first, size)) term.verbs ??= pieces.slice(first, first + size).filter((at) => at.cls === WordClass.Verb).map((at) => at.text);
+      }
+      if (term && size > 1 && pieces[first]!.cls === WordClass.Modifier) term.modified = true;
+      if (term && pieces[first + size]?.cls !== WordClass.Noun) term.endsPhrase = true;
+      if (term && size === 1 && piece.rare) term.rare = true;
     }
   }
 }
 
-export function addOccurrence(sink: TermSink, surface: string, size: number, start: number, end: number): void {
+/**
+ * A concept is a noun or a noun phrase: modifiers then a noun ("large language model", 大语言模型);
+ * in Chinese also verb + noun (知识 + 图谱, which jieba tags "v" + "n") and noun + verb (损失 + 厌恶).
+ */
+function isNounPhrase(pieces: Piece[], first: number, size: number): boolean {
+  const last = pieces[first + size - 1]!.cls;
+  if (size === 1) return last === WordClass.Noun;
+  // A lone Han name character before a noun is a surname, not a modifier: 李 + 建议.
+  if (pieces[first]!.surname) return false;
+  for (let at = first + 1; at < first + size - 1; at++) if (pieces[at]!.cls === WordClass.Verb) return false;
+  const head = pieces[first]!.cls;
+  if (last === WordClass.Noun) return head !== WordClass.Verb || size === 2;
+  return size === 2 && head === WordClass.Noun && last === WordClass.Verb;
+}
+
+function hasDoubtful(pieces: Piece[], first: number, size: number): boolean {
+  for (let at = first; at < first + size; at++) if (pieces[at]!.doubtful) return true;
+  return false;
+}
+
+export function addOccurrence(sink: TermSink, surface: string, size: number, start: number, end: number): TermOccurrences | undefined {
   const { index } = sink;
   const key = termKey(sink.keys, surface);
-  if (key.length === 0) return;
+  if (key.length === 0) return undefined;
   let entry = index.get(key);
   if (!entry) {
     entry = { key, size, starts: [], ends: [] };
@@ -61,6 +112,7 @@ export function addOccurrence(sink: TermSink, surface: string, size: number, sta
   }
   entry.starts.push(start);
   entry.ends.push(end);
+  return entry;
 }
 
 function termKey(cache: Map<string, string>, surface: string): string {

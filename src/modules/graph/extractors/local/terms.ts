@@ -1,4 +1,6 @@
 import { addCjkTerms, type CjkRun, NAME_DOT } from "./cjk-terms";
+import type { TextSpan } from "../../extraction";
+import { type Nlp, type TaggedWord, WordClass } from "./nlp";
 import { STOPWORDS } from "./stopwords";
 import { addPhrases, createTermSink, mergePlurals, type Piece, type TermIndex } from "./term-index";
 
@@ -54,11 +56,14 @@ function classify(char: string): CharKind {
 }
 
 /**
- * Candidate key phrases: 1–3 word runs between stopwords, numbers and punctuation (Latin and other
- * spaced scripts), and 1–3 segment runs of Intl.Segmenter words (CJK; a lone segment needs two
- * characters). Transliterated names joined by "·" (尤瓦尔·赫拉利) are candidates as a whole.
+ * Candidate key phrases, nouns and noun phrases only: 1–3 word runs between stopwords, verbs, adverbs,
+ * numbers and punctuation (Latin and other spaced scripts, tagged by wink-nlp), and 1–3 segment runs
+ * of jieba words (Chinese; a lone segment needs two characters). Transliterated names joined by "·"
+ * (尤瓦尔·赫拉利) are candidates as a whole.
  */
-export function collectTerms(prose: string, from: number, to: number): TermIndex {
+export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, verbs: TextSpan[] = []): TermIndex {
+  const english = nlp.tagEnglish(prose.slice(0, Math.min(to, prose.length)));
+  for (const word of english.values()) if (word.cls === WordClass.Verb && word.start >= from) verbs.push({ start: word.start, end: word.end });
   const sink = createTermSink();
   const cjkRuns: CjkRun[] = [];
   let run: Piece[] = [];
@@ -70,7 +75,8 @@ export function collectTerms(prose: string, from: number, to: number): TermIndex
   let position = from;
   while (position < end) {
     const kind = kindOf(prose, position);
-    if (kind === CharKind.Space) {
+    if (kind === CharKind.Space || (kind === CharKind.Newline && !paragraphEndsAt(prose, position, end))) {
+      // A single line break is a soft wrap inside a paragraph: "large language\nmodels" is one phrase.
       position++;
     } else if (kind === CharKind.Cjk) {
       flush();
@@ -83,7 +89,15 @@ export function collectTerms(prose: string, from: number, to: number): TermIndex
     } else if (kind === CharKind.Word) {
       const wordEnd = scanWord(prose, position, end);
       const token = prose.slice(position, wordEnd);
-      const word = latinWord(token, position);
+      // "System 1", "tram 28": a small number naming the noun before it (not a quantity of the noun after it).
+      const named = run[run.length - 1];
+      if (SMALL_NUMBER.test(token) && named?.cls === WordClass.Noun && named.end + 1 === position && !nounFollows(prose, wordEnd, end, english)) {
+        run.push({ text: token, start: position, end: wordEnd, standsAlone: false, cls: WordClass.Noun });
+        flush();
+        position = wordEnd;
+        continue;
+      }
+      const word = latinWord(token, position, english.get(position), wordEnd);
       if (word) run.push(word);
       else flush();
       // "Kahneman's book" is two things, not one phrase.
@@ -95,9 +109,29 @@ export function collectTerms(prose: string, from: number, to: number): TermIndex
     }
   }
   flush();
-  addCjkTerms(sink, prose, cjkRuns);
+  addCjkTerms(sink, prose, cjkRuns, nlp, verbs);
+  verbs.sort((a, b) => a.start - b.start);
   mergePlurals(sink.index);
   return sink.index;
+}
+
+/** A blank line (or the end) follows this line break, or it ends a heading. */
+function paragraphEndsAt(prose: string, newline: number, end: number): boolean {
+  let lineStart = prose.lastIndexOf("\n", newline - 1) + 1;
+  while (prose[lineStart] === " ") lineStart++;
+  if (prose[lineStart] === "#") return true;
+  let next = newline + 1;
+  while (next < end && (prose[next] === " " || prose[next] === "\t" || prose[next] === "\r")) next++;
+  return next >= end || prose[next] === "\n";
+}
+
+const SMALL_NUMBER = /^\d{1,3}$/;
+
+function nounFollows(prose: string, from: number, end: number, english: Map<number, TaggedWord>): boolean {
+  let next = from;
+  while (next < end && prose[next] === " ") next++;
+  const cls = english.get(next)?.cls;
+  return cls === WordClass.Noun || cls === WordClass.Modifier;
 }
 
 function scanWhile(text: string, start: number, end: number, kind: CharKind): number {
@@ -126,7 +160,7 @@ function scanWord(text: string, start: number, end: number): number {
   return position;
 }
 
-function latinWord(token: string, start: number): Piece | undefined {
+function latinWord(token: string, start: number, tagged: TaggedWord | undefined, wordEnd: number): Piece | undefined {
   const apostrophe = token[token.length - 2];
   const possessive = (apostrophe === "'" || apostrophe === "’") && (token.endsWith("s") || token.endsWith("S"));
   const text = possessive ? token.slice(0, -2) : token;
@@ -136,5 +170,15 @@ function latinWord(token: string, start: number): Piece | undefined {
   if (first >= 48 && first <= 57 && NUMBER.test(text)) return undefined;
   // Roman numerals ("Part II") are numbering, not names.
   const standsAlone = (text.length >= 3 || UPPERCASE_WORD.test(text)) && !ROMAN_NUMERAL.test(text);
-  return { text, start, end: start + text.length, standsAlone };
+  const cls = wordClass(tagged, wordEnd, token);
+  // Verbs, adverbs, pronouns and numbers end a noun phrase, as stopwords do.
+  if (cls === WordClass.Verb || cls === WordClass.Other || cls === WordClass.Auxiliary) return undefined;
+  return { text, start, end: start + text.length, standsAlone, cls, ...(tagged?.rare && { rare: true }) };
+}
+
+/** A word the tagger split ("retrieval-augmented", "Node.js") modifies what follows unless it looks like a name. */
+function wordClass(tagged: TaggedWord | undefined, wordEnd: number, token: string): WordClass {
+  if (!tagged) return WordClass.Noun;
+  if (tagged.end >= wordEnd || /^[A-Z]|[.\d]/.test(token)) return tagged.end >= wordEnd ? tagged.cls : WordClass.Noun;
+  return WordClass.Modifier;
 }

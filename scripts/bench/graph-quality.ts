@@ -1,0 +1,76 @@
+// `bun run bench:graph-quality`: the local extractor's graph against the evaluation set in
+// tests/fixtures/graph-eval/. One service process (ROLE=all, GRAPH_EXTRACTOR=local) gets the 40 notes
+// through POST /api/notes, builds the graph (POST /api/knowledge-graph/build, full), and the whole graph
+// is read back with GET /api/knowledge-graph; prints recall per language, precision of the 30 heaviest
+// nodes, junk nodes and the share of recurring concepts merged into one node, PASS/FAIL per target.
+// Stops the service and removes its temporary directory whatever happens.
+import fs from "node:fs";
+import path from "node:path";
+import { evalNotes, formatDetails, formatScore, loadEvalSet, meetsTargets, scoreGraph } from "../../tests/fixtures/graph-eval/score";
+import { benchWorkDir, startServerProcess, type ServerProcess } from "./server-process";
+import { registerAndLogin, type Session } from "./tasks-client";
+
+const POLL_MS = 100;
+const BUILD_TIMEOUT_MS = 300_000;
+
+const workDir = benchWorkDir("rhizome-bench-graph-quality-");
+let service: ServerProcess | undefined;
+
+async function api(session: Session, method: string, route: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${session.baseUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${session.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+async function main(): Promise<boolean> {
+  const environment = { ROLE: "all", DATA_DIR: path.join(workDir, "service"), DATABASE_URL: "", LIBSQL_URL: "", GRAPH_EXTRACTOR: "local" };
+  service = await startServerProcess("service", "service-server.ts", environment);
+  const session = await registerAndLogin(service.url, "bench_graph_quality");
+  const set = loadEvalSet();
+  const indexById = new Map<number, number>();
+  for (const [index, note] of evalNotes(set).entries()) {
+    const created = (await api(session, "POST", "/api/notes", { title: note.title, content: note.content, tags: note.tags })) as { id: number };
+    indexById.set(created.id, index);
+  }
+  const started = performance.now();
+  await api(session, "POST", "/api/knowledge-graph/build", { mode: "full" });
+  for (;;) {
+    const status = (await api(session, "GET", "/api/knowledge-graph/status")) as { status: string; error: string | null };
+    if (status.status === "completed") break;
+    if (status.status === "failed") throw new Error(`build failed: ${status.error}`);
+    if (performance.now() - started > BUILD_TIMEOUT_MS) throw new Error("build timed out");
+    await Bun.sleep(POLL_MS);
+  }
+  const buildMs = performance.now() - started;
+  const graph = (await api(session, "GET", "/api/knowledge-graph?limit=5000")) as {
+    nodes: { label: string; aliases?: string[]; weight: number; note_ids: number[] }[];
+    edges: unknown[];
+  };
+  const score = scoreGraph(
+    set,
+    graph.nodes.map((node) => ({
+      label: node.label,
+      aliases: node.aliases ?? [],
+      weight: node.weight,
+      noteIndexes: node.note_ids.map((id) => indexById.get(id)!).filter((index) => index !== undefined),
+    })),
+  );
+  console.log(`${set.notes.length} notes → ${graph.nodes.length} nodes, ${graph.edges.length} edges (build ${(buildMs / 1000).toFixed(1)} s)`);
+  console.log(formatScore(score));
+  if (process.env.BENCH_VERBOSE) console.log(formatDetails(score));
+  return meetsTargets(score);
+}
+
+let passed = false;
+try {
+  passed = await main();
+} finally {
+  await service?.stop();
+  fs.rmSync(workDir, { recursive: true, force: true });
+}
+process.exit(passed ? 0 : 1);
