@@ -1,0 +1,38 @@
+import type { QueryTerm } from "./parse-query";
+import { scopeTokens, tagToken } from "./search-document";
+
+const TEXT_COLUMNS = "{title tags body}";
+const NAMED_COLUMNS = "{title tags}";
+
+/** Tokens hold only letters and digits, but a doubled quote keeps any token a literal string. */
+function phrase(term: QueryTerm): string {
+  return `"${term.tokens.join(" ").replaceAll('"', '""')}"${term.prefix ? "*" : ""}`;
+}
+
+export interface SearchExpressions {
+  /** Notes matching the query in their title or tags (at least one term there). */
+  named: string | null;
+  /** Notes matching the query in their body only (every note when `named` is null). */
+  bodyOnly: string;
+}
+
+/**
+ * FTS5 expressions for the two ranking groups. The user (and tag) are tokens of the `scope`
+ * column inside MATCH, so the ranked query never joins or filters outside the index.
+ */
+export function searchExpressions(terms: QueryTerm[], scope: { userId: number; tag?: string }): SearchExpressions {
+  const scopeFilter = [scopeTokens(scope.userId)[0]!, ...(scope.tag === undefined ? [] : [tagToken(scope.tag)])]
+    .map((token) => `"${token}"`)
+    .join(" AND ");
+  const positive = terms.filter((term) => !term.negated).map(phrase);
+  const negative = terms.filter((term) => term.negated).map(phrase);
+  let matching = `{scope}: (${scopeFilter})`;
+  if (positive.length > 0) matching += ` AND ${TEXT_COLUMNS}: (${positive.join(" AND ")})`;
+  const excluded = negative.length > 0 ? `${TEXT_COLUMNS}: (${negative.join(" OR ")})` : null;
+  if (positive.length === 0) return { named: null, bodyOnly: excluded ? `(${matching}) NOT (${excluded})` : matching };
+  const inNames = `${NAMED_COLUMNS}: (${positive.join(" OR ")})`;
+  return {
+    named: excluded ? `(${matching} AND ${inNames}) NOT (${excluded})` : `${matching} AND ${inNames}`,
+    bodyOnly: `(${matching}) NOT (${excluded ? `${inNames} OR ${excluded}` : inNames})`,
+  };
+}
