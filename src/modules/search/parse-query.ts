@@ -36,7 +36,7 @@ export function parseQuery(q: string): QueryTerm[] {
     if (tokens.length > 0) terms.push({ tokens, prefix, negated });
   }
   if (terms.length === 0) {
-    throw new InvalidInputError(`The search "${q}" has no word to search for: give at least one word, "phrase" or prefix*`);
+    throw new InvalidInputError(`There is nothing to search for in q: give at least one word, "phrase" or prefix* (quotes, dashes, * and punctuation alone are not searched)`);
   }
   return terms;
 }

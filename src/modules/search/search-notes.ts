@@ -11,11 +11,10 @@ export interface SearchPage {
   terms: QueryTerm[];
 }
 
-// Ranked and counted inside FTS5 alone: a join or another ORDER BY column around MATCH would make
-// SQLite rank every match row by row.
+// Ranked and counted inside FTS5 alone (no join around MATCH); equal ranks go newest note first.
 const count = (expression: string) => sql`select count(*) as n from notes_fts where notes_fts match ${expression}`;
 const ranked = (expression: string, limit: number, offset: number) =>
-  sql`select rowid as id from notes_fts where notes_fts match ${expression} order by rank limit ${limit} offset ${offset}`;
+  sql`select rowid as id from notes_fts where notes_fts match ${expression} order by rank, rowid desc limit ${limit} offset ${offset}`;
 
 /**
  * One page of a user's notes matching `q` (parsed here; a query with nothing to search is an
