@@ -1,6 +1,6 @@
 -- Custom SQL migration file, put your code below! --
 -- Full-text index of notes. Its text is tokenised in TypeScript (src/modules/search: CJK characters
--- one token each, everything folded), so the app writes it in the note's own transaction; the
+-- one token each, stored as bigrams, everything folded), so the app writes it in the note's own transaction; the
 -- index stores no copy of the text (contentless) and deletes by rowid alone (contentless_delete).
 -- `scope` holds the owner and exact-tag tokens, so a search is one MATCH with no join.
 CREATE VIRTUAL TABLE `notes_fts` USING fts5(
@@ -11,6 +11,12 @@ CREATE VIRTUAL TABLE `notes_fts` USING fts5(
 --> statement-breakpoint
 -- Title and tags outweigh the body within a ranking group; the scope column never counts.
 INSERT INTO `notes_fts` (`notes_fts`, `rank`) VALUES ('rank', 'bm25(0.0, 4.0, 2.0, 1.0)');
+--> statement-breakpoint
+-- The plain text of each indexed note's body, which snippets are cut from without parsing Markdown again.
+CREATE TABLE `search_texts` (
+  `note_id` integer PRIMARY KEY NOT NULL,
+  `body` text NOT NULL
+);
 --> statement-breakpoint
 -- Notes whose index entry is missing or stale: every writer of notes (imports too) leaves one row
 -- here in its own transaction; the app indexes them and removes the row only if it was not replaced.
@@ -33,6 +39,7 @@ END;
 -- Deleting needs no tokenising, so every delete path (a user's cascade too) drops the entry here.
 CREATE TRIGGER `notes_search_after_delete` AFTER DELETE ON `notes` BEGIN
   DELETE FROM `notes_fts` WHERE `rowid` = OLD.`id`;
+  DELETE FROM `search_texts` WHERE `note_id` = OLD.`id`;
   DELETE FROM `search_backlog` WHERE `note_id` = OLD.`id`;
 END;
 --> statement-breakpoint

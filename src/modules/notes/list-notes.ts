@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { noteCounts, notes, noteTags, tagCounts } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { searchNotes } from "../search/search-notes";
-import { noteSnippet } from "../search/snippet";
+import { noteSnippets } from "../search/snippet";
 import { toNoteListItem } from "./note-record";
 import type { listNotesInput, NoteListItem } from "./schemas";
 import { pageOf, type Page } from "../pagination";
@@ -47,15 +47,17 @@ export async function listNotes({ ctx, input }: { ctx: { db: Database; userId: n
 
 async function searchNoteList({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof listNotesInput> & { q: string } }): Promise<Page<NoteListItem>> {
   const found = await searchNotes(ctx.db, { userId: ctx.userId, q: input.q, tag: input.tag, page: input.page, size: input.size });
-  const rows = found.noteIds.length === 0
-    ? []
-    : await ctx.db.select({ ...listColumns, content: notes.content }).from(notes)
-        .where(and(eq(notes.userId, ctx.userId), inArray(notes.id, found.noteIds)));
+  const [rows, snippets] = await Promise.all([
+    found.noteIds.length === 0
+      ? []
+      : ctx.db.select(listColumns).from(notes).where(and(eq(notes.userId, ctx.userId), inArray(notes.id, found.noteIds))),
+    noteSnippets(ctx.db, found.noteIds, found.terms),
+  ]);
   const byId = new Map(rows.map((row) => [row.id, row]));
   const items = found.noteIds.flatMap((id) => {
     const row = byId.get(id);
     if (!row) return [];
-    const { text, highlights } = noteSnippet(row.content, found.terms);
+    const { text, highlights } = snippets.get(id) ?? { text: row.excerpt, highlights: [] };
     return [{ ...toNoteListItem(row), snippet: text, highlights }];
   });
   return pageOf(items, found.total, input);

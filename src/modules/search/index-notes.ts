@@ -7,16 +7,19 @@ type Runner = { run: Database["run"] };
 
 const BACKLOG_BATCH = 200;
 
-function insertEntry(noteId: number, document: SearchDocument, when: SQL = sql`1`): SQL {
-  return sql`insert into notes_fts (rowid, scope, title, tags, body)
-    select ${noteId}, ${document.scope}, ${document.title}, ${document.tags}, ${document.body} where ${when}`;
+function insertEntry(noteId: number, document: SearchDocument, when: SQL = sql`1`): SQL[] {
+  return [
+    sql`insert into notes_fts (rowid, scope, title, tags, body)
+      select ${noteId}, ${document.scope}, ${document.title}, ${document.tags}, ${document.body} where ${when}`,
+    sql`insert or replace into search_texts (note_id, body) select ${noteId}, ${document.text} where ${when}`,
+  ];
 }
 
 /** Replaces a note's index entry; call it inside the transaction that wrote the note. */
 export async function indexNote(tx: Runner, note: { id: number; userId: number; title: string; content: string; tags: string[] }): Promise<void> {
   const document = searchDocument(note);
   await tx.run(sql`delete from notes_fts where rowid = ${note.id}`);
-  await tx.run(insertEntry(note.id, document));
+  for (const statement of insertEntry(note.id, document)) await tx.run(statement);
   await tx.run(sql`delete from search_backlog where note_id = ${note.id}`);
 }
 
@@ -39,7 +42,7 @@ export async function catchUpSearchIndex(db: Database, options: { userId?: numbe
       const unchanged = sql`exists (select 1 from search_backlog where seq = ${row.seq})`;
       if (row.userId !== null) {
         const document = searchDocument({ userId: row.userId, title: row.title!, content: row.content!, tags: JSON.parse(row.tags!) as string[] });
-        statements.push(sql`delete from notes_fts where rowid = ${row.noteId} and ${unchanged}`, insertEntry(row.noteId, document, unchanged));
+        statements.push(sql`delete from notes_fts where rowid = ${row.noteId} and ${unchanged}`, ...insertEntry(row.noteId, document, unchanged));
       }
       statements.push(sql`delete from search_backlog where seq = ${row.seq}`);
     }

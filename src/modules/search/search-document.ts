@@ -8,6 +8,8 @@ export interface SearchDocument {
   title: string;
   tags: string;
   body: string;
+  /** The body as plain text, kept for snippets. */
+  text: string;
 }
 
 /** Owner and exact tags as single tokens of the `scope` column, which user terms never reach. */
@@ -21,10 +23,12 @@ export function tagToken(tag: string): string {
 }
 
 export function searchDocument(note: { userId: number; title: string; content: string; tags: string[] }): SearchDocument {
+  const text = markdownPlainText(note.content);
   return {
     scope: scopeTokens(note.userId, note.tags).join(" "),
     title: indexedText(note.title),
     tags: note.tags.map(indexedText).join(" "),
-    body: indexedText(markdownPlainText(note.content)),
+    body: indexedText(text),
+    text,
   };
 }

@@ -1,12 +1,14 @@
 import type { QueryTerm } from "./parse-query";
 import { scopeTokens, tagToken } from "./search-document";
+import { queryTokens } from "./tokens";
 
 const TEXT_COLUMNS = "{title tags body}";
 const NAMED_COLUMNS = "{title tags}";
 
 /** Tokens hold only letters and digits, but a doubled quote keeps any token a literal string. */
 function phrase(term: QueryTerm): string {
-  return `"${term.tokens.join(" ").replaceAll('"', '""')}"${term.prefix ? "*" : ""}`;
+  const { tokens, prefix } = queryTokens(term.tokens, term.prefix);
+  return `"${tokens.join(" ").replaceAll('"', '""')}"${prefix ? "*" : ""}`;
 }
 
 export interface SearchExpressions {

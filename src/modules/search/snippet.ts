@@ -1,4 +1,5 @@
-import { markdownPlainText } from "../../text/markdown-text";
+import { sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
 import type { QueryTerm } from "./parse-query";
 import { tokenize, type Token } from "./tokens";
 
@@ -42,8 +43,7 @@ export function termOccurrences(tokens: Token[], terms: QueryTerm[]): Occurrence
  * At most 240 UTF-16 units of the note's plain text around the stretch where the most distinct
  * terms meet (the start of the text when only the title or tags matched), with the matches' offsets.
  */
-export function noteSnippet(markdown: string, terms: QueryTerm[]): Snippet {
-  const text = markdownPlainText(markdown);
+export function snippetOf(text: string, terms: QueryTerm[]): Snippet {
   const occurrences = termOccurrences(tokenize(text), terms);
   let start = 0;
   if (text.length > SNIPPET_LENGTH && occurrences.length > 0) {
@@ -76,4 +76,13 @@ export function noteSnippet(markdown: string, terms: QueryTerm[]): Snippet {
 
 function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** Snippets of the given notes, from the plain text the index keeps; a note not indexed has none. */
+export async function noteSnippets(db: Database, noteIds: number[], terms: QueryTerm[]): Promise<Map<number, Snippet>> {
+  if (noteIds.length === 0) return new Map();
+  const rows = await db.all<{ noteId: number; body: string }>(
+    sql`select note_id as noteId, body from search_texts where note_id in ${sql`(${sql.join(noteIds.map((id) => sql`${id}`), sql`, `)})`}`,
+  );
+  return new Map(rows.map((row) => [Number(row.noteId), snippetOf(row.body, terms)]));
 }
