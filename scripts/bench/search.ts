@@ -13,7 +13,8 @@ import { plainTextExcerpt } from "../../src/modules/notes/excerpt";
 import { searchDocument } from "../../src/modules/search/search-document";
 import { percentile } from "./load";
 import { benchScratch } from "./server-process";
-import { draftContent, draftTags } from "./seed-notes";
+import { chineseVocabulary, mixedContent } from "./search-content";
+import { draftTags } from "./seed-notes";
 import { registerAndLogin, type Session } from "./tasks-client";
 
 const NOTES = Number(process.env.BENCH_NOTES ?? 100_000);
@@ -24,11 +25,6 @@ const WRITES = 1000;
 const TARGET = { p50: 30, p99: 150 };
 // Every 10,007th note has this word in its title: about ten notes.
 const RARE = "quetzal";
-
-const HAN = (
-  "知识 图谱 构建 方法 系统 数据 缓存 学习 问题 设计 笔记 阅读 模型 网络 结构 过程 索引 搜索 链接 标签 " +
-  "的 是 了 我们 可以 一个 这个 因为 所以 如果 需要 时候 已经 非常 重要 理解 整理 记录 思考 工作"
-).split(" ");
 
 const scratch = benchScratch("rhizome-bench-search-");
 try {
@@ -73,8 +69,9 @@ async function main() {
 async function seed(dbFile: string, userId: number) {
   const started = performance.now();
   const random = seededRandom(7);
+  const vocabulary = chineseVocabulary(random);
   const pool = Array.from({ length: BODY_POOL }, (_, index) => {
-    const content = mixedContent(random, index);
+    const content = mixedContent(random, index, vocabulary);
     return { content, excerpt: plainTextExcerpt(content), body: searchDocument({ userId, title: "", content, tags: [] }).body };
   });
   const client = createClient({ url: `file:${dbFile}` });
@@ -127,14 +124,6 @@ async function seed(dbFile: string, userId: number) {
   }
 }
 
-/** A ~1–2 KB note: the English of the other benchmarks with Chinese paragraphs between its blocks. */
-function mixedContent(random: () => number, index: number): string {
-  const english = draftContent(random, index).split("\n\n");
-  const pick = () => HAN[Math.floor(random() * HAN.length)]!;
-  const chinese = () => `${Array.from({ length: 20 + Math.floor(random() * 30) }, pick).join("")}。`;
-  return english.flatMap((block, at) => (at % 2 === 1 ? [block, chinese()] : [block])).join("\n\n").slice(0, 2048);
-}
-
 async function latency(session: Session, query: string) {
   const url = `${session.baseUrl}/api/notes${query ? `?${query}` : ""}`;
   const headers = { authorization: `Bearer ${session.token}` };
@@ -158,7 +147,8 @@ async function writeCost(file: string) {
   try {
     await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('w', 'w', 'x', 0)");
     const random = seededRandom(11);
-    const inputs = Array.from({ length: WRITES }, (_, index) => ({ title: `Note ${index}`, content: mixedContent(random, index), tags: draftTags(random) }));
+    const vocabulary = chineseVocabulary(random);
+    const inputs = Array.from({ length: WRITES }, (_, index) => ({ title: `Note ${index}`, content: mixedContent(random, index, vocabulary), tags: draftTags(random) }));
     const ctx = { db: database.db, userId: 1 };
     let started = performance.now();
     for (const input of inputs) await database.db.insert(notes).values(newNoteRow(1, input));
