@@ -76,6 +76,17 @@ describe("matching", () => {
     expect(found).toEqual(expected === null ? [] : [ids[expected]!]);
   });
 
+  test("a query of exclusions only lists the notes without them", async () => {
+    const { ids } = await search(alice, "-redis -知识 -ラーメン -cafe");
+    expect(ids).toEqual([wide]);
+  });
+
+  test("a prefix highlights the whole word it matched", async () => {
+    const { body } = await search(alice, "learn*");
+    const [item] = body.items;
+    expect(item.highlights.map(([s, e]: [number, number]) => item.snippet.slice(s, e))).toEqual(["learning", "learning"]);
+  });
+
   test("every term must match", async () => {
     expect((await search(alice, "redis 图谱")).ids).toEqual([]);
   });
