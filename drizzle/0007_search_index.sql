@@ -2,11 +2,12 @@
 -- Full-text index of notes. Its text is tokenised in TypeScript (src/modules/search: CJK characters
 -- one token each, stored as bigrams, everything folded), so the app writes it in the note's own transaction; the
 -- index stores no copy of the text (contentless) and deletes by rowid alone (contentless_delete).
--- `scope` holds the owner and exact-tag tokens, so a search is one MATCH with no join.
+-- Every word starts with its owner's id in 8 hex digits (so the prefix indexes, 9 and 11, are of
+-- 1 and 3 characters); `scope` holds the owner and exact-tag tokens: a search is one MATCH, no join.
 CREATE VIRTUAL TABLE `notes_fts` USING fts5(
   `scope`, `title`, `tags`, `body`,
   content = '', contentless_delete = 1,
-  tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+  tokenize = 'unicode61 remove_diacritics 2', prefix = '9 11'
 );
 --> statement-breakpoint
 -- Title and tags outweigh the body within a ranking group; the scope column never counts.

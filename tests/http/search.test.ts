@@ -93,6 +93,12 @@ describe("matching", () => {
 
   test("search never sees another user's notes", async () => {
     expect((await search(bob, "redis")).body).toMatchObject({ items: [], total: 0, pages: 0 });
+    const bobs = await create(bob, { title: "Redis too", content: "redis 知识图谱", tags: ["shared"] });
+    await alice.put(`/api/notes/${cache}`, { tags: ["shared"] });
+    expect((await search(bob, "redis")).ids).toEqual([bobs]);
+    expect((await search(alice, "redis", "&tag=shared")).ids).toEqual([cache]);
+    expect((await search(bob, "-nothing")).ids).toEqual([bobs]);
+    expect((await search(bob, "知识图谱")).ids).toEqual([bobs]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { markdownPlainText } from "../../text/markdown-text";
-import { indexedText } from "./tokens";
+import { indexTokens, tokenize } from "./tokens";
 
 /** What the index holds for one note: the columns of `notes_fts`, in its order. */
 export interface SearchDocument {
@@ -12,23 +12,39 @@ export interface SearchDocument {
   text: string;
 }
 
-/** Owner and exact tags as single tokens of the `scope` column, which user terms never reach. */
-export function scopeTokens(userId: number, tags: string[] = []): string[] {
-  return [`u${userId}`, ...tags.map(tagToken)];
+/**
+ * Every indexed word carries its owner: 8 hex digits of the user id (fixed width, so no two
+ * users' words can be confused). A search then reads only its user's postings and BM25 counts
+ * its user's notes, with no scope list to intersect (that list costs as much as a common word).
+ */
+export function ownerPrefix(userId: number): string {
+  return userId.toString(16).padStart(8, "0");
 }
 
-/** A tag filter is exact (case and all), so the tag is hashed, not folded. */
-export function tagToken(tag: string): string {
-  return `t${createHash("sha256").update(tag).digest("hex").slice(0, 24)}`;
+/** The `scope` column: the owner (for queries of exclusions only) and each exact tag. */
+export function scopeTokens(userId: number, tags: string[] = []): string[] {
+  return [`u${ownerPrefix(userId)}`, ...tags.map((tag) => tagToken(userId, tag))];
+}
+
+/** A tag filter is exact (case and all), so the tag is hashed, not folded; per user, like words. */
+export function tagToken(userId: number, tag: string): string {
+  return `t${createHash("sha256").update(`${userId}\u0000${tag}`).digest("hex").slice(0, 24)}`;
+}
+
+function ownedText(userId: number, text: string): string {
+  const owner = ownerPrefix(userId);
+  return indexTokens(tokenize(text).map((token) => token.text))
+    .map((token) => owner + token)
+    .join(" ");
 }
 
 export function searchDocument(note: { userId: number; title: string; content: string; tags: string[] }): SearchDocument {
   const text = markdownPlainText(note.content);
   return {
     scope: scopeTokens(note.userId, note.tags).join(" "),
-    title: indexedText(note.title),
-    tags: note.tags.map(indexedText).join(" "),
-    body: indexedText(text),
+    title: ownedText(note.userId, note.title),
+    tags: note.tags.map((tag) => ownedText(note.userId, tag)).join(" "),
+    body: ownedText(note.userId, text),
     text,
   };
 }

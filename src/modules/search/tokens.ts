@@ -131,8 +131,3 @@ export function queryTokens(tokens: string[], prefix: boolean): { tokens: string
   }
   return { tokens: out, prefix: lastIsPrefix };
 }
-
-/** The text FTS5 indexes: tokens separated by spaces, which `unicode61` splits exactly there. */
-export function indexedText(text: string): string {
-  return indexTokens(tokenize(text).map((token) => token.text)).join(" ");
-}
