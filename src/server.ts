@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Config } from "./config";
 import { openNotesDatabase } from "./db/client";
+import { catchUpSearchIndex } from "./modules/search/index-notes";
 import { createHttpApp } from "./http/app";
 import { buildOpenApiDocument } from "./http/openapi-document";
 import { createJobCatalogue, graphQueueOn, importQueueOn } from "./jobs/catalogue";
@@ -45,6 +46,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
       throw new StartupError(`Cannot open the notes database (LIBSQL_URL ${redactUrl(config.libsqlUrl)}): ${describeCause(error)}`);
     });
     stops.push(() => notesDb.close());
+    // Notes written before the search index existed (or by imports) are indexed in the background;
+    // a search catches up on its user's own backlog first, so none is ever missed meanwhile.
+    const backfill = new AbortController();
+    const indexing = catchUpSearchIndex(notesDb.db, { signal: backfill.signal }).catch((error) => {
+      if (!backfill.signal.aborted) log.error("Indexing notes for search failed; searches index their user's notes as they run", error);
+    });
+    stops.push(async () => {
+      backfill.abort();
+      await indexing;
+    });
 
     let connectionString = config.databaseUrl;
     if (connectionString) await connectWithin(connectionString, QUEUE_CONNECT_TIMEOUT_MS);

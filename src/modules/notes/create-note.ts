@@ -1,14 +1,19 @@
 import type { z } from "zod";
 import { notes } from "../../db/schema";
 import type { Database } from "../../db/client";
+import { indexNote } from "../search/index-notes";
 import { plainTextExcerpt } from "./excerpt";
 import { toNoteRecord } from "./note-record";
 import type { createNoteInput, NoteRecord, NoteSource } from "./schemas";
 
-/** One INSERT: the tag index and counters follow from triggers in the same statement. */
+/** The tag index and counters follow from triggers; the search entry is written in the same transaction. */
 export async function createNote({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof createNoteInput> }): Promise<NoteRecord> {
-  const [row] = await ctx.db.insert(notes).values(newNoteRow(ctx.userId, input)).returning();
-  return toNoteRecord(row!);
+  const row = await ctx.db.transaction(async (tx) => {
+    const [inserted] = await tx.insert(notes).values(newNoteRow(ctx.userId, input)).returning();
+    await indexNote(tx, { ...inserted!, tags: input.tags });
+    return inserted!;
+  });
+  return toNoteRecord(row);
 }
 
 /** The row of a new note from already-validated fields; only imports give a `source`. */

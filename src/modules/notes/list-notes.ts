@@ -1,7 +1,9 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import type { z } from "zod";
 import { noteCounts, notes, noteTags, tagCounts } from "../../db/schema";
 import type { Database } from "../../db/client";
+import { searchNotes } from "../search/search-notes";
+import { noteSnippets } from "../search/snippet";
 import { toNoteListItem } from "./note-record";
 import type { listNotesInput, NoteListItem } from "./schemas";
 import { pageOf, type Page } from "../pagination";
@@ -21,9 +23,11 @@ const listColumns = {
 
 /**
  * Newest `updated_at` first, ties by id. Both paths walk one index range and read totals from
- * trigger-kept counters, so a page costs the same at 1,000 notes as at 100,000.
+ * trigger-kept counters, so a page costs the same at 1,000 notes as at 100,000. With `q`, the
+ * search index orders the page and each item gains a snippet.
  */
 export async function listNotes({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof listNotesInput> }): Promise<Page<NoteListItem>> {
+  if (input.q) return searchNoteList({ ctx, input: { ...input, q: input.q } });
   const offset = (input.page - 1) * input.size;
   const [rows, [count]] = input.tag === undefined
     ? await ctx.db.batch([
@@ -39,4 +43,22 @@ export async function listNotes({ ctx, input }: { ctx: { db: Database; userId: n
           .where(and(eq(tagCounts.userId, ctx.userId), eq(tagCounts.tag, input.tag))),
       ]);
   return pageOf(rows.map(toNoteListItem), count?.total ?? 0, input);
+}
+
+async function searchNoteList({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof listNotesInput> & { q: string } }): Promise<Page<NoteListItem>> {
+  const found = await searchNotes(ctx.db, { userId: ctx.userId, q: input.q, tag: input.tag, page: input.page, size: input.size });
+  const [rows, snippets] = await Promise.all([
+    found.noteIds.length === 0
+      ? []
+      : ctx.db.select(listColumns).from(notes).where(and(eq(notes.userId, ctx.userId), inArray(notes.id, found.noteIds))),
+    noteSnippets(ctx.db, found.noteIds, found.terms),
+  ]);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const items = found.noteIds.flatMap((id) => {
+    const row = byId.get(id);
+    if (!row) return [];
+    const { text, highlights } = snippets.get(id) ?? { text: row.excerpt, highlights: [] };
+    return [{ ...toNoteListItem(row), snippet: text, highlights }];
+  });
+  return pageOf(items, found.total, input);
 }

@@ -13,7 +13,7 @@ const tags = ["notes"];
 
 export const notesRouter = router({
   list: protectedProcedure
-    .meta({ openapi: { method: "GET", path: "/notes", tags, summary: "List notes, newest first, optionally by tag" } })
+    .meta({ openapi: { method: "GET", path: "/notes", tags, summary: "List notes, newest first, optionally by tag; or search them with `q`" } })
     .input(s.listNotesInput)
     .output(s.pageEnvelope(s.noteListItemSchema, "NotePage"))
     .query(({ ctx, input }) => listNotes({ ctx, input })),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_QUERY_LENGTH } from "../search/parse-query";
 import { MAX_TAG_UNITS, MAX_TAGS, MAX_TITLE_UNITS, normaliseLine } from "./note-text";
 
 export const MAX_CONTENT_BYTES = 1024 * 1024;
@@ -78,6 +79,14 @@ export const noteListItemSchema = z
     excerpt: z.string().describe("The first 200 characters of the content as plain text"),
     source: noteSourceSchema,
     ...timestamps,
+    snippet: z
+      .string()
+      .optional()
+      .describe("Only with `q`: at most 240 characters of the note's plain text around the best match (its start when only the title or tags match)"),
+    highlights: z
+      .array(z.tuple([z.number().int().min(0), z.number().int().min(0)]))
+      .optional()
+      .describe("Only with `q`: `[start, end)` UTF-16 offsets in `snippet` of each occurrence of a matched term"),
   })
   .meta({ id: "NoteListItem" });
 
@@ -101,8 +110,20 @@ export function pageEnvelope<T extends z.ZodType>(item: T, id: string) {
     .meta({ id });
 }
 
+export const searchQuerySchema = z
+  .string()
+  .refine((value) => value.length <= MAX_QUERY_LENGTH, `A search (q) is at most ${MAX_QUERY_LENGTH} characters`)
+  .trim()
+  .optional()
+  .meta({
+    maxLength: MAX_QUERY_LENGTH,
+    description:
+      'Full-text search (1..200 characters): every term must match; `"a phrase"`, `-excluded`, `prefix*`. Case, width and accents are ignored; Chinese and Japanese match any sequence of characters. Matches in the title or tags come first. A blank `q` is the plain list.',
+    example: "知识图谱 -draft",
+  });
+
 export const listNotesInput = z
-  .object({ ...pageQuery, tag: tagSchema.optional().describe("Only notes with exactly this tag") })
+  .object({ ...pageQuery, tag: tagSchema.optional().describe("Only notes with exactly this tag"), q: searchQuerySchema })
   .prefault({});
 export const createNoteInput = z.object({ title: titleSchema, content: contentSchema.default(""), tags: tagsSchema.default([]) });
 export const updateNoteInput = z.object({

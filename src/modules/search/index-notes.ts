@@ -1,0 +1,54 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { searchDocument, type SearchDocument } from "./search-document";
+
+/** A database or an open transaction: the index entry is written in the note's own transaction. */
+type Runner = { run: Database["run"] };
+
+const BACKLOG_BATCH = 200;
+
+function insertEntry(noteId: number, document: SearchDocument, when: SQL = sql`1`): SQL[] {
+  return [
+    sql`insert into notes_fts (rowid, scope, title, tags, body)
+      select ${noteId}, ${document.scope}, ${document.title}, ${document.tags}, ${document.body} where ${when}`,
+    sql`insert or replace into search_texts (note_id, body) select ${noteId}, ${document.text} where ${when}`,
+  ];
+}
+
+/** Replaces a note's index entry; call it inside the transaction that wrote the note. */
+export async function indexNote(tx: Runner, note: { id: number; userId: number; title: string; content: string; tags: string[] }): Promise<void> {
+  const document = searchDocument(note);
+  await tx.run(sql`delete from notes_fts where rowid = ${note.id}`);
+  for (const statement of insertEntry(note.id, document)) await tx.run(statement);
+  await tx.run(sql`delete from search_backlog where note_id = ${note.id}`);
+}
+
+/**
+ * Indexes the notes other writers (imports, the migration's backfill) left in the backlog, for one
+ * user or all. An entry is written only while its backlog row is the one read, so a note edited
+ * meanwhile is indexed again from its new text and never from the old.
+ */
+export async function catchUpSearchIndex(db: Database, options: { userId?: number; signal?: AbortSignal } = {}): Promise<number> {
+  let indexed = 0;
+  while (!options.signal?.aborted) {
+    const rows = await db.all<{ seq: number; noteId: number; userId: number | null; title: string | null; content: string | null; tags: string | null }>(sql`
+      select b.seq, b.note_id as noteId, n.user_id as userId, n.title, n.content, n.tags
+      from search_backlog b left join notes n on n.id = b.note_id
+      ${options.userId === undefined ? sql`` : sql`where b.user_id = ${options.userId}`}
+      order by b.seq limit ${BACKLOG_BATCH}`);
+    if (rows.length === 0) break;
+    const statements: SQL[] = [];
+    for (const row of rows) {
+      const unchanged = sql`exists (select 1 from search_backlog where seq = ${row.seq})`;
+      if (row.userId !== null) {
+        const document = searchDocument({ userId: row.userId, title: row.title!, content: row.content!, tags: JSON.parse(row.tags!) as string[] });
+        statements.push(sql`delete from notes_fts where rowid = ${row.noteId} and ${unchanged}`, ...insertEntry(row.noteId, document, unchanged));
+      }
+      statements.push(sql`delete from search_backlog where seq = ${row.seq}`);
+    }
+    const [first, ...rest] = statements.map((statement) => db.run(statement));
+    await db.batch([first!, ...rest]);
+    indexed += rows.length;
+  }
+  return indexed;
+}

@@ -1,0 +1,46 @@
+import type { QueryTerm } from "./parse-query";
+import { ownerPrefix, scopeTokens, tagToken } from "./search-document";
+import { queryTokens } from "./tokens";
+
+const TEXT_COLUMNS = "{title tags body}";
+const NAMED_COLUMNS = "{title tags}";
+
+/** Tokens hold only letters and digits, but a doubled quote keeps any token a literal string. */
+function phrase(term: QueryTerm, owner: string): string {
+  const { tokens, prefix } = queryTokens(term.tokens, term.prefix);
+  return `"${tokens.map((token) => owner + token).join(" ").replaceAll('"', '""')}"${prefix ? "*" : ""}`;
+}
+
+export interface SearchExpressions {
+  /** Notes matching the query in their title or tags (at least one term there). */
+  named: string | null;
+  /** Notes matching the query in their body only (every note when `named` is null). */
+  bodyOnly: string;
+}
+
+/**
+ * FTS5 expressions for the two ranking groups. The user is in every word (and the tag a token of
+ * the `scope` column) inside MATCH, so the ranked query never joins or filters outside the index.
+ */
+export function searchExpressions(terms: QueryTerm[], scope: { userId: number; tag?: string }): SearchExpressions {
+  const owner = ownerPrefix(scope.userId);
+  const positive = terms.filter((term) => !term.negated).map((term) => phrase(term, owner));
+  const negative = terms.filter((term) => term.negated).map((term) => phrase(term, owner));
+  // Words carry their owner; only a query of exclusions alone needs the owner's scope token.
+  const scopeFilter = [
+    ...(positive.length === 0 ? [scopeTokens(scope.userId)[0]!] : []),
+    ...(scope.tag === undefined ? [] : [tagToken(scope.userId, scope.tag)]),
+  ].map((token) => `"${token}"`);
+  const parts = [
+    ...(scopeFilter.length > 0 ? [`{scope}: (${scopeFilter.join(" AND ")})`] : []),
+    ...(positive.length > 0 ? [`${TEXT_COLUMNS}: (${positive.join(" AND ")})`] : []),
+  ];
+  const matching = parts.join(" AND ");
+  const excluded = negative.length > 0 ? `${TEXT_COLUMNS}: (${negative.join(" OR ")})` : null;
+  if (positive.length === 0) return { named: null, bodyOnly: excluded ? `(${matching}) NOT (${excluded})` : matching };
+  const inNames = `${NAMED_COLUMNS}: (${positive.join(" OR ")})`;
+  return {
+    named: excluded ? `(${matching} AND ${inNames}) NOT (${excluded})` : `${matching} AND ${inNames}`,
+    bodyOnly: `(${matching}) NOT (${excluded ? `${inNames} OR ${excluded}` : inNames})`,
+  };
+}
