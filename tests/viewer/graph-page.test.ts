@@ -228,6 +228,26 @@ describe("the graph viewer", () => {
     await note.waitFor({ state: "hidden" });
   });
 
+  test("Search notes finds notes by their words, marks the match, and opens a note in the page", async () => {
+    const { page } = await openViewer();
+    await logIn(page, alice);
+    await waitForGraph(page);
+    const search = page.getByRole("searchbox", { name: "Search notes" });
+    await search.fill("loss");
+    await search.press("Enter");
+    const found = page.getByRole("list", { name: "Notes found" });
+    const hit = found.getByRole("button", { name: /Course notes/ });
+    await hit.waitFor();
+    expect(await found.getByRole("listitem").count()).toBe(1);
+    expect((await hit.locator("mark").allTextContents()).map((text) => text.toLowerCase())).toContain("loss");
+    await hit.click();
+    await page.getByRole("article", { name: "Course notes" }).waitFor();
+    await search.fill("zeppelin");
+    await search.press("Enter");
+    await page.getByText("No note matches.").waitFor();
+    expect(await found.getByRole("listitem").count()).toBe(0);
+  });
+
   test("the legend isolates a community, the type filter and the node limit change what is drawn", async () => {
     const bob = await new Api(server.url).newUser("large");
     const db = await import("../../src/db/client").then(({ openNotesDatabase }) => openNotesDatabase({ url: `file:${server.dbFile}` }));

@@ -8,6 +8,7 @@ import { renderLegend, renderTypeOptions } from "./filters";
 import { GraphView, webglAvailable } from "./graph-view";
 import { around, cachedLayout, computeLayout, LayoutSuperseded, saveLayout, seededPositions, type LayoutKey, type Point } from "./layout";
 import { setUpLogin } from "./login";
+import { setUpNoteSearch } from "./note-search";
 import { setUpNoteView } from "./note-view";
 import { forgetToken, readToken } from "./session";
 import { describeStatus } from "./status-line";
@@ -42,6 +43,7 @@ const positions = new Map<number, Point>();
 
 const concepts = new ConceptList(byId<HTMLUListElement>("concepts"), byId<HTMLInputElement>("search"), (id) => void select(id, true));
 const notes = setUpNoteView();
+const noteSearch = setUpNoteSearch((id) => void notes.open(id));
 const login = setUpLogin(() => void enter());
 whenUnauthorized(() => leave("Your session has ended: log in again."));
 
@@ -99,6 +101,7 @@ function leave(message: string) {
   legend.replaceChildren();
   renderDetailsMessage(details, "");
   notes.close();
+  noteSearch.reset();
   showing.textContent = "";
   showMessage("");
   delete graphElement.dataset.drawn;

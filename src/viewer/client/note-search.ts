@@ -1,0 +1,90 @@
+// `Search notes`: full-text search (GET /api/notes?q=) from the page; a hit opens the note in the page.
+import { ApiError, get } from "./api";
+import { button, byId, make } from "./dom";
+
+interface SearchHit {
+  id: number;
+  title: string;
+  snippet?: string;
+  highlights?: [number, number][];
+}
+
+interface SearchPage {
+  items: SearchHit[];
+  total: number;
+}
+
+const TYPING_PAUSE_MS = 300;
+const PAGE_SIZE = 10;
+
+export function setUpNoteSearch(openNote: (id: number) => void): { reset(): void } {
+  const form = byId<HTMLFormElement>("note-search-form");
+  const input = byId<HTMLInputElement>("note-search");
+  const results = byId<HTMLUListElement>("note-results");
+  const summary = byId("note-results-summary");
+  let asked = 0;
+  let pause: ReturnType<typeof setTimeout> | undefined;
+
+  const reset = () => {
+    asked++;
+    clearTimeout(pause);
+    input.value = "";
+    results.replaceChildren();
+    summary.textContent = "";
+  };
+
+  async function search() {
+    clearTimeout(pause);
+    const q = input.value.trim();
+    const attempt = ++asked;
+    if (!q) {
+      results.replaceChildren();
+      summary.textContent = "";
+      return;
+    }
+    try {
+      const page = await get<SearchPage>(`/api/notes?${new URLSearchParams({ q, size: String(PAGE_SIZE) })}`);
+      if (attempt !== asked) return;
+      results.replaceChildren(...page.items.map((hit) => hitItem(hit, openNote)));
+      summary.textContent =
+        page.total === 0 ? "No note matches." : page.total > page.items.length ? `Showing ${page.items.length} of ${page.total} notes.` : "";
+    } catch (error) {
+      if (attempt !== asked) return;
+      results.replaceChildren();
+      // A 400 says what was wrong with the query (e.g. nothing searchable left in it).
+      summary.textContent = error instanceof ApiError ? error.message : "The server could not be reached.";
+    }
+  }
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void search();
+  });
+  input.addEventListener("input", () => {
+    clearTimeout(pause);
+    pause = setTimeout(() => void search(), TYPING_PAUSE_MS);
+  });
+  return { reset };
+}
+
+function hitItem(hit: SearchHit, openNote: (id: number) => void): HTMLLIElement {
+  const item = make("li");
+  const open = button("", () => openNote(hit.id));
+  open.append(make("strong", hit.title));
+  if (hit.snippet) open.append(snippetWithMarks(hit.snippet, hit.highlights ?? []));
+  item.append(open);
+  return item;
+}
+
+/** The snippet as text nodes, its matched terms in <mark>: the note's text is never parsed as HTML. */
+function snippetWithMarks(snippet: string, highlights: [number, number][]): HTMLElement {
+  const line = make("small");
+  let at = 0;
+  for (const [start, end] of [...highlights].sort((a, b) => a[0] - b[0])) {
+    if (start < at || end > snippet.length) continue;
+    line.append(snippet.slice(at, start), make("mark", snippet.slice(start, end)));
+    at = end;
+  }
+  line.append(snippet.slice(at));
+  return line;
+}
