@@ -1,17 +1,21 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import pLimit from "p-limit";
-import { graphBuilds, graphNodes, graphNoteExtractions, notes } from "../../db/schema";
+import { graphBuilds, graphNodeKeys, graphNodes, graphNoteExtractions } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { isConstraintViolation } from "../../db/errors";
 import { log } from "../../log";
 import { conceptKey } from "./concept-key";
-import { createBuildExtractor, type ExtractorSettings } from "./create-extractor";
-import { noteText, type ExtractionUsage, type NoteForExtraction } from "./extraction";
+import { applyGraphChanges } from "./apply-graph-changes";
+import { createCallBudget } from "./call-budget";
+import { createBuildExtractor, extractorIdentity, type ExtractorSettings } from "./create-extractor";
+import { BudgetExhaustedError, noteText, type ExtractionUsage } from "./extraction";
+import { boundedDiff, type GraphChanges } from "./graph-changes";
+import { refreshCommunities } from "./refresh-communities";
 import { AnthropicRequestError, ExtractionFailedError } from "./extractors/anthropic/errors";
 import { failBuild } from "./fail-build";
 import { materializeGraph } from "./materialize-graph";
-import { noteContentHash } from "./note-hash";
+import { notesToExtract } from "./notes-to-extract";
 import { toStoredExtraction } from "./stored-extraction";
 
 export interface GraphBuildRun {
@@ -46,28 +50,26 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
     db.update(graphBuilds).set({ ...fields, updatedAt: Date.now() }).where(and(eq(graphBuilds.id, build.id), eq(graphBuilds.status, "building")));
 
   try {
-    await update({ message: "Reading notes", progress: Math.max(build.progress, 1) });
-    const all = await loadNotes(db, build.userId);
-    const saved = new Map(
-      (
-        await db
-          .select({ noteId: graphNoteExtractions.noteId, hash: graphNoteExtractions.contentHash, buildId: graphNoteExtractions.buildId, status: graphNoteExtractions.status })
-          .from(graphNoteExtractions)
-          .where(eq(graphNoteExtractions.userId, build.userId))
-      ).map((row) => [row.noteId, row]),
-    );
-    const todo = all.filter(({ note, hash }) => {
-      const previous = saved.get(note.id);
-      if (!previous) return true;
-      // A full build re-extracts everything, except what this very build already did before an interruption.
-      if (build.mode === "full") return previous.buildId !== build.id;
-      return previous.hash !== hash || previous.status !== "ok";
+    const identity = extractorIdentity(run.settings);
+    await update({
+      message: "Reading notes",
+      progress: Math.max(build.progress, 1),
+      extractor: identity.extractor,
+      model: identity.model,
+      structuredOutput: identity.structuredOutput,
     });
+    const { all, todo } = await notesToExtract(db, build, identity);
     const total = build.mode === "full" ? all.length : Math.max(build.notesTotal, todo.length);
     let processed = Math.max(0, total - todo.length);
     await update({ notesTotal: total, notesProcessed: processed });
 
     const failedNotes: { note_id: number; error: string }[] = JSON.parse(build.failedNotes);
+    const budget = createCallBudget({
+      maxCalls: build.maxLlmCalls ?? run.settings.maxLlmCalls ?? null,
+      maxInputTokens: build.maxInputTokens,
+      used: { calls: build.llmCalls, inputTokens: build.inputTokens },
+    });
+    let waiting = 0;
     if (todo.length > 0) {
       const extractor = createBuildExtractor(run.settings, all.map(({ note }) => note));
       // One list for the whole build, the heaviest concepts first and this build's new names after
@@ -104,7 +106,7 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
         let error: string | null = null;
         let result = '{"concepts":[],"relations":[]}';
         try {
-          const extraction = await extractor.extract(note, { existingConcepts, signal: run.signal });
+          const extraction = await extractor.extract(note, { existingConcepts, signal: run.signal, budget });
           addUsage(pending, extraction.usage);
           for (const { name } of extraction.concepts) {
             const key = conceptKey(name);
@@ -115,6 +117,12 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
           result = JSON.stringify(toStoredExtraction(extraction, noteText(note)));
         } catch (caught) {
           if (run.signal.aborted) throw caught;
+          if (caught instanceof BudgetExhaustedError) {
+            // Not saved: the next incremental build extracts it.
+            addUsage(pending, caught.usage);
+            waiting++;
+            return;
+          }
           if (caught instanceof AnthropicRequestError && caught.stopsBuild) throw new BuildFailure(caught.message);
           if (!(caught instanceof ExtractionFailedError || caught instanceof AnthropicRequestError)) throw caught;
           addUsage(pending, caught.usage);
@@ -122,7 +130,18 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
           error = caught.message;
           failedNotes.push({ note_id: note.id, error });
         }
-        await saveExtraction(db, { noteId: note.id, userId: build.userId, contentHash: hash, buildId: build.id, status, error, result });
+        await saveExtraction(db, {
+          noteId: note.id,
+          userId: build.userId,
+          contentHash: hash,
+          buildId: build.id,
+          status,
+          error,
+          result,
+          extractor: identity.extractor,
+          model: identity.model ?? "",
+          promptVersion: identity.promptVersion,
+        });
         processed++;
         await report();
       };
@@ -132,6 +151,10 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
       await limit.map(todo, async (item) => {
         // After a failure that ends the build, the notes not started yet are not sent.
         if (stopped) return;
+        if (budget.exhausted()) {
+          waiting++;
+          return;
+        }
         try {
           await extractOne(item);
         } catch (error) {
@@ -143,15 +166,21 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
     }
 
     await update({ progress: EXTRACTION_SHARE, message: "Writing the graph" });
-    const graph = await materializeGraph(db, build.userId);
+    const changes = build.mode === "full" || (await needsWholeGraph(db, build.userId)) ? (await materializeGraph(db, build.userId)).changes : await applyGraphChanges(db, build.userId);
+    const graph = await graphSize(db, build.userId);
     const failures = failedNotes.length ? `; ${failedNotes.length} note(s) could not be extracted` : "";
+    const budgetNote = waiting > 0 ? `; the budget was reached: ${waiting} note(s) still wait for the next incremental build` : "";
     await update({
       status: "completed",
       progress: 100,
-      notesProcessed: total,
-      message: `Built ${graph.nodes} nodes and ${graph.edges} edges from ${all.length} notes${failures}`,
+      notesProcessed: total - waiting,
+      message: `Built ${graph.nodes} nodes and ${graph.edges} edges from ${all.length} notes${failures}${budgetNote}`,
       finishedAt: Date.now(),
+      budgetExhausted: waiting > 0,
+      ...changeColumns(changes),
     });
+    // Communities follow the swap; readers meanwhile see the previous ones (new nodes in community 0).
+    if (build.mode === "incremental" && changed(changes)) await refreshCommunities(db, build.userId);
   } catch (error) {
     if (error instanceof BuildFailure) {
       await failBuild(db, build.id, error.message);
@@ -168,16 +197,34 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
   }
 }
 
-async function loadNotes(db: Database, userId: number): Promise<{ note: NoteForExtraction; hash: string }[]> {
-  const rows = await db
-    .select({ id: notes.id, title: notes.title, content: notes.content, tags: notes.tags })
-    .from(notes)
-    .where(eq(notes.userId, userId))
-    .orderBy(notes.id);
-  return rows.map((row) => ({
-    note: { id: row.id, title: row.title, content: row.content, tags: JSON.parse(row.tags) as string[] },
-    hash: noteContentHash(row),
-  }));
+/** A graph written before the key index existed (or by hand) is rebuilt whole once. */
+async function needsWholeGraph(db: Database, userId: number): Promise<boolean> {
+  const [[node], [key]] = await db.batch([
+    db.select({ id: graphNodes.id }).from(graphNodes).where(eq(graphNodes.userId, userId)).limit(1),
+    db.select({ nodeId: graphNodeKeys.nodeId }).from(graphNodeKeys).where(eq(graphNodeKeys.userId, userId)).limit(1),
+  ]);
+  return node !== undefined && key === undefined;
+}
+
+async function graphSize(db: Database, userId: number): Promise<{ nodes: number; edges: number }> {
+  const [row] = await db.all<{ nodes: number; edges: number }>(sql`
+    select (select count(*) from graph_nodes where user_id = ${userId}) as nodes, (select count(*) from graph_edges where user_id = ${userId}) as edges`);
+  return { nodes: Number(row?.nodes ?? 0), edges: Number(row?.edges ?? 0) };
+}
+
+function changeColumns(changes: GraphChanges) {
+  return {
+    nodesAdded: changes.nodesAdded,
+    nodesRemoved: changes.nodesRemoved,
+    edgesAdded: changes.edgesAdded,
+    edgesRemoved: changes.edgesRemoved,
+    nodesMerged: changes.nodesMerged,
+    diff: JSON.stringify(boundedDiff(changes.diff)),
+  };
+}
+
+function changed(changes: GraphChanges): boolean {
+  return changes.nodesAdded + changes.nodesRemoved + changes.edgesAdded + changes.edgesRemoved + changes.nodesMerged > 0;
 }
 
 async function saveExtraction(db: Database, row: Omit<typeof graphNoteExtractions.$inferInsert, "extractedAt">): Promise<void> {

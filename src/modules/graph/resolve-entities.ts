@@ -1,8 +1,22 @@
 import { conceptKey, displayLabel } from "./concept-key";
 import type { StoredExtraction } from "./stored-extraction";
 
+/** A user's correction of one concept key (see concept-rules.ts). */
+export interface ConceptRule {
+  label: string | null;
+  type: string | null;
+  description: string | null;
+  hidden: boolean | null;
+  mergeInto: string | null;
+}
+export type ConceptRules = ReadonlyMap<string, ConceptRule>;
+
 export interface ResolvedNode {
+  /** The group's identity: its smallest key not merged away by a rule. */
   key: string;
+  /** Every concept key the node stands for. */
+  keys: string[];
+  hidden: boolean;
   label: string;
   type: string;
   description: string;
@@ -22,9 +36,15 @@ export interface ResolvedEdge {
 /**
  * Entity resolution across all of a user's note extractions: names that share a concept key
  * (NFKC, case-folded, trimmed), or are reported as aliases of each other, become one node.
- * Nodes and edges are indices into the returned `nodes`.
+ * Nodes and edges are indices into the returned `nodes`. The user's rules merge keys and override
+ * labels, types, descriptions and visibility. A relation counts only between concepts of its own
+ * note, and ties are broken by value, never by note order: the result for a group depends only on
+ * the notes that mention it, which lets an incremental build recompute just the groups it touches.
  */
-export function resolveEntities(extractions: { noteId: number; extraction: StoredExtraction }[]): {
+export function resolveEntities(
+  extractions: { noteId: number; extraction: StoredExtraction }[],
+  rules: ConceptRules = new Map(),
+): {
   nodes: ResolvedNode[];
   edges: ResolvedEdge[];
 } {
@@ -56,6 +76,14 @@ export function resolveEntities(extractions: { noteId: number; extraction: Store
         union(key, aliasKey);
       }
     }
+  }
+  for (const [key, rule] of rules) if (rule.mergeInto && parent.has(key) && parent.has(rule.mergeInto)) union(key, rule.mergeInto);
+  const members = new Map<string, string[]>();
+  for (const key of parent.keys()) {
+    const root = find(key);
+    const list = members.get(root);
+    if (list) list.push(key);
+    else members.set(root, [key]);
   }
 
   interface Group {
@@ -99,13 +127,24 @@ export function resolveEntities(extractions: { noteId: number; extraction: Store
   const index = new Map<string, number>();
   const nodes: ResolvedNode[] = [];
   for (const [root, entry] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const label = mostCommon(entry.labels);
+    const keys = members.get(root)!.sort();
+    const kept = keys.filter((key) => {
+      const into = rules.get(key)?.mergeInto;
+      return !into || !keys.includes(into);
+    });
+    const key = kept[0] ?? keys[0]!;
+    // The identity key's own rule first, then the other keys' in order.
+    const ruled = [key, ...keys].map((member) => rules.get(member)).filter((rule) => rule !== undefined);
+    const pick = <K extends keyof ConceptRule>(field: K) => ruled.find((rule) => rule[field] !== null)?.[field] ?? null;
+    const label = pick("label") ?? mostCommon(entry.labels);
     index.set(root, nodes.length);
     nodes.push({
-      key: root,
+      key,
+      keys,
+      hidden: pick("hidden") ?? false,
       label,
-      type: mostCommon(entry.types),
-      description: entry.descriptions.sort((a, b) => b.length - a.length)[0] ?? "",
+      type: pick("type") ?? mostCommon(entry.types),
+      description: pick("description") ?? longest(entry.descriptions),
       aliases: [...entry.labels.keys()].filter((name) => name !== label).sort(),
       mentions: entry.mentions,
       noteIds: [...entry.notes].sort((a, b) => a - b),
@@ -114,9 +153,11 @@ export function resolveEntities(extractions: { noteId: number; extraction: Store
 
   const edges = new Map<string, ResolvedEdge>();
   for (const { noteId, extraction } of extractions) {
+    const own = new Set<string>();
+    for (const concept of extraction.concepts) for (const name of [concept.name, ...concept.aliases]) own.add(conceptKey(name));
     for (const relation of extraction.relations) {
       const [sourceKey, targetKey] = [conceptKey(relation.source), conceptKey(relation.target)];
-      if (!sourceKey || !targetKey || !parent.has(sourceKey) || !parent.has(targetKey)) continue;
+      if (!sourceKey || !targetKey || !own.has(sourceKey) || !own.has(targetKey)) continue;
       const [source, target] = [index.get(find(sourceKey))!, index.get(find(targetKey))!];
       if (source === target) continue;
       const label = relation.label.trim().toLowerCase() || "related to";
@@ -134,11 +175,19 @@ export function resolveEntities(extractions: { noteId: number; extraction: Store
   return { nodes, edges: [...edges.values()] };
 }
 
+/** The most frequent value; a tie goes to the smallest, so note order never matters. */
 function mostCommon(counts: Map<string, number>): string {
   let best = "";
   let bestCount = -1;
   for (const [value, count] of counts) {
-    if (count > bestCount) [best, bestCount] = [value, count];
+    if (count > bestCount || (count === bestCount && value < best)) [best, bestCount] = [value, count];
   }
+  return best;
+}
+
+/** The longest description; a tie goes to the smallest. */
+function longest(values: string[]): string {
+  let best = "";
+  for (const value of values) if (value.length > best.length || (value.length === best.length && value < best)) best = value;
   return best;
 }
