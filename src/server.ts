@@ -64,7 +64,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       const secretBox = await createSecretBox({ secretKey: config.secretKey, dataDir: config.dataDir });
       const app = createHttpApp({
         router: appRouter,
-        services: { db: notesDb.db, secretBox, importQueue, graphQueue },
+        services: { db: notesDb.db, secretBox, importQueue, graphQueue, graphSettings: config.graph },
         document: buildOpenApiDocument(appRouter),
         checkHealth: async () => {
           await notesDb.client.execute("select 1");

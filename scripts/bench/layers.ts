@@ -75,6 +75,7 @@ async function main() {
     secretBox: { seal: async (text: string) => text, open: async (text: string) => text, keyedHash: async (text: string) => text },
     importQueue: { enqueueImport: async () => false, findImportJob: async () => null },
     graphQueue: { enqueueBuild: async () => false, findBuildJob: async () => null },
+    graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} },
   };
   const context = (request: Request, transport: TrpcContext["transport"]): TrpcContext => ({
     ...services,

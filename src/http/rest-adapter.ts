@@ -36,8 +36,8 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
   const handler = createOpenApiNodeHttpHandler({
     router,
     createContext: ({ req }: { req: object }) => contexts.get(req)!,
-    responseMeta: ({ paths, errors }: { paths?: string[]; errors: TRPCError[] }) =>
-      errors[0] ? { headers: errorHeaders(errors[0]) } : { status: successStatus.get(paths?.[0] ?? "") ?? 200 },
+    responseMeta: ({ ctx, paths, errors }: { ctx?: TrpcContext; paths?: string[]; errors: TRPCError[] }) =>
+      errors[0] ? { headers: errorHeaders(errors[0]) } : { status: ctx?.responseStatus ?? successStatus.get(paths?.[0] ?? "") ?? 200 },
     onError: ({ error, path }: { error: TRPCError; path?: string }) => logUnexpected(error, path),
   } as unknown as Parameters<typeof createOpenApiNodeHttpHandler>[0]);
 

@@ -1,6 +1,7 @@
 import type { Database } from "../db/client";
 import type { SecretBox } from "./auth/secret-box";
 import type { Session, SessionUser } from "./auth/sessions";
+import type { ExtractorSettings } from "./graph/create-extractor";
 import type { GraphQueue } from "./graph/graph-queue";
 import type { ImportQueue } from "./imports/import-queue";
 
@@ -10,6 +11,8 @@ export interface ServiceContext {
   secretBox: SecretBox;
   importQueue: ImportQueue;
   graphQueue: GraphQueue;
+  /** Which extractor builds graphs (for status, dry runs and a build's default budget). */
+  graphSettings: ExtractorSettings;
 }
 
 export interface RequestContext extends ServiceContext {

@@ -14,7 +14,7 @@ import { boundedDiff, type GraphChanges } from "./graph-changes";
 import { refreshCommunities } from "./refresh-communities";
 import { AnthropicRequestError, ExtractionFailedError } from "./extractors/anthropic/errors";
 import { failBuild } from "./fail-build";
-import { materializeGraph } from "./materialize-graph";
+import { materializeGraph, needsWholeGraph } from "./materialize-graph";
 import { notesToExtract } from "./notes-to-extract";
 import { toStoredExtraction } from "./stored-extraction";
 
@@ -195,15 +195,6 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
     await update({ message: `Retrying after a problem (attempt ${run.attempt} of ${run.maxAttempts})` });
     throw error;
   }
-}
-
-/** A graph written before the key index existed (or by hand) is rebuilt whole once. */
-async function needsWholeGraph(db: Database, userId: number): Promise<boolean> {
-  const [[node], [key]] = await db.batch([
-    db.select({ id: graphNodes.id }).from(graphNodes).where(eq(graphNodes.userId, userId)).limit(1),
-    db.select({ nodeId: graphNodeKeys.nodeId }).from(graphNodeKeys).where(eq(graphNodeKeys.userId, userId)).limit(1),
-  ]);
-  return node !== undefined && key === undefined;
 }
 
 async function graphSize(db: Database, userId: number): Promise<{ nodes: number; edges: number }> {

@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import { graphEdges, graphNodes, graphNoteExtractions } from "../../db/schema";
+import { graphEdges, graphNodeKeys, graphNodes, graphNoteExtractions } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { loadConceptRules } from "./concept-rules";
 import { compareGraphs, consumeRemovals, type GraphChanges } from "./graph-changes";
@@ -78,3 +78,13 @@ function planGraph(extractions: { noteId: number; extraction: StoredExtraction }
   );
   return { nodes, edges, metrics };
 }
+
+/** A graph written before the key index existed (or by hand) is rebuilt whole once. */
+export async function needsWholeGraph(db: Database, userId: number): Promise<boolean> {
+  const [[node], [key]] = await db.batch([
+    db.select({ id: graphNodes.id }).from(graphNodes).where(eq(graphNodes.userId, userId)).limit(1),
+    db.select({ nodeId: graphNodeKeys.nodeId }).from(graphNodeKeys).where(eq(graphNodeKeys.userId, userId)).limit(1),
+  ]);
+  return node !== undefined && key === undefined;
+}
+
