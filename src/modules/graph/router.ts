@@ -28,7 +28,7 @@ export const graphRouter = router({
     .output(s.buildResultSchema)
     .mutation(async ({ ctx, input }) => {
       const result = await startGraphBuild({ ctx, input });
-      if (input.dry_run) ctx.responseStatus = 200;
+      if (input.dry_run && ctx.response) ctx.response.status = 200;
       return result;
     }),
 
