@@ -5,7 +5,8 @@
 //      wall time and efficiency = (calls × 200 ms / GRAPH_LLM_CONCURRENCY) ÷ wall time (target ≥ 0.8);
 //   2. GET /api/knowledge-graph over HTTP on a graph of 5,000 nodes and 20,000 edges seeded straight
 //      into the service's database (target p50 ≤ 100 ms for the default call);
-//   3. the local extractor in-process over 10,000 notes (notes/s), once the service has stopped.
+//   3. the local extractor in-process over 10,000 notes (notes/s), once the service has stopped;
+//   4. an incremental build after editing 1 note at 1,000 and 10,000 notes (graph-incremental.ts).
 // Prints PASS/FAIL per target and a summary block for the README. Stops the service (SIGTERM, so its
 // Postgres shuts down) and removes its temporary directory whatever happens.
 import fs from "node:fs";
@@ -21,6 +22,7 @@ import { getGraphInput } from "../../src/modules/graph/read-schemas";
 import { defaultRespond, startFakeAnthropic, type FakeAnthropic } from "../../tests/support/fake-anthropic";
 import { seedGraph } from "../../tests/support/graph-seed";
 import { draftEdit, draftNotes, type DraftNote } from "./graph-notes";
+import { measureIncremental, reportIncremental } from "./graph-incremental";
 import { percentile } from "./load";
 import { benchWorkDir, cpuMilliseconds, startServerProcess, type ServerProcess } from "./server-process";
 import { registerAndLogin, type Session } from "./tasks-client";
@@ -193,7 +195,11 @@ async function main() {
   // 3. The local extractor, on an idle machine.
   const local = await measureLocalExtractor();
 
-  return summary({ full, incremental, reads, local, concurrency });
+  // 4. An incremental build's cost after editing one note, at 1,000 and 10,000 notes.
+  const edited1 = reportIncremental(await measureIncremental(progress));
+  console.log(edited1.text);
+
+  return summary({ full, incremental, reads, local, concurrency }) || (edited1.pass ? 0 : 1);
 }
 
 /** POST /api/notes from a few concurrent loops; returns the ids in draft order. */
