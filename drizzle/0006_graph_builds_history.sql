@@ -45,8 +45,11 @@ ALTER TABLE `graph_builds` ADD `edges_added` integer DEFAULT 0 NOT NULL;--> stat
 ALTER TABLE `graph_builds` ADD `edges_removed` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `graph_builds` ADD `nodes_merged` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `graph_builds` ADD `diff` text DEFAULT '{"added":[],"removed":[],"merged":[]}' NOT NULL;--> statement-breakpoint
+ALTER TABLE `graph_nodes` ADD `stats` text;--> statement-breakpoint
 ALTER TABLE `graph_nodes` ADD `hidden` integer DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE `graph_note_extractions` ADD `extractor` text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE `graph_note_extractions` ADD `model` text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE `graph_note_extractions` ADD `prompt_version` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
-ALTER TABLE `graph_note_extractions` ADD `applied_result` text;
+ALTER TABLE `graph_note_extractions` ADD `applied_result` text;--> statement-breakpoint
+ALTER TABLE `graph_note_extractions` ADD `applied` integer DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE INDEX `graph_note_extractions_pending_idx` ON `graph_note_extractions` (`user_id`) WHERE "graph_note_extractions"."applied" = 0;

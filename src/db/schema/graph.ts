@@ -30,8 +30,13 @@ export const graphNoteExtractions = sqliteTable(
     promptVersion: integer("prompt_version").notNull().default(0),
     /** The result the stored graph reflects (null: none yet); an incremental build takes it out before adding `result`. */
     appliedResult: text("applied_result"),
+    /** False from extraction until a build has applied `result` to the graph. */
+    applied: integer("applied", { mode: "boolean" }).notNull().default(false),
   },
-  (table) => [index("graph_note_extractions_user_idx").on(table.userId)],
+  (table) => [
+    index("graph_note_extractions_user_idx").on(table.userId),
+    index("graph_note_extractions_pending_idx").on(table.userId).where(sql`${table.applied} = 0`),
+  ],
 );
 
 /** One node per concept per user; `key` is the normalised name (NFKC, case-folded, trimmed). */
@@ -54,6 +59,12 @@ export const graphNodes = sqliteTable(
     noteIds: text("note_ids").notNull(),
     /** JSON array of the other names merged into this node. */
     aliases: text("aliases").notNull().default("[]"),
+    /**
+     * JSON `{l: {label: [weight, names]}, t: {type: weight}, d: {description: count}}` over the notes
+     * that mention it: what its label, aliases, type and description are chosen from, kept so that an
+     * incremental build can add and take off one note's share without reading the others.
+     */
+    stats: text("stats"),
     /** Hidden by the user's curation: left out of reads unless asked for. */
     hidden: integer("hidden", { mode: "boolean" }).notNull().default(false),
   },

@@ -1,5 +1,6 @@
 import { and, eq, or, sql } from "drizzle-orm";
-import { graphEdges, graphNodeKeys, graphNodes, graphNoteExtractions } from "../../db/schema";
+import { graphEdges, graphNodeKeys, graphNodes, graphNoteExtractions, graphNoteRemovals } from "../../db/schema";
+import { applyNoteDeltas } from "./apply-note-deltas";
 import type { Database } from "../../db/client";
 import { loadConceptRules, ruleNeighbours } from "./concept-rules";
 import { compareGraphs, consumeRemovals, noChanges, type GraphChanges } from "./graph-changes";
@@ -20,7 +21,9 @@ const inJson = (values: readonly (string | number)[]) => sql`(select value from 
  * mention one of its keys (see resolveEntities), and those notes are listed in its `note_ids`. So
  * the touched keys, widened to whole nodes and to keys tied by merge rules, give the notes to read
  * back; resolving just those notes reproduces every touched node as a full build would, and nodes
- * outside stay as they are.
+ * outside stay as they are. When the changes cannot alter which keys form a node (no aliases, merge
+ * rules or deletions involved), applyNoteDeltas adds and takes off the notes' shares instead, without
+ * reading the other notes of the nodes they touch.
  */
 export async function applyGraphChanges(db: Database, userId: number, extraKeys: string[] = []): Promise<GraphChanges> {
   return db.transaction((tx) => applyGraphChangesIn(tx, userId, extraKeys));
@@ -32,11 +35,18 @@ export async function applyGraphChangesIn(tx: GraphWriter, userId: number, extra
     .select({ noteId: graphNoteExtractions.noteId, status: graphNoteExtractions.status, result: graphNoteExtractions.result, applied: graphNoteExtractions.appliedResult })
     .from(graphNoteExtractions)
     .where(
-      and(
-        eq(graphNoteExtractions.userId, userId),
-        sql`${graphNoteExtractions.appliedResult} is not (case when ${graphNoteExtractions.status} = 'ok' then ${graphNoteExtractions.result} end)`,
-      ),
+      and(eq(graphNoteExtractions.userId, userId), eq(graphNoteExtractions.applied, false)),
     );
+  const [removal] = await tx.select({ id: graphNoteRemovals.id }).from(graphNoteRemovals).where(eq(graphNoteRemovals.userId, userId)).limit(1);
+  if (extraKeys.length === 0 && !removal) {
+    const notes = pending.map((row) => ({
+      noteId: row.noteId,
+      before: row.applied === null ? null : parseStoredExtraction(row.applied),
+      after: row.status === "ok" ? parseStoredExtraction(row.result) : null,
+    }));
+    const quick = notes.length ? await applyNoteDeltas(tx, userId, notes) : changes;
+    if (quick) return quick;
+  }
   const removals = await consumeRemovals(tx, userId, changes);
   const keys = new Set<string>([...extraKeys, ...removals.keys]);
   const fresh = new Map<number, StoredExtraction | null>();
@@ -151,7 +161,7 @@ export async function applyGraphChangesIn(tx: GraphWriter, userId: number, extra
   await refreshDegrees(tx, [...ids, ...neighbours]);
   if (pending.length) {
     await tx.run(sql`
-      update ${graphNoteExtractions} set applied_result = case when status = 'ok' then result end
+      update ${graphNoteExtractions} set applied_result = case when status = 'ok' then result end, applied = 1
       where note_id in ${inJson(pending.map((row) => row.noteId))}`);
   }
 

@@ -141,6 +141,7 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
           extractor: identity.extractor,
           model: identity.model ?? "",
           promptVersion: identity.promptVersion,
+          applied: false,
         });
         processed++;
         await report();

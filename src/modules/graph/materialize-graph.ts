@@ -52,7 +52,7 @@ export async function materializeGraph(db: Database, userId: number): Promise<{ 
       userId,
       edges.map((edge) => ({ sourceId: ids[edge.source]!, targetId: ids[edge.target]!, label: edge.label, noteIds: edge.noteIds })),
     );
-    await tx.run(sql`update ${graphNoteExtractions} set applied_result = case when status = 'ok' then result end where user_id = ${userId}`);
+    await tx.run(sql`update ${graphNoteExtractions} set applied_result = case when status = 'ok' then result end, applied = 1 where user_id = ${userId}`);
 
     const changes = compareGraphs(
       { nodes: previous, edges: new Set(previousEdges.map((edge) => edgeIdentity(keyOf.get(edge.sourceId)!, keyOf.get(edge.targetId)!, edge.label))) },

@@ -1,4 +1,5 @@
-import { conceptKey, displayLabel } from "./concept-key";
+import { conceptKey } from "./concept-key";
+import { countConcept, describeNode, emptyStats, type NodeStats } from "./node-stats";
 import type { StoredExtraction } from "./stored-extraction";
 
 /** A user's correction of one concept key (see concept-rules.ts). */
@@ -21,6 +22,7 @@ export interface ResolvedNode {
   type: string;
   description: string;
   aliases: string[];
+  stats: NodeStats;
   mentions: { noteId: number; start: number; end: number; passage: string }[];
   noteIds: number[];
 }
@@ -87,9 +89,7 @@ export function resolveEntities(
   }
 
   interface Group {
-    labels: Map<string, number>;
-    types: Map<string, number>;
-    descriptions: string[];
+    stats: NodeStats;
     mentions: ResolvedNode["mentions"];
     places: Set<string>;
     notes: Set<number>;
@@ -98,21 +98,16 @@ export function resolveEntities(
   const group = (key: string) => {
     const root = find(key);
     let entry = groups.get(root);
-    if (!entry) groups.set(root, (entry = { labels: new Map(), types: new Map(), descriptions: [], mentions: [], places: new Set(), notes: new Set() }));
+    if (!entry) groups.set(root, (entry = { stats: emptyStats(), mentions: [], places: new Set(), notes: new Set() }));
     return entry;
   };
-  const bump = (counts: Map<string, number>, value: string, by: number) => counts.set(value, (counts.get(value) ?? 0) + by);
 
   for (const { noteId, extraction } of extractions) {
     for (const concept of extraction.concepts) {
       const key = conceptKey(concept.name);
       if (!key) continue;
       const entry = group(key);
-      const weight = Math.max(1, concept.mentions.length);
-      bump(entry.labels, displayLabel(concept.name), weight);
-      for (const alias of concept.aliases) if (conceptKey(alias)) bump(entry.labels, displayLabel(alias), 0);
-      bump(entry.types, concept.type || "concept", weight);
-      if (concept.description) entry.descriptions.push(concept.description);
+      countConcept(entry.stats, concept, 1);
       for (const mention of concept.mentions) {
         // One mention per place (graph_mentions' key), so a node's weight is its count of mention rows.
         const at = `${noteId}:${mention.start}`;
@@ -133,19 +128,12 @@ export function resolveEntities(
       return !into || !keys.includes(into);
     });
     const key = kept[0] ?? keys[0]!;
-    // The identity key's own rule first, then the other keys' in order.
-    const ruled = [key, ...keys].map((member) => rules.get(member)).filter((rule) => rule !== undefined);
-    const pick = <K extends keyof ConceptRule>(field: K) => ruled.find((rule) => rule[field] !== null)?.[field] ?? null;
-    const label = pick("label") ?? mostCommon(entry.labels);
     index.set(root, nodes.length);
     nodes.push({
       key,
       keys,
-      hidden: pick("hidden") ?? false,
-      label,
-      type: pick("type") ?? mostCommon(entry.types),
-      description: pick("description") ?? longest(entry.descriptions),
-      aliases: [...entry.labels.keys()].filter((name) => name !== label).sort(),
+      ...describeNode(entry.stats, key, keys, rules),
+      stats: entry.stats,
       mentions: entry.mentions,
       noteIds: [...entry.notes].sort((a, b) => a - b),
     });
@@ -173,21 +161,4 @@ export function resolveEntities(
     edge.weight = edge.noteIds.length;
   }
   return { nodes, edges: [...edges.values()] };
-}
-
-/** The most frequent value; a tie goes to the smallest, so note order never matters. */
-function mostCommon(counts: Map<string, number>): string {
-  let best = "";
-  let bestCount = -1;
-  for (const [value, count] of counts) {
-    if (count > bestCount || (count === bestCount && value < best)) [best, bestCount] = [value, count];
-  }
-  return best;
-}
-
-/** The longest description; a tie goes to the smallest. */
-function longest(values: string[]): string {
-  let best = "";
-  for (const value of values) if (value.length > best.length || (value.length === best.length && value < best)) best = value;
-  return best;
 }

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { graphEdges, graphMentions, graphNodeKeys, graphNodes } from "../../db/schema";
 import type { GraphWriter } from "./remove-note-from-graph";
+import { serializeStats } from "./node-stats";
 import type { ResolvedNode } from "./resolve-entities";
 
 const CHUNK = 400;
@@ -34,6 +35,7 @@ export async function insertNodes(tx: GraphWriter, userId: number, nodes: NodeTo
           community: node.community,
           noteIds: JSON.stringify(node.noteIds),
           aliases: JSON.stringify(node.aliases),
+          stats: serializeStats(node.stats),
           hidden: node.hidden,
         })),
       )

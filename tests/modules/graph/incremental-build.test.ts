@@ -72,7 +72,7 @@ async function saveExtraction(userId: number, noteId: number, extraction: Stored
   const result = failed ? '{"concepts":[],"relations":[]}' : JSON.stringify(extraction);
   await database.db.run(sql`insert into graph_note_extractions (note_id, user_id, content_hash, build_id, status, result, extracted_at)
     values (${noteId}, ${userId}, 'h', 1, ${failed ? "failed" : "ok"}, ${result}, 0)
-    on conflict (note_id) do update set status = excluded.status, result = excluded.result`);
+    on conflict (note_id) do update set status = excluded.status, result = excluded.result, applied = 0`);
 }
 
 describe("an incremental build", () => {
