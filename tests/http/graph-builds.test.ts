@@ -161,6 +161,9 @@ describe("build history", () => {
     await user.put(`/api/notes/${ids[0]}`, { ...note(0, " Then [[Harbour]]."), title: "Trip 0" });
     await user.post("/api/notes", note(7));
     expect((await user.delete(`/api/notes/${ids[2]}`)).status).toBe(204);
+    // A curation in between recomputes what the deletion touched but leaves its report to the build.
+    const guide = label((await user.get("/api/knowledge-graph")).body, "Guide 1");
+    expect((await patch(user, `/api/knowledge-graph/nodes/${guide.id}`, { description: "Knows the way." })).status).toBe(200);
     expect((await user.post("/api/knowledge-graph/build", { dry_run: true })).body).toMatchObject({ notes_to_extract: 2, notes_to_remove: 1 });
     const second = await build(user);
     expect(second.calls).toBe(2);

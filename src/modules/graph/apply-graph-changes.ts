@@ -25,10 +25,11 @@ const inJson = (values: readonly (string | number)[]) => sql`(select value from 
  * rules or deletions involved), applyNoteDeltas adds and takes off the notes' shares instead, without
  * reading the other notes of the nodes they touch.
  */
-export async function applyGraphChanges(db: Database, userId: number, extraKeys: string[] = []): Promise<GraphChanges> {
-  return db.transaction((tx) => applyGraphChangesIn(tx, userId, extraKeys));
+export async function applyGraphChanges(db: Database, userId: number): Promise<GraphChanges> {
+  return db.transaction((tx) => applyGraphChangesIn(tx, userId));
 }
 
+/** `extraKeys` come from a curation, which leaves the note deletions for the next build to report. */
 export async function applyGraphChangesIn(tx: GraphWriter, userId: number, extraKeys: string[] = []): Promise<GraphChanges> {
   const changes = noChanges();
   const pending = await tx
@@ -47,7 +48,7 @@ export async function applyGraphChangesIn(tx: GraphWriter, userId: number, extra
     const quick = notes.length ? await applyNoteDeltas(tx, userId, notes) : changes;
     if (quick) return quick;
   }
-  const removals = await consumeRemovals(tx, userId, changes);
+  const removals = await consumeRemovals(tx, userId, changes, extraKeys.length === 0);
   const keys = new Set<string>([...extraKeys, ...removals.keys]);
   const fresh = new Map<number, StoredExtraction | null>();
   for (const row of pending) {

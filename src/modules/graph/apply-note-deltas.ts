@@ -21,7 +21,22 @@ interface Group {
   key: string;
   keys: string[];
   stats: NodeStats;
-  noteIds: Set<number>;
+  /** Ascending, edited in place: a concept in 10,000 notes is not re-sorted for one note. */
+  noteIds: number[];
+}
+
+/** Inserts or removes `id` in an ascending list. */
+function edit(list: number[], id: number, present: boolean): void {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (list[middle]! < id) low = middle + 1;
+    else high = middle;
+  }
+  const found = list[low] === id;
+  if (present && !found) list.splice(low, 0, id);
+  else if (!present && found) list.splice(low, 1);
 }
 
 /**
@@ -71,14 +86,14 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
     }
   }
   const existing = new Map<number, Group>(
-    rows.map((row) => [row.id, { id: row.id, key: row.key, keys: members.get(row.id) ?? [row.key], stats: parseStats(row.stats!), noteIds: new Set(JSON.parse(row.noteIds) as number[]) }]),
+    rows.map((row) => [row.id, { id: row.id, key: row.key, keys: members.get(row.id) ?? [row.key], stats: parseStats(row.stats!), noteIds: JSON.parse(row.noteIds) as number[] }]),
   );
   const fresh = new Map<string, Group>();
   const groupOf = (key: string): Group => {
     const owner = ownerOf.get(key);
     if (owner !== undefined) return existing.get(owner)!;
     let group = fresh.get(key);
-    if (!group) fresh.set(key, (group = { id: undefined, key, keys: [key], stats: emptyStats(), noteIds: new Set() }));
+    if (!group) fresh.set(key, (group = { id: undefined, key, keys: [key], stats: emptyStats(), noteIds: [] }));
     return group;
   };
 
@@ -92,8 +107,7 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
       if (!key) continue;
       const group = groupOf(key);
       countConcept(group.stats, concept, sign);
-      if (sign === 1) group.noteIds.add(noteId);
-      else group.noteIds.delete(noteId);
+      edit(group.noteIds, noteId, sign === 1);
       own.add(key);
       for (const alias of concept.aliases) own.add(conceptKey(alias));
     }
@@ -114,7 +128,7 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
 
   const changes = noChanges();
   // New concepts become nodes (with their keys); their mentions come with everyone's below.
-  const born = [...fresh.values()].filter((group) => group.noteIds.size > 0);
+  const born = [...fresh.values()].filter((group) => group.noteIds.length > 0);
   const bornIds = await insertNodes(
     tx,
     userId,
@@ -124,7 +138,7 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
       keys: group.keys,
       stats: group.stats,
       mentions: [],
-      noteIds: [...group.noteIds].sort((a, b) => a - b),
+      noteIds: group.noteIds,
       id: undefined,
       degree: 0,
       community: 0,
@@ -137,6 +151,15 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
   });
 
   const noteIds = pending.map((note) => note.noteId);
+  // A node's weight is its count of mention rows: counted through the notes' index, before and after.
+  const mentionCounts = () =>
+    tx
+      .select({ nodeId: graphMentions.nodeId, total: sql<number>`count(*)` })
+      .from(graphMentions)
+      .where(sql`${graphMentions.noteId} in ${inJson(noteIds)}`)
+      .groupBy(graphMentions.nodeId);
+  const weightChange = new Map<number, number>();
+  for (const row of await mentionCounts()) weightChange.set(row.nodeId, -Number(row.total));
   await tx.delete(graphMentions).where(sql`${graphMentions.noteId} in ${inJson(noteIds)}`);
   const mentionRows: [number, number, number, number, string][] = [];
   for (const { noteId, after } of pending) {
@@ -153,6 +176,8 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
       insert or ignore into ${graphMentions} (node_id, note_id, start, end, passage)
       select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(${JSON.stringify(mentionRows)})`);
   }
+
+  for (const row of await mentionCounts()) weightChange.set(row.nodeId, (weightChange.get(row.nodeId) ?? 0) + Number(row.total));
 
   // Edges: each share nets out to notes added and taken off.
   const degreeIds = new Set<number>();
@@ -189,7 +214,7 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
   // Existing nodes: recomputed from their stats, or gone with their last note.
   const gone: number[] = [];
   for (const group of existing.values()) {
-    if (group.noteIds.size === 0) {
+    if (group.noteIds.length === 0) {
       gone.push(group.id!);
       changes.nodesRemoved++;
       changes.diff.removed.push({ label: describeNode(group.stats, group.key, group.keys, rules).label });
@@ -199,12 +224,13 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
     await tx
       .update(graphNodes)
       .set({
+        weight: sql`${graphNodes.weight} + ${weightChange.get(group.id!) ?? 0}`,
         label: shown.label,
         type: shown.type,
         description: shown.description,
         aliases: JSON.stringify(shown.aliases),
         hidden: shown.hidden,
-        noteIds: JSON.stringify([...group.noteIds].sort((a, b) => a - b)),
+        noteIds: JSON.stringify(group.noteIds),
         stats: serializeStats(group.stats),
       })
       .where(eq(graphNodes.id, group.id!));
@@ -213,11 +239,10 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
     // Their edges were stated only by their notes, so they went above; the cascade takes the keys.
     await tx.delete(graphNodes).where(sql`${graphNodes.id} in ${inJson(gone)}`);
   }
-  const live = [...existing.values(), ...born].filter((group) => group.noteIds.size > 0).map((group) => group.id!);
-  if (live.length) {
-    await tx.run(sql`
-      update ${graphNodes} set weight = (select count(*) from ${graphMentions} where ${graphMentions.nodeId} = ${graphNodes.id})
-      where ${graphNodes.id} in ${inJson(live)}`);
+  // New nodes were written with no mentions: their weight is what was just inserted.
+  for (const group of born) {
+    const weight = weightChange.get(group.id!) ?? 0;
+    if (weight) await tx.update(graphNodes).set({ weight }).where(eq(graphNodes.id, group.id!));
   }
   const goneSet = new Set(gone);
   await refreshDegrees(tx, [...degreeIds].filter((id) => !goneSet.has(id)));

@@ -70,9 +70,10 @@ export function compareGraphs(
 
 /**
  * Takes in the note deletions since the last build (the deletion already changed the graph; the
- * build reports it) and forgets them. Returns the concept keys the deleted notes touched.
+ * build reports it) and, for a build (`forget`), forgets them. Returns the concept keys the deleted
+ * notes touched.
  */
-export async function consumeRemovals(tx: GraphWriter, userId: number, changes: GraphChanges): Promise<{ keys: string[]; notes: number }> {
+export async function consumeRemovals(tx: GraphWriter, userId: number, changes: GraphChanges, forget = true): Promise<{ keys: string[]; notes: number }> {
   const rows = await tx.select().from(graphNoteRemovals).where(eq(graphNoteRemovals.userId, userId));
   const keys: string[] = [];
   for (const row of rows) {
@@ -82,7 +83,7 @@ export async function consumeRemovals(tx: GraphWriter, userId: number, changes: 
     changes.edgesRemoved += row.edgesRemoved;
     changes.diff.removed.push(...labels.map((label) => ({ label })));
   }
-  if (rows.length > 0) await tx.delete(graphNoteRemovals).where(inArray(graphNoteRemovals.id, rows.map((row) => row.id)));
+  if (forget && rows.length > 0) await tx.delete(graphNoteRemovals).where(inArray(graphNoteRemovals.id, rows.map((row) => row.id)));
   return { keys, notes: rows.length };
 }
 

@@ -118,6 +118,10 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
     return message;
   }
 
+  // The request without its message (model, system prompt, tool schema) is the same for every call.
+  let fixed: number | undefined;
+  const fixedTokens = () => (fixed ??= estimateInputTokens(requestParams(options.model, [{ role: "user", content: "" }])));
+
   /** What `extract` would send for the note on the first try: the real prompts, no call. */
   function estimate(note: NoteForExtraction, existingConcepts: string[]): ExtractionUsage {
     const usage: ExtractionUsage = { llm_calls: 0, input_tokens: 0, output_tokens: 0 };
@@ -134,7 +138,7 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
         existingConcepts: chooseExistingConcepts(existingConcepts, chunk.text),
       });
       usage.llm_calls += 1;
-      usage.input_tokens += estimateInputTokens(requestParams(options.model, [{ role: "user", content: userMessage }]));
+      usage.input_tokens += fixedTokens() + estimateTextTokens(JSON.stringify(userMessage));
       // An answer restates the chunk's concepts with short quotes: about half its size, plus the JSON around it.
       usage.output_tokens += Math.min(MAX_OUTPUT_TOKENS, 150 + Math.ceil(estimateTextTokens(chunk.text) / 2));
     }
