@@ -193,10 +193,9 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
   const inserts: { sourceId: number; targetId: number; label: string; noteIds: number[] }[] = [];
   for (const entry of wanted) {
     const row = current.get(`${entry.source.id}|${entry.target.id}|${entry.label}`);
-    const notes = new Set<number>(row ? (JSON.parse(row.note_ids) as number[]) : []);
-    for (const id of entry.removed) if (!entry.added.has(id)) notes.delete(id);
-    for (const id of entry.added) notes.add(id);
-    const sorted = [...notes].sort((a, b) => a - b);
+    const sorted: number[] = row ? JSON.parse(row.note_ids) : [];
+    for (const id of entry.removed) if (!entry.added.has(id)) edit(sorted, id, false);
+    for (const id of entry.added) edit(sorted, id, true);
     if (row && sorted.length === 0) {
       await tx.delete(graphEdges).where(eq(graphEdges.id, row.id));
       changes.edgesRemoved++;
