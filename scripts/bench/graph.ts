@@ -289,7 +289,7 @@ function reportBuild(run: BuildRun, concurrency: number, expectedCalls: number) 
     `where it goes   POST → first LLM request ${ms(run.firstRequestAt - run.postAt)} (queue pick-up, reading notes and saved extractions); ` +
       `first request → last answer ${seconds(extractionMs)} (${format((run.fakeCalls * LATENCY_MS) / concurrency / extractionMs, 3)} of ideal; ` +
       `${format(run.meanInFlight, 2)} calls in flight on average at each answer; ≈${ms(perCallOverhead)} between an answer and the lane's next request); ` +
-      `last answer → finished_at ${ms(run.finishedAt - run.lastAnswerAt)} (saving the last extraction, recomputing and writing the whole graph` +
+      `last answer → finished_at ${ms(run.finishedAt - run.lastAnswerAt)} (saving the last extraction, writing the graph: the whole of it for a full build, the changed notes' share for an incremental one` +
       (writingSeen ? `; "Writing the graph" first seen ${ms(writingSeen - run.postAt)} after the POST` : "") +
       `)`,
     `CPU             service process ${format(run.serviceCpuMs / 1000, 2)} s (${format(run.serviceCpuMs / Math.max(1, run.fakeCalls), 1)} ms per call); ` +
@@ -460,7 +460,7 @@ function summary(figures: { full: BuildRun; incremental: BuildRun; reads: ReadRe
     `Full build efficiency (${NOTES} notes): ${format(full.efficiency, 3)} (target ≥ ${TARGET.efficiency}) ${verdict(full.efficiency >= TARGET.efficiency)}`,
     `Incremental build efficiency (${EDITS} notes, no target): ${format(incremental.efficiency, 3)} — ${incremental.fakeCalls} calls over ${concurrency} lanes ` +
       `are ${ms((incremental.fakeCalls * LATENCY_MS) / concurrency)} of ideal work in ${seconds(incremental.wallMs)}; the fixed per-build cost ` +
-      `(pick-up and reading ${ms(incremental.firstRequestAt - incremental.postAt)}, recomputing and rewriting the whole graph from all ${NOTES} notes' extractions ${ms(
+      `(pick-up and reading ${ms(incremental.firstRequestAt - incremental.postAt)}, writing the graph (the whole of it for a full build, the changed notes' share for an incremental one) from ${NOTES} notes' extractions ${ms(
         incremental.finishedAt - incremental.lastAnswerAt,
       )}) dominates`,
     `LLM calls agree (fake's counter = status.usage.llm_calls; full ${full.fakeCalls}/${full.status.usage.llm_calls}, ` +

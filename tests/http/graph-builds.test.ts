@@ -97,6 +97,13 @@ describe("dry runs and budgets", () => {
     expect(second.status).toMatchObject({ status: "completed", budget_exhausted: false });
     const labels = (await user.get("/api/knowledge-graph")).body.nodes.map((node: any) => node.label);
     for (let i = 0; i < 10; i++) expect(labels).toContain(`Place ${i}`);
+
+    // A full build cut short keeps the notes it did not reach in the graph, and the next incremental build redoes them.
+    const full = await build(user, { mode: "full", max_llm_calls: 4 });
+    expect(full.calls).toBe(4);
+    expect(full.status).toMatchObject({ budget_exhausted: true });
+    expect((await user.get("/api/knowledge-graph")).body.nodes.map((node: any) => node.label)).toEqual(expect.arrayContaining(labels));
+    expect((await build(user)).calls).toBe(6);
   });
 
   test("an input-token cap stops the build before the call that would pass it", async () => {

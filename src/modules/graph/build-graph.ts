@@ -36,8 +36,10 @@ class BuildFailure extends Error {}
 /**
  * The graph build job of one user. Each note's extraction is saved as soon as it is done, keyed by
  * a hash of the note, so a build interrupted with its worker resumes where it stopped when the job
- * runs again, and an incremental build re-extracts only new or changed notes. The graph itself is
- * recomputed from all saved extractions and swapped in at the end.
+ * runs again, and an incremental build re-extracts only new, changed or outdated notes. At the end
+ * an incremental build applies the difference of those notes to the stored graph (applyGraphChanges);
+ * a full one recomputes it from all saved extractions (materializeGraph); either swaps it in with
+ * one transaction. A budget stops new calls; the notes left wait for the next incremental build.
  */
 export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: number; userId: number }): Promise<void> {
   const { db } = run;
@@ -69,7 +71,7 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
       maxInputTokens: build.maxInputTokens,
       used: { calls: build.llmCalls, inputTokens: build.inputTokens },
     });
-    let waiting = 0;
+    const waiting: number[] = [];
     if (todo.length > 0) {
       const extractor = createBuildExtractor(run.settings, all.map(({ note }) => note));
       // One list for the whole build, the heaviest concepts first and this build's new names after
@@ -120,7 +122,7 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
           if (caught instanceof BudgetExhaustedError) {
             // Not saved: the next incremental build extracts it.
             addUsage(pending, caught.usage);
-            waiting++;
+            waiting.push(note.id);
             return;
           }
           if (caught instanceof AnthropicRequestError && caught.stopsBuild) throw new BuildFailure(caught.message);
@@ -153,7 +155,7 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
         // After a failure that ends the build, the notes not started yet are not sent.
         if (stopped) return;
         if (budget.exhausted()) {
-          waiting++;
+          waiting.push(item.note.id);
           return;
         }
         try {
@@ -166,22 +168,28 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
       await report(true);
     }
 
+    if (build.mode === "full" && waiting.length > 0) {
+      // Their previous extraction stays in the graph; a hash that matches no note makes the next incremental build redo them.
+      await db.update(graphNoteExtractions).set({ contentHash: "" }).where(sql`${graphNoteExtractions.noteId} in (select value from json_each(${JSON.stringify(waiting)}))`);
+    }
     await update({ progress: EXTRACTION_SHARE, message: "Writing the graph" });
     const changes = build.mode === "full" || (await needsWholeGraph(db, build.userId)) ? (await materializeGraph(db, build.userId)).changes : await applyGraphChanges(db, build.userId);
     const graph = await graphSize(db, build.userId);
     const failures = failedNotes.length ? `; ${failedNotes.length} note(s) could not be extracted` : "";
-    const budgetNote = waiting > 0 ? `; the budget was reached: ${waiting} note(s) still wait for the next incremental build` : "";
+    const budgetNote = waiting.length > 0 ? `; the budget was reached: ${waiting.length} note(s) still wait for the next incremental build` : "";
     await update({
       status: "completed",
       progress: 100,
-      notesProcessed: total - waiting,
+      notesProcessed: total - waiting.length,
       message: `Built ${graph.nodes} nodes and ${graph.edges} edges from ${all.length} notes${failures}${budgetNote}`,
       finishedAt: Date.now(),
-      budgetExhausted: waiting > 0,
+      budgetExhausted: waiting.length > 0,
       ...changeColumns(changes),
     });
     // Communities follow the swap; readers meanwhile see the previous ones (new nodes in community 0).
-    if (build.mode === "incremental" && changed(changes)) await refreshCommunities(db, build.userId);
+    if (build.mode === "incremental" && changed(changes)) {
+      await refreshCommunities(db, build.userId).catch((error: unknown) => log.warn(`graph build ${build.id}: communities not refreshed`, error));
+    }
   } catch (error) {
     if (error instanceof BuildFailure) {
       await failBuild(db, build.id, error.message);
