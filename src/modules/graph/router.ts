@@ -23,6 +23,7 @@ export const graphRouter = router({
           "`incremental` (default) extracts only notes that are new, changed or extracted by an older extractor, model or prompt version, and applies only their difference to the graph; `full` re-extracts every note. Answers 202 with the build status; follow it at GET /api/knowledge-graph/status. With `dry_run: true` it answers **200** with a `GraphBuildEstimate` (what would be extracted and removed, and the calls and tokens it would cost) and starts nothing. `max_llm_calls` and `max_input_tokens` cap the build: no call that would pass a cap is started, and the build ends `completed` with `budget_exhausted: true`; the next incremental build goes on with the notes left.",
       },
       successStatus: 202,
+      alsoOk: "With `dry_run: true`: the estimate (GraphBuildEstimate); nothing is started",
     })
     .input(s.buildInput)
     .output(s.buildResultSchema)
