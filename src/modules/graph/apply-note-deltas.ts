@@ -23,6 +23,8 @@ interface Group {
   stats: NodeStats;
   /** Ascending, edited in place: a concept in 10,000 notes is not re-sorted for one note. */
   noteIds: number[];
+  /** The list as stored, so an unchanged one (a note edited, not added or removed) is not rewritten. */
+  stored: string | null;
 }
 
 /** Inserts or removes `id` in an ascending list. */
@@ -86,14 +88,14 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
     }
   }
   const existing = new Map<number, Group>(
-    rows.map((row) => [row.id, { id: row.id, key: row.key, keys: members.get(row.id) ?? [row.key], stats: parseStats(row.stats!), noteIds: JSON.parse(row.noteIds) as number[] }]),
+    rows.map((row) => [row.id, { id: row.id, key: row.key, keys: members.get(row.id) ?? [row.key], stats: parseStats(row.stats!), noteIds: JSON.parse(row.noteIds) as number[], stored: row.noteIds }]),
   );
   const fresh = new Map<string, Group>();
   const groupOf = (key: string): Group => {
     const owner = ownerOf.get(key);
     if (owner !== undefined) return existing.get(owner)!;
     let group = fresh.get(key);
-    if (!group) fresh.set(key, (group = { id: undefined, key, keys: [key], stats: emptyStats(), noteIds: [] }));
+    if (!group) fresh.set(key, (group = { id: undefined, key, keys: [key], stats: emptyStats(), noteIds: [], stored: null }));
     return group;
   };
 
@@ -181,7 +183,17 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
 
   // Edges: each share nets out to notes added and taken off.
   const degreeIds = new Set<number>();
-  const wanted = [...edgeShares.values()].filter((entry) => entry.source.id !== undefined && entry.target.id !== undefined);
+  // A note that states an edge before and after its edit leaves the edge as it was: not even read.
+  for (const entry of edgeShares.values()) {
+    for (const id of entry.added) {
+      if (!entry.removed.has(id)) continue;
+      entry.removed.delete(id);
+      entry.added.delete(id);
+    }
+  }
+  const wanted = [...edgeShares.values()].filter(
+    (entry) => entry.source.id !== undefined && entry.target.id !== undefined && entry.removed.size + entry.added.size > 0,
+  );
   const current = new Map(
     (wanted.length
       ? await tx.all<{ id: number; source_id: number; target_id: number; label: string; note_ids: string }>(sql`
@@ -194,7 +206,7 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
   for (const entry of wanted) {
     const row = current.get(`${entry.source.id}|${entry.target.id}|${entry.label}`);
     const sorted: number[] = row ? JSON.parse(row.note_ids) : [];
-    for (const id of entry.removed) if (!entry.added.has(id)) edit(sorted, id, false);
+    for (const id of entry.removed) edit(sorted, id, false);
     for (const id of entry.added) edit(sorted, id, true);
     if (row && sorted.length === 0) {
       await tx.delete(graphEdges).where(eq(graphEdges.id, row.id));
@@ -229,7 +241,7 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
         description: shown.description,
         aliases: JSON.stringify(shown.aliases),
         hidden: shown.hidden,
-        noteIds: JSON.stringify(group.noteIds),
+        ...(JSON.stringify(group.noteIds) !== group.stored && { noteIds: JSON.stringify(group.noteIds) }),
         stats: serializeStats(group.stats),
       })
       .where(eq(graphNodes.id, group.id!));
