@@ -27,6 +27,7 @@ const environmentSchema = z.object({
   ANTHROPIC_MODEL: z.string().min(1).optional(),
   GRAPH_EXTRACTOR: z.enum(["anthropic", "local"]).optional(),
   GRAPH_LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  GRAPH_MAX_LLM_CALLS: z.coerce.number().int().min(1).optional(),
   IMPORT_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   BILIBILI_SESSDATA: z.string().min(1).optional(),
   SECRET_KEY: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
@@ -80,6 +81,7 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
     graph: {
       extractor,
       llmConcurrency: env.GRAPH_LLM_CONCURRENCY,
+      maxLlmCalls: env.GRAPH_MAX_LLM_CALLS,
       anthropic: {
         apiKey: env.ANTHROPIC_API_KEY,
         baseURL: env.ANTHROPIC_BASE_URL,

@@ -82,7 +82,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     let listening = { url: "", port: 0 };
     if (config.role !== "worker") {
       const secretBox = await createSecretBox({ secretKey: config.secretKey, dataDir: config.dataDir });
-      const feed = new ChangeFeed({ db: notesDb.db });
+      const feed = new ChangeFeed({ db: notesDb.db, graphSettings: config.graph });
       const listener = listenForChanges({
         connectionString,
         onChange: (change) => feed.deliver(change),
@@ -92,7 +92,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await listener.ready;
       const app = createHttpApp({
         router: appRouter,
-        services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes },
+        services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph },
         events: feed,
         archivesDir: config.imports.archivesDir,
         document: buildOpenApiDocument(appRouter),

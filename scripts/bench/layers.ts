@@ -77,6 +77,7 @@ async function main() {
     importQueue: { enqueueImport: async () => false, findImportJob: async () => null },
     graphQueue: { enqueueBuild: async () => false, findBuildJob: async () => null },
     changes: { publish: async () => {} },
+    graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} },
   };
   const context = (request: Request, transport: TrpcContext["transport"]): TrpcContext => ({
     ...services,
@@ -84,7 +85,7 @@ async function main() {
     authorization: request.headers.get("authorization"),
     transport,
   });
-  const app = createHttpApp({ router: stubRouter, services, document: buildOpenApiDocument(stubRouter), checkHealth: async () => {}, events: new ChangeFeed({ db: notesDb.db }) });
+  const app = createHttpApp({ router: stubRouter, services, document: buildOpenApiDocument(stubRouter), checkHealth: async () => {}, events: new ChangeFeed({ db: notesDb.db, graphSettings: services.graphSettings }) });
   const rest = createRestHandler(stubRouter, context);
   const headers = { authorization: `Bearer ${token}` };
   // The REST adapter builds a caller per request; so does this.

@@ -65,6 +65,7 @@ export function buildOpenApiDocument(router: AnyRouter): OpenAPIObject {
       operation.responses[status] = { description: "No content" };
     } else {
       operation.responses[status] = { ...success, description: status === "201" ? "Created" : status === "202" ? "Accepted" : "OK" };
+      if (meta.alsoOk) operation.responses["200"] = { ...success, description: meta.alsoOk };
     }
     for (const code of Object.keys(operation.responses)) if (Number(code) >= 400) delete operation.responses[code];
     // trpc-to-openapi leaves `security` out on public operations; the document says "no token" outright.

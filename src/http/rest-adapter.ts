@@ -36,8 +36,8 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
   const handler = createOpenApiNodeHttpHandler({
     router,
     createContext: ({ req }: { req: object }) => contexts.get(req)!,
-    responseMeta: ({ paths, errors }: { paths?: string[]; errors: TRPCError[] }) =>
-      errors[0] ? { headers: errorHeaders(errors[0]) } : { status: successStatus.get(paths?.[0] ?? "") ?? 200 },
+    responseMeta: ({ ctx, paths, errors }: { ctx?: TrpcContext; paths?: string[]; errors: TRPCError[] }) =>
+      errors[0] ? { headers: errorHeaders(errors[0]) } : { status: ctx?.response?.status ?? successStatus.get(paths?.[0] ?? "") ?? 200 },
     onError: ({ error, path }: { error: TRPCError; path?: string }) => logUnexpected(error, path),
   } as unknown as Parameters<typeof createOpenApiNodeHttpHandler>[0]);
 
@@ -77,7 +77,7 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    contexts.set(proxied, createContext(request, "rest"));
+    contexts.set(proxied, { ...createContext(request, "rest"), response: {} });
     return toContractResponse(await runHandler(proxied));
   };
 

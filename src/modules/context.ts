@@ -2,6 +2,7 @@ import type { Database } from "../db/client";
 import type { SecretBox } from "./auth/secret-box";
 import type { ChangePublisher } from "./events/change";
 import type { Session, SessionUser } from "./auth/sessions";
+import type { ExtractorSettings } from "./graph/create-extractor";
 import type { GraphQueue } from "./graph/graph-queue";
 import type { ImportQueue } from "./imports/import-queue";
 
@@ -13,6 +14,8 @@ export interface ServiceContext {
   graphQueue: GraphQueue;
   /** Tells open event streams (in every API process) that a task or build changed. */
   changes: ChangePublisher;
+  /** Which extractor builds graphs (for status, dry runs and a build's default budget). */
+  graphSettings: ExtractorSettings;
 }
 
 export interface RequestContext extends ServiceContext {

@@ -7,6 +7,8 @@ export interface TrpcContext extends ServiceContext {
   authorization: string | null;
   /** Binary responses (the ZIP export) can only be sent by the REST edge. */
   transport: "rest" | "rpc" | "download";
+  /** Set by the REST edge: a procedure whose success status depends on its input (a build's dry run is 200, not 202) writes it here. */
+  response?: { status?: number };
 }
 
 export function createContextInner(options: TrpcContext): TrpcContext {

@@ -7,6 +7,8 @@ import { log } from "../log";
 export interface Meta extends OpenApiMeta {
   /** The HTTP status of a success when it is not 200 (201 created, 202 accepted, 204 no content). */
   successStatus?: 201 | 202 | 204;
+  /** Documents a 200 beside `successStatus`, with this description (a build's dry run answers 200). */
+  alsoOk?: string;
   /** Answered by the REST edge as a binary download (documented with this media type). */
   download?: string;
   /** The request body limit, on /api and /trpc alike; 2 MiB when unset. */

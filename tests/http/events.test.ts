@@ -277,7 +277,7 @@ describe("idle connections", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-idle-"));
     const notes = await openNotesDatabase({ url: `file:${path.join(dataDir, "rhizome.db")}` });
     // No keep-alives within the test: only lifting the idle timeout for the stream can keep it open.
-    const feed = new ChangeFeed({ db: notes.db, keepAliveMs: 10 * 60_000 });
+    const feed = new ChangeFeed({ db: notes.db, graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} }, keepAliveMs: 10 * 60_000 });
     const app = createHttpApp({
       router: appRouter,
       services: {
@@ -286,6 +286,7 @@ describe("idle connections", () => {
         importQueue: { enqueueImport: async () => false, findImportJob: async () => null },
         graphQueue: { enqueueBuild: async () => false, findBuildJob: async () => null },
         changes: unheardChanges,
+        graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} },
       },
       document: buildOpenApiDocument(appRouter),
       checkHealth: async () => {},

@@ -94,7 +94,7 @@ describe("building with the Anthropic extractor", () => {
     expect(ml[0].note_ids).toEqual([ids[0], ids[1]]);
     expect(ml[0].weight).toBeGreaterThanOrEqual(2);
     for (const node of graph.nodes) {
-      expect(Object.keys(node).sort()).toEqual(["community", "degree", "description", "id", "label", "note_ids", "type", "weight"]);
+      expect(Object.keys(node).sort()).toEqual(["aliases", "community", "degree", "description", "id", "label", "note_ids", "type", "weight"]);
     }
     for (const edge of graph.edges) {
       expect(graph.nodes.some((node: any) => node.id === edge.source)).toBe(true);

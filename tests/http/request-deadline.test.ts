@@ -44,7 +44,7 @@ const appWith = (requestDeadlineMs: number) =>
     checkHealth: async () => {},
     requestDeadlineMs,
     // No stream is opened here, so the feed never reads its database.
-    events: new ChangeFeed({ db: {} as ServiceContext["db"] }),
+    events: new ChangeFeed({ db: {} as ServiceContext["db"], graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} } }),
   });
 // A deadline far past the tests' own timeout, so only the rejection itself can end the request.
 const longDeadline = appWith(60_000);

@@ -64,6 +64,10 @@ export interface FakeAnthropic {
   readonly maxInFlight: number;
   /** Sum of the `usage` of every message answered (failures with a message body included). */
   readonly usage: { input_tokens: number; output_tokens: number };
+  /** When the latest answer was sent (performance.timeOrigin + performance.now()), 0 before any. */
+  readonly lastAnsweredAt: number;
+  /** Changes the delay before every answer from now on. */
+  setLatency(ms: number): void;
   /** The next `count` valid requests fail with `kind`. */
   failNext(count: number, kind: FailureKind): void;
   reset(): void;
@@ -99,6 +103,8 @@ const FAILURES: Record<"overloaded" | "rate_limited" | "server_error", { status:
 
 export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const respond = options.respond ?? defaultRespond;
+  let latencyMs = options.latencyMs ?? 0;
+  let lastAnsweredAt = 0;
   const retryAfterMs = options.retryAfterMs ?? 1;
   let calls = 0;
   let inFlight = 0;
@@ -161,7 +167,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     }
     calls += 1;
     const raw = await request.text();
-    if (options.latencyMs) await Bun.sleep(options.latencyMs);
+    if (latencyMs) await Bun.sleep(latencyMs);
 
     const key = request.headers.get("x-api-key") ?? request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
     if (!key) return error(401, "authentication_error", "x-api-key header is required");
@@ -208,6 +214,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       return await handle(request);
     } finally {
       inFlight--;
+      lastAnsweredAt = performance.timeOrigin + performance.now();
     }
   }
 
@@ -226,6 +233,12 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     },
     get usage() {
       return usage;
+    },
+    get lastAnsweredAt() {
+      return lastAnsweredAt;
+    },
+    setLatency(ms) {
+      latencyMs = ms;
     },
     failNext(count, kind) {
       for (let i = 0; i < count; i++) pending.push(kind);

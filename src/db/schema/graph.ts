@@ -24,8 +24,19 @@ export const graphNoteExtractions = sqliteTable(
     /** JSON: `{concepts: [...], relations: [...]}` with spans and their passages. */
     result: text("result").notNull(),
     extractedAt: integer("extracted_at").notNull(),
+    /** What made it: a newer extractor, model or prompt version makes an incremental build redo it. */
+    extractor: text("extractor").notNull().default(""),
+    model: text("model").notNull().default(""),
+    promptVersion: integer("prompt_version").notNull().default(0),
+    /** The result the stored graph reflects (null: none yet); an incremental build takes it out before adding `result`. */
+    appliedResult: text("applied_result"),
+    /** False from extraction until a build has applied `result` to the graph. */
+    applied: integer("applied", { mode: "boolean" }).notNull().default(false),
   },
-  (table) => [index("graph_note_extractions_user_idx").on(table.userId)],
+  (table) => [
+    index("graph_note_extractions_user_idx").on(table.userId),
+    index("graph_note_extractions_pending_idx").on(table.userId).where(sql`${table.applied} = 0`),
+  ],
 );
 
 /** One node per concept per user; `key` is the normalised name (NFKC, case-folded, trimmed). */
@@ -48,11 +59,73 @@ export const graphNodes = sqliteTable(
     noteIds: text("note_ids").notNull(),
     /** JSON array of the other names merged into this node. */
     aliases: text("aliases").notNull().default("[]"),
+    /**
+     * JSON `{l: {label: [weight, names]}, t: {type: weight}, d: {description: count}}` over the notes
+     * that mention it: what its label, aliases, type and description are chosen from, kept so that an
+     * incremental build can add and take off one note's share without reading the others.
+     */
+    stats: text("stats"),
+    /** Hidden by the user's curation: left out of reads unless asked for. */
+    hidden: integer("hidden", { mode: "boolean" }).notNull().default(false),
   },
   (table) => [
     uniqueIndex("graph_nodes_user_key_idx").on(table.userId, table.key),
     index("graph_nodes_user_weight_idx").on(table.userId, sql`${table.weight} desc`, table.id),
   ],
+);
+
+/** Every concept key a node stands for (its own and its aliases'), so a build finds the nodes a changed note touches. */
+export const graphNodeKeys = sqliteTable(
+  "graph_node_keys",
+  {
+    userId: integer("user_id").notNull(),
+    key: text("key").notNull(),
+    nodeId: integer("node_id")
+      .notNull()
+      .references(() => graphNodes.id, { onDelete: "cascade" }),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.key] }), index("graph_node_keys_node_idx").on(table.nodeId)],
+);
+
+/**
+ * A deleted note's part in the graph, kept until the next build reports it: the keys of the nodes
+ * it touched (their labels and aliases are recomputed then) and what its deletion removed.
+ */
+export const graphNoteRemovals = sqliteTable(
+  "graph_note_removals",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    noteId: integer("note_id").notNull(),
+    /** JSON array of concept keys. */
+    keys: text("keys").notNull(),
+    /** JSON array of the labels of the nodes that disappeared with it. */
+    removedLabels: text("removed_labels").notNull(),
+    edgesRemoved: integer("edges_removed").notNull(),
+    removedAt: integer("removed_at").notNull(),
+  },
+  (table) => [index("graph_note_removals_user_idx").on(table.userId)],
+);
+
+/** The user's corrections, on concept keys so that every later build (full ones too) applies them. */
+export const graphConceptRules = sqliteTable(
+  "graph_concept_rules",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    label: text("label"),
+    type: text("type"),
+    description: text("description"),
+    hidden: integer("hidden", { mode: "boolean" }),
+    /** The key of the concept this one was merged into. */
+    mergeInto: text("merge_into"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.key] })],
 );
 
 export const graphEdges = sqliteTable(
@@ -119,6 +192,20 @@ export const graphBuilds = sqliteTable(
     startedAt: integer("started_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     finishedAt: integer("finished_at"),
+    extractor: text("extractor").notNull().default("local"),
+    model: text("model"),
+    structuredOutput: text("structured_output"),
+    usageEstimated: integer("usage_estimated", { mode: "boolean" }).notNull().default(false),
+    maxLlmCalls: integer("max_llm_calls"),
+    maxInputTokens: integer("max_input_tokens"),
+    budgetExhausted: integer("budget_exhausted", { mode: "boolean" }).notNull().default(false),
+    nodesAdded: integer("nodes_added").notNull().default(0),
+    nodesRemoved: integer("nodes_removed").notNull().default(0),
+    edgesAdded: integer("edges_added").notNull().default(0),
+    edgesRemoved: integer("edges_removed").notNull().default(0),
+    nodesMerged: integer("nodes_merged").notNull().default(0),
+    /** JSON `{added: [{id, label}], removed: [{label}], merged: [{into: {id, label}, labels}]}`, at most 200 each. */
+    diff: text("diff").notNull().default('{"added":[],"removed":[],"merged":[]}'),
   },
   (table) => [
     index("graph_builds_user_idx").on(table.userId, sql`${table.id} desc`),

@@ -1,4 +1,5 @@
 import type { Database } from "../../db/client";
+import type { ExtractorSettings } from "../graph/create-extractor";
 import type { Change } from "./change";
 import type { Clock } from "./coalescer";
 import { UserChannel, type StreamSink } from "./user-channel";
@@ -16,11 +17,13 @@ export class ChangeFeed {
   #total = 0;
   #keepAlive: ReturnType<typeof setInterval> | undefined;
   readonly #db: Database;
+  readonly #graphSettings: ExtractorSettings;
   readonly #keepAliveMs: number;
   readonly #clock?: Clock;
 
-  constructor(options: { db: Database; keepAliveMs?: number; clock?: Clock }) {
+  constructor(options: { db: Database; graphSettings: ExtractorSettings; keepAliveMs?: number; clock?: Clock }) {
     this.#db = options.db;
+    this.#graphSettings = options.graphSettings;
     this.#keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
     this.#clock = options.clock;
   }
@@ -28,7 +31,7 @@ export class ChangeFeed {
   /** Adds a stream (it is sent the current graph status); returns the function that removes it, harmless to call twice. */
   subscribe(userId: number, sink: StreamSink): () => void {
     let channel = this.#channels.get(userId);
-    if (!channel) this.#channels.set(userId, (channel = new UserChannel(this.#db, userId, this.#clock)));
+    if (!channel) this.#channels.set(userId, (channel = new UserChannel(this.#db, userId, this.#graphSettings, this.#clock)));
     const joined = channel;
     this.#total++;
     this.#keepAlive ??= setInterval(() => this.#eachSink((each) => each.keepAlive()), this.#keepAliveMs);

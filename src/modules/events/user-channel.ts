@@ -1,6 +1,7 @@
 import { and, desc, eq, getTableColumns, gte, inArray, or, type SQL } from "drizzle-orm";
 import { importTasks } from "../../db/schema";
 import type { Database } from "../../db/client";
+import type { ExtractorSettings } from "../graph/create-extractor";
 import { log } from "../../log";
 import { getBuildStatus } from "../graph/get-build-status";
 import { toTaskRecord } from "../imports/task-record";
@@ -38,6 +39,8 @@ export class UserChannel {
   constructor(
     private readonly db: Database,
     private readonly userId: number,
+    /** The build status names the extractor and model. */
+    private readonly graphSettings: ExtractorSettings,
     clock?: Clock,
   ) {
     const onError = (error: unknown) => log.warn(`events of user ${userId}: could not read a change; retrying`, error);
@@ -80,7 +83,7 @@ export class UserChannel {
 
   async #readGraph(sinks: StreamSink[]): Promise<void> {
     const read = ++this.#graphReads;
-    const data = JSON.stringify(await getBuildStatus({ ctx: { db: this.db, userId: this.userId } }));
+    const data = JSON.stringify(await getBuildStatus({ ctx: { db: this.db, userId: this.userId, graphSettings: this.graphSettings } }));
     for (const sink of sinks) {
       if (!this.sinks.has(sink) || (this.#lastGraphRead.get(sink) ?? 0) > read) continue;
       this.#lastGraphRead.set(sink, read);

@@ -1,18 +1,22 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import pLimit from "p-limit";
-import { graphBuilds, graphNodes, graphNoteExtractions, notes } from "../../db/schema";
+import { graphBuilds, graphNodeKeys, graphNodes, graphNoteExtractions } from "../../db/schema";
 import type { Database } from "../../db/client";
 import type { ChangePublisher } from "../events/change";
 import { isConstraintViolation } from "../../db/errors";
 import { log } from "../../log";
 import { conceptKey } from "./concept-key";
-import { createBuildExtractor, type ExtractorSettings } from "./create-extractor";
-import { noteText, type ExtractionUsage, type NoteForExtraction } from "./extraction";
+import { applyGraphChanges } from "./apply-graph-changes";
+import { createCallBudget } from "./call-budget";
+import { createBuildExtractor, extractorIdentity, type ExtractorSettings } from "./create-extractor";
+import { BudgetExhaustedError, noteText, type ExtractionUsage } from "./extraction";
+import { boundedDiff, type GraphChanges } from "./graph-changes";
+import { refreshCommunities } from "./refresh-communities";
 import { AnthropicRequestError, ExtractionFailedError } from "./extractors/anthropic/errors";
 import { failBuild } from "./fail-build";
-import { materializeGraph } from "./materialize-graph";
-import { noteContentHash } from "./note-hash";
+import { materializeGraph, needsWholeGraph } from "./materialize-graph";
+import { notesToExtract } from "./notes-to-extract";
 import { toStoredExtraction } from "./stored-extraction";
 
 export interface GraphBuildRun {
@@ -34,8 +38,10 @@ class BuildFailure extends Error {}
 /**
  * The graph build job of one user. Each note's extraction is saved as soon as it is done, keyed by
  * a hash of the note, so a build interrupted with its worker resumes where it stopped when the job
- * runs again, and an incremental build re-extracts only new or changed notes. The graph itself is
- * recomputed from all saved extractions and swapped in at the end.
+ * runs again, and an incremental build re-extracts only new, changed or outdated notes. At the end
+ * an incremental build applies the difference of those notes to the stored graph (applyGraphChanges);
+ * a full one recomputes it from all saved extractions (materializeGraph); either swaps it in with
+ * one transaction. A budget stops new calls; the notes left wait for the next incremental build.
  */
 export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: number; userId: number }): Promise<void> {
   const { db } = run;
@@ -49,28 +55,26 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
       .then(() => run.changes.publish({ userId: build.userId, kind: "graph" }));
 
   try {
-    await update({ message: "Reading notes", progress: Math.max(build.progress, 1) });
-    const all = await loadNotes(db, build.userId);
-    const saved = new Map(
-      (
-        await db
-          .select({ noteId: graphNoteExtractions.noteId, hash: graphNoteExtractions.contentHash, buildId: graphNoteExtractions.buildId, status: graphNoteExtractions.status })
-          .from(graphNoteExtractions)
-          .where(eq(graphNoteExtractions.userId, build.userId))
-      ).map((row) => [row.noteId, row]),
-    );
-    const todo = all.filter(({ note, hash }) => {
-      const previous = saved.get(note.id);
-      if (!previous) return true;
-      // A full build re-extracts everything, except what this very build already did before an interruption.
-      if (build.mode === "full") return previous.buildId !== build.id;
-      return previous.hash !== hash || previous.status !== "ok";
+    const identity = extractorIdentity(run.settings);
+    await update({
+      message: "Reading notes",
+      progress: Math.max(build.progress, 1),
+      extractor: identity.extractor,
+      model: identity.model,
+      structuredOutput: identity.structuredOutput,
     });
+    const { all, todo } = await notesToExtract(db, build, identity);
     const total = build.mode === "full" ? all.length : Math.max(build.notesTotal, todo.length);
     let processed = Math.max(0, total - todo.length);
     await update({ notesTotal: total, notesProcessed: processed });
 
     const failedNotes: { note_id: number; error: string }[] = JSON.parse(build.failedNotes);
+    const budget = createCallBudget({
+      maxCalls: build.maxLlmCalls ?? run.settings.maxLlmCalls ?? null,
+      maxInputTokens: build.maxInputTokens,
+      used: { calls: build.llmCalls, inputTokens: build.inputTokens },
+    });
+    const waiting: number[] = [];
     if (todo.length > 0) {
       const extractor = createBuildExtractor(run.settings, all.map(({ note }) => note));
       // One list for the whole build, the heaviest concepts first and this build's new names after
@@ -107,7 +111,7 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
         let error: string | null = null;
         let result = '{"concepts":[],"relations":[]}';
         try {
-          const extraction = await extractor.extract(note, { existingConcepts, signal: run.signal });
+          const extraction = await extractor.extract(note, { existingConcepts, signal: run.signal, budget });
           addUsage(pending, extraction.usage);
           for (const { name } of extraction.concepts) {
             const key = conceptKey(name);
@@ -118,6 +122,12 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
           result = JSON.stringify(toStoredExtraction(extraction, noteText(note)));
         } catch (caught) {
           if (run.signal.aborted) throw caught;
+          if (caught instanceof BudgetExhaustedError) {
+            // Not saved: the next incremental build extracts it.
+            addUsage(pending, caught.usage);
+            waiting.push(note.id);
+            return;
+          }
           if (caught instanceof AnthropicRequestError && caught.stopsBuild) throw new BuildFailure(caught.message);
           if (!(caught instanceof ExtractionFailedError || caught instanceof AnthropicRequestError)) throw caught;
           addUsage(pending, caught.usage);
@@ -125,7 +135,19 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
           error = caught.message;
           failedNotes.push({ note_id: note.id, error });
         }
-        await saveExtraction(db, { noteId: note.id, userId: build.userId, contentHash: hash, buildId: build.id, status, error, result });
+        await saveExtraction(db, {
+          noteId: note.id,
+          userId: build.userId,
+          contentHash: hash,
+          buildId: build.id,
+          status,
+          error,
+          result,
+          extractor: identity.extractor,
+          model: identity.model ?? "",
+          promptVersion: identity.promptVersion,
+          applied: false,
+        });
         processed++;
         await report();
       };
@@ -135,6 +157,10 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
       await limit.map(todo, async (item) => {
         // After a failure that ends the build, the notes not started yet are not sent.
         if (stopped) return;
+        if (budget.exhausted()) {
+          waiting.push(item.note.id);
+          return;
+        }
         try {
           await extractOne(item);
         } catch (error) {
@@ -145,16 +171,28 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
       await report(true);
     }
 
+    if (build.mode === "full" && waiting.length > 0) {
+      // Their previous extraction stays in the graph; a hash that matches no note makes the next incremental build redo them.
+      await db.update(graphNoteExtractions).set({ contentHash: "" }).where(sql`${graphNoteExtractions.noteId} in (select value from json_each(${JSON.stringify(waiting)}))`);
+    }
     await update({ progress: EXTRACTION_SHARE, message: "Writing the graph" });
-    const graph = await materializeGraph(db, build.userId);
+    const changes = build.mode === "full" || (await needsWholeGraph(db, build.userId)) ? (await materializeGraph(db, build.userId)).changes : await applyGraphChanges(db, build.userId);
+    const graph = await graphSize(db, build.userId);
     const failures = failedNotes.length ? `; ${failedNotes.length} note(s) could not be extracted` : "";
+    const budgetNote = waiting.length > 0 ? `; the budget was reached: ${waiting.length} note(s) still wait for the next incremental build` : "";
     await update({
       status: "completed",
       progress: 100,
-      notesProcessed: total,
-      message: `Built ${graph.nodes} nodes and ${graph.edges} edges from ${all.length} notes${failures}`,
+      notesProcessed: total - waiting.length,
+      message: `Built ${graph.nodes} nodes and ${graph.edges} edges from ${all.length} notes${failures}${budgetNote}`,
       finishedAt: Date.now(),
+      budgetExhausted: waiting.length > 0,
+      ...changeColumns(changes),
     });
+    // Communities follow the swap; readers meanwhile see the previous ones (new nodes in community 0).
+    if (build.mode === "incremental" && changed(changes)) {
+      await refreshCommunities(db, build.userId).catch((error: unknown) => log.warn(`graph build ${build.id}: communities not refreshed`, error));
+    }
   } catch (error) {
     if (error instanceof BuildFailure) {
       await failBuild(db, build.id, error.message, run.changes);
@@ -171,16 +209,25 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
   }
 }
 
-async function loadNotes(db: Database, userId: number): Promise<{ note: NoteForExtraction; hash: string }[]> {
-  const rows = await db
-    .select({ id: notes.id, title: notes.title, content: notes.content, tags: notes.tags })
-    .from(notes)
-    .where(eq(notes.userId, userId))
-    .orderBy(notes.id);
-  return rows.map((row) => ({
-    note: { id: row.id, title: row.title, content: row.content, tags: JSON.parse(row.tags) as string[] },
-    hash: noteContentHash(row),
-  }));
+async function graphSize(db: Database, userId: number): Promise<{ nodes: number; edges: number }> {
+  const [row] = await db.all<{ nodes: number; edges: number }>(sql`
+    select (select count(*) from graph_nodes where user_id = ${userId}) as nodes, (select count(*) from graph_edges where user_id = ${userId}) as edges`);
+  return { nodes: Number(row?.nodes ?? 0), edges: Number(row?.edges ?? 0) };
+}
+
+function changeColumns(changes: GraphChanges) {
+  return {
+    nodesAdded: changes.nodesAdded,
+    nodesRemoved: changes.nodesRemoved,
+    edgesAdded: changes.edgesAdded,
+    edgesRemoved: changes.edgesRemoved,
+    nodesMerged: changes.nodesMerged,
+    diff: JSON.stringify(boundedDiff(changes.diff)),
+  };
+}
+
+function changed(changes: GraphChanges): boolean {
+  return changes.nodesAdded + changes.nodesRemoved + changes.edgesAdded + changes.edgesRemoved + changes.nodesMerged > 0;
 }
 
 async function saveExtraction(db: Database, row: Omit<typeof graphNoteExtractions.$inferInsert, "extractedAt">): Promise<void> {

@@ -35,6 +35,11 @@ export function conceptKey(name: string): string {
   return trimEdgeJunk(foldCase(displayLabel(name)));
 }
 
+/** What a search for concepts compares: NFKC and case-folded, edges kept ("c+" still finds "C++"). */
+export function searchFold(query: string): string {
+  return foldCase(displayLabel(query));
+}
+
 function foldCase(label: string): string {
   const lower = label.toLowerCase();
   // ASCII needs nothing beyond toLowerCase; skip the extra passes on the common path.

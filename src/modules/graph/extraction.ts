@@ -47,14 +47,33 @@ export interface ExtractionContext {
   /** Names of concepts already in the user's graph, so the extractor reuses them. */
   existingConcepts: string[];
   signal?: AbortSignal;
+  budget?: CallBudget;
 }
 
 export interface Extractor {
   readonly name: "anthropic" | "local";
   extract(note: NoteForExtraction, context: ExtractionContext): Promise<NoteExtraction>;
+  /** The calls and tokens `extract` would spend on the note (none for the local extractor), without spending them. */
+  estimate?(note: NoteForExtraction, existingConcepts: string[]): ExtractionUsage;
 }
 
 /** The text spans refer to: the title, a blank line, then the content. */
 export function noteText(note: Pick<NoteForExtraction, "title" | "content">): string {
   return `${note.title}\n\n${note.content}`;
+}
+
+/** A build's cap on LLM calls and input tokens, shared by the notes in flight. */
+export interface CallBudget {
+  /** Reserves one call of about `inputTokens`; false (and nothing reserved) when it would pass a cap. */
+  take(inputTokens: number): boolean;
+  /** After the call: its real input tokens, or `answered: false` to give the reservation back. */
+  settle(reservedTokens: number, inputTokens: number, answered: boolean): void;
+}
+
+/** The build's budget refused the next call; the note is left for the next build. */
+export class BudgetExhaustedError extends Error {
+  override name = "BudgetExhaustedError";
+  constructor(readonly usage: ExtractionUsage) {
+    super("The build's LLM budget is spent");
+  }
 }

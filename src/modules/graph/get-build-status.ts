@@ -1,12 +1,13 @@
 import { count, desc, eq } from "drizzle-orm";
 import { graphBuilds, graphEdges, graphNodes } from "../../db/schema";
 import type { Database } from "../../db/client";
+import { extractorIdentity, type ExtractorSettings } from "./create-extractor";
 import type { BuildStatus } from "./schemas";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** The user's latest build, with the size of the graph readers see now; `idle` before any build. */
-export async function getBuildStatus({ ctx }: { ctx: { db: Database; userId: number } }): Promise<BuildStatus> {
+export async function getBuildStatus({ ctx }: { ctx: { db: Database; userId: number; graphSettings: ExtractorSettings } }): Promise<BuildStatus> {
   const [[build], [nodes], [edges]] = await ctx.db.batch([
     ctx.db.select().from(graphBuilds).where(eq(graphBuilds.userId, ctx.userId)).orderBy(desc(graphBuilds.id)).limit(1),
     ctx.db.select({ total: count() }).from(graphNodes).where(eq(graphNodes.userId, ctx.userId)),
@@ -14,7 +15,12 @@ export async function getBuildStatus({ ctx }: { ctx: { db: Database; userId: num
   ]);
   const graph = { nodes: nodes?.total ?? 0, edges: edges?.total ?? 0 };
   if (!build) {
+    const identity = extractorIdentity(ctx.graphSettings);
     return {
+      budget_exhausted: false,
+      extractor: identity.extractor,
+      model: identity.model,
+      structured_output: identity.structuredOutput,
       status: "idle",
       progress: 0,
       message: "No graph has been built yet: POST /api/knowledge-graph/build",
@@ -27,7 +33,7 @@ export async function getBuildStatus({ ctx }: { ctx: { db: Database; userId: num
       ...graph,
       error: null,
       failed_notes: [],
-      usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 },
+      usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0, estimated: false },
     };
   }
   return {
@@ -43,6 +49,10 @@ export async function getBuildStatus({ ctx }: { ctx: { db: Database; userId: num
     ...graph,
     error: build.error,
     failed_notes: JSON.parse(build.failedNotes) as BuildStatus["failed_notes"],
-    usage: { llm_calls: build.llmCalls, input_tokens: build.inputTokens, output_tokens: build.outputTokens },
+    budget_exhausted: build.budgetExhausted,
+    extractor: build.extractor === "anthropic" ? "anthropic" : "local",
+    model: build.model,
+    structured_output: build.structuredOutput as BuildStatus["structured_output"],
+    usage: { llm_calls: build.llmCalls, input_tokens: build.inputTokens, output_tokens: build.outputTokens, estimated: build.usageEstimated },
   };
 }

@@ -1,10 +1,31 @@
 import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
-import { graphEdges, graphNodes } from "../../db/schema";
+import { graphEdges, graphNodeKeys, graphNodes } from "../../db/schema";
+import { searchFold } from "./concept-key";
 import type { Database } from "../../db/client";
 import { NotFoundError } from "../errors";
 import type { GetGraphInput, GraphEdge, GraphNode, KnowledgeGraph } from "./read-schemas";
 
-type Ctx = { db: Database; userId: number };
+type Ctx = { db: Database; userId: number; hidden?: boolean };
+
+/** Hidden nodes are left out unless the read asks for them. */
+function visible(ctx: Ctx) {
+  return ctx.hidden ? undefined : eq(graphNodes.hidden, false);
+}
+
+/**
+ * Nodes whose label or one of whose names contains `q`, heaviest first. Names are matched through
+ * their concept keys (NFKC, case-folded), which graph_node_keys holds for every label and alias.
+ */
+function matchingIds(ctx: Ctx, q: string, limit: number) {
+  const folded = searchFold(q);
+  const byKey = sql`(select ${graphNodeKeys.nodeId} from ${graphNodeKeys} where ${graphNodeKeys.userId} = ${ctx.userId} and instr(${graphNodeKeys.key}, ${folded}) > 0)`;
+  return ctx.db
+    .select({ id: graphNodes.id })
+    .from(graphNodes)
+    .where(and(eq(graphNodes.userId, ctx.userId), visible(ctx), sql`(${graphNodes.id} in ${byKey} or instr(lower(${graphNodes.label}), ${folded}) > 0)`))
+    .orderBy(desc(graphNodes.weight), asc(graphNodes.id))
+    .limit(limit);
+}
 
 /**
  * The renderer's view of the user's graph. Without `node`: the `limit` heaviest nodes (weight
@@ -16,12 +37,21 @@ type Ctx = { db: Database; userId: number };
  * a string inside it and is parsed once per row (cheaper than SQLite's `json()` re-encoding it).
  * Edges come in index order (source, target), not sorted.
  */
-export async function getGraph({ ctx, input }: { ctx: Ctx; input: GetGraphInput }): Promise<KnowledgeGraph> {
+export async function getGraph({ ctx: base, input }: { ctx: Omit<Ctx, "hidden">; input: GetGraphInput }): Promise<KnowledgeGraph> {
+  const ctx: Ctx = { ...base, hidden: input.include_hidden };
+  const hiddenIds = sql`(select ${graphNodes.id} from ${graphNodes} where ${graphNodes.userId} = ${ctx.userId} and ${graphNodes.hidden})`;
+  const visibleEdges = ctx.hidden
+    ? eq(graphEdges.userId, ctx.userId)
+    : and(eq(graphEdges.userId, ctx.userId), sql`${graphEdges.sourceId} not in ${hiddenIds} and ${graphEdges.targetId} not in ${hiddenIds}`);
+  const first =
+    input.node !== undefined
+      ? and(eq(graphNodes.id, input.node), visible(ctx))
+      : inArray(graphNodes.id, input.q === undefined ? heaviestIds(ctx, input.limit) : matchingIds(ctx, input.q, input.limit));
   // Totals with the heaviest nodes (or the root) in one read transaction; a neighbourhood then takes a query per hop.
   const [[nodeCount], [edgeCount], firstRows] = await ctx.db.batch([
-    ctx.db.select({ total: count() }).from(graphNodes).where(eq(graphNodes.userId, ctx.userId)),
-    ctx.db.select({ total: count() }).from(graphEdges).where(eq(graphEdges.userId, ctx.userId)),
-    nodesQuery(ctx, input.node === undefined ? inArray(graphNodes.id, heaviestIds(ctx, input.limit)) : eq(graphNodes.id, input.node)),
+    ctx.db.select({ total: count() }).from(graphNodes).where(and(eq(graphNodes.userId, ctx.userId), visible(ctx))),
+    ctx.db.select({ total: count() }).from(graphEdges).where(visibleEdges),
+    nodesQuery(ctx, first),
   ]);
   const total = { nodes: nodeCount?.total ?? 0, edges: edgeCount?.total ?? 0 };
   let nodes = parseNodes(firstRows);
@@ -47,7 +77,7 @@ function heaviestIds(ctx: Ctx, limit: number) {
   return ctx.db
     .select({ id: graphNodes.id })
     .from(graphNodes)
-    .where(eq(graphNodes.userId, ctx.userId))
+    .where(and(eq(graphNodes.userId, ctx.userId), visible(ctx)))
     .orderBy(desc(graphNodes.weight), asc(graphNodes.id))
     .limit(limit);
 }
@@ -57,10 +87,15 @@ function heaviestIds(ctx: Ctx, limit: number) {
  * rings reached hold `limit` nodes; from a ring that overflows, only its heaviest are read.
  */
 async function neighbourhood(ctx: Ctx, rootId: number, depth: number, limit: number): Promise<GraphNode[]> {
+  const hidden = new Set(
+    ctx.hidden
+      ? []
+      : (await ctx.db.select({ id: graphNodes.id }).from(graphNodes).where(and(eq(graphNodes.userId, ctx.userId), eq(graphNodes.hidden, true)))).map((row) => row.id),
+  );
   const seen = new Set([rootId]);
   const rings = [[rootId]];
   while (rings.length <= depth && seen.size < limit) {
-    const ring = (await neighbourIds(ctx, rings.at(-1)!)).filter((id) => !seen.has(id));
+    const ring = (await neighbourIds(ctx, rings.at(-1)!)).filter((id) => !seen.has(id) && !hidden.has(id));
     if (ring.length === 0) break;
     for (const id of ring) seen.add(id);
     rings.push(ring);
@@ -141,7 +176,7 @@ export function nodesQuery(ctx: Ctx, where: Condition) {
   return ctx.db
     .select({
       rows: sql<string>`json_group_array(json_array(${graphNodes.id}, ${graphNodes.label}, ${graphNodes.type}, ${graphNodes.description},
-        ${graphNodes.weight}, ${graphNodes.degree}, ${graphNodes.community}, ${graphNodes.noteIds}))`,
+        ${graphNodes.weight}, ${graphNodes.degree}, ${graphNodes.community}, ${graphNodes.noteIds}, ${graphNodes.aliases}))`,
     })
     .from(graphNodes)
     .where(and(sql`+${graphNodes.userId} = ${ctx.userId}`, where));
@@ -159,8 +194,8 @@ export function edgesQuery(ctx: Ctx, where: Condition) {
 }
 
 export function parseNodes([row]: { rows: string }[]): GraphNode[] {
-  const rows = JSON.parse(row?.rows ?? "[]") as [number, string, string, string, number, number, number, string][];
-  return rows.map(([id, label, type, description, weight, degree, community, noteIds]) => ({
+  const rows = JSON.parse(row?.rows ?? "[]") as [number, string, string, string, number, number, number, string, string][];
+  return rows.map(([id, label, type, description, weight, degree, community, noteIds, aliases]) => ({
     id,
     label,
     type,
@@ -169,6 +204,7 @@ export function parseNodes([row]: { rows: string }[]): GraphNode[] {
     degree,
     community,
     note_ids: JSON.parse(noteIds) as number[],
+    aliases: JSON.parse(aliases) as string[],
   }));
 }
 

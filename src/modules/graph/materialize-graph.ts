@@ -1,89 +1,90 @@
 import { and, eq, sql } from "drizzle-orm";
-import { graphEdges, graphMentions, graphNodes, graphNoteExtractions } from "../../db/schema";
+import { graphEdges, graphNodeKeys, graphNodes, graphNoteExtractions } from "../../db/schema";
 import type { Database } from "../../db/client";
+import { loadConceptRules } from "./concept-rules";
+import { compareGraphs, consumeRemovals, type GraphChanges } from "./graph-changes";
 import { computeGraphMetrics } from "./graph-metrics";
-import { resolveEntities } from "./resolve-entities";
-import { storedExtractionSchema, type StoredExtraction } from "./stored-extraction";
-
-const CHUNK = 400;
-/** Rows per json_each statement: one bound JSON array instead of thousands of bound values. */
-const JSON_CHUNK = 5000;
+import { resolveEntities, type ConceptRules } from "./resolve-entities";
+import { parseStoredExtraction, type StoredExtraction } from "./stored-extraction";
+import { insertEdges, insertNodes } from "./write-graph-rows";
 
 /**
- * Recomputes the user's graph from the stored note extractions and swaps it in with one write
- * transaction, so readers see the old graph or the new one, never a mix. Nodes keep their ids
- * across builds while their concept remains; what only deleted notes supported disappears.
+ * Recomputes the user's whole graph from the stored note extractions (a full build, or a graph
+ * written before builds were incremental) and swaps it in with one write transaction, so readers
+ * see the old graph or the new one, never a mix. Nodes keep their ids while their concept remains;
+ * what only deleted notes supported disappears. Every saved extraction is then the applied one.
  */
-export async function materializeGraph(db: Database, userId: number): Promise<{ nodes: number; edges: number }> {
+export async function materializeGraph(db: Database, userId: number): Promise<{ nodes: number; edges: number; changes: GraphChanges }> {
   const rows = await db
     .select({ noteId: graphNoteExtractions.noteId, result: graphNoteExtractions.result })
     .from(graphNoteExtractions)
     .where(and(eq(graphNoteExtractions.userId, userId), eq(graphNoteExtractions.status, "ok")));
   const extractions = rows.flatMap((row) => {
-    const parsed = storedExtractionSchema.safeParse(JSON.parse(row.result));
-    return parsed.success ? [{ noteId: row.noteId, extraction: parsed.data }] : [];
+    const extraction = parseStoredExtraction(row.result);
+    return extraction ? [{ noteId: row.noteId, extraction }] : [];
   });
-  let plan = planGraph(extractions);
 
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
+    const rules = await loadConceptRules(tx, userId);
     // A note deleted since the read above already left the graph; it must not come back.
     const current = await tx.select({ noteId: graphNoteExtractions.noteId }).from(graphNoteExtractions).where(eq(graphNoteExtractions.userId, userId));
     const remaining = new Set(current.map((row) => row.noteId));
-    if (extractions.some((entry) => !remaining.has(entry.noteId))) plan = planGraph(extractions.filter((entry) => remaining.has(entry.noteId)));
-    const { nodes, edges, metrics } = plan;
-    const previous = await tx.select({ id: graphNodes.id, key: graphNodes.key }).from(graphNodes).where(eq(graphNodes.userId, userId));
+    const { nodes, edges, metrics } = planGraph(
+      extractions.filter((entry) => remaining.has(entry.noteId)),
+      rules,
+    );
+    const previous = await tx.select({ id: graphNodes.id, key: graphNodes.key, label: graphNodes.label }).from(graphNodes).where(eq(graphNodes.userId, userId));
+    const keyOf = new Map(previous.map((node) => [node.id, node.key]));
+    const previousEdges = await tx
+      .select({ sourceId: graphEdges.sourceId, targetId: graphEdges.targetId, label: graphEdges.label })
+      .from(graphEdges)
+      .where(eq(graphEdges.userId, userId));
     const keptIds = new Map(previous.map((node) => [node.key, node.id]));
-    // Deleting cascades to the old edges and mentions; surviving concepts are re-inserted under their old ids.
+    // Deleting cascades to the old edges, mentions and keys; surviving concepts are re-inserted under their old ids.
     await tx.delete(graphNodes).where(eq(graphNodes.userId, userId));
-    const ids: number[] = new Array(nodes.length);
-    for (let offset = 0; offset < nodes.length; offset += CHUNK) {
-      const slice = nodes.slice(offset, offset + CHUNK);
-      const inserted = await tx
-        .insert(graphNodes)
-        .values(
-          slice.map((node, i) => ({
-            ...(keptIds.has(node.key) && { id: keptIds.get(node.key)! }),
-            userId,
-            key: node.key,
-            label: node.label,
-            type: node.type,
-            description: node.description,
-            weight: node.mentions.length,
-            degree: metrics.get(offset + i)?.degree ?? 0,
-            community: metrics.get(offset + i)?.community ?? 0,
-            noteIds: JSON.stringify(node.noteIds),
-            aliases: JSON.stringify(node.aliases),
-          })),
-        )
-        .returning({ id: graphNodes.id, key: graphNodes.key });
-      const byKey = new Map(inserted.map((row) => [row.key, row.id]));
-      slice.forEach((node, i) => (ids[offset + i] = byKey.get(node.key)!));
-    }
-    // Edges and mentions are the bulk of a graph (tens of thousands of rows): each chunk is one
-    // JSON array expanded by json_each inside SQLite, several times faster than bound VALUES lists.
-    const edgeRows = edges.map((edge) => [ids[edge.source], ids[edge.target], edge.label, edge.weight, JSON.stringify(edge.noteIds)]);
-    for (let offset = 0; offset < edgeRows.length; offset += JSON_CHUNK) {
-      await tx.run(sql`
-        insert into ${graphEdges} (user_id, source_id, target_id, label, weight, note_ids)
-        select ${userId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4
-        from json_each(${JSON.stringify(edgeRows.slice(offset, offset + JSON_CHUNK))})`);
-    }
-    const mentionRows = nodes.flatMap((node, index) => node.mentions.map((m) => [ids[index], m.noteId, m.start, m.end, m.passage]));
-    for (let offset = 0; offset < mentionRows.length; offset += JSON_CHUNK) {
-      await tx.run(sql`
-        insert or ignore into ${graphMentions} (node_id, note_id, start, end, passage)
-        select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4
-        from json_each(${JSON.stringify(mentionRows.slice(offset, offset + JSON_CHUNK))})`);
-    }
+    const ids = await insertNodes(
+      tx,
+      userId,
+      nodes.map((node, index) => ({ ...node, id: keptIds.get(node.key), degree: metrics.get(index)?.degree ?? 0, community: metrics.get(index)?.community ?? 0 })),
+    );
+    await insertEdges(
+      tx,
+      userId,
+      edges.map((edge) => ({ sourceId: ids[edge.source]!, targetId: ids[edge.target]!, label: edge.label, noteIds: edge.noteIds })),
+    );
+    await tx.run(sql`update ${graphNoteExtractions} set applied_result = case when status = 'ok' then result end, applied = 1 where user_id = ${userId}`);
+
+    const changes = compareGraphs(
+      { nodes: previous, edges: new Set(previousEdges.map((edge) => edgeIdentity(keyOf.get(edge.sourceId)!, keyOf.get(edge.targetId)!, edge.label))) },
+      {
+        nodes: nodes.map((node, index) => ({ ...node, id: ids[index]! })),
+        edges: new Set(edges.map((edge) => edgeIdentity(nodes[edge.source]!.key, nodes[edge.target]!.key, edge.label))),
+      },
+    );
+    await consumeRemovals(tx, userId, changes);
+    return { nodes: nodes.length, edges: edges.length, changes };
   });
-  return { nodes: plan.nodes.length, edges: plan.edges.length };
 }
 
-function planGraph(extractions: { noteId: number; extraction: StoredExtraction }[]) {
-  const { nodes, edges } = resolveEntities(extractions);
+export function edgeIdentity(source: string, target: string, label: string): string {
+  return JSON.stringify([source, target, label]);
+}
+
+function planGraph(extractions: { noteId: number; extraction: StoredExtraction }[], rules: ConceptRules) {
+  const { nodes, edges } = resolveEntities(extractions, rules);
   const metrics = computeGraphMetrics(
     nodes.map((_, index) => index),
     edges.map((edge) => ({ sourceId: edge.source, targetId: edge.target, weight: edge.weight })),
   );
   return { nodes, edges, metrics };
 }
+
+/** A graph written before the key index existed (or by hand) is rebuilt whole once. */
+export async function needsWholeGraph(db: Database, userId: number): Promise<boolean> {
+  const [[node], [key]] = await db.batch([
+    db.select({ id: graphNodes.id }).from(graphNodes).where(eq(graphNodes.userId, userId)).limit(1),
+    db.select({ nodeId: graphNodeKeys.nodeId }).from(graphNodeKeys).where(eq(graphNodeKeys.userId, userId)).limit(1),
+  ]);
+  return node !== undefined && key === undefined;
+}
+

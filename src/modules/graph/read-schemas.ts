@@ -29,6 +29,9 @@ export const graphNodeSchema = z
       .min(0)
       .describe("Its Louvain community in the whole graph; 0 is the largest. Useful for colouring"),
     note_ids: noteIds(),
+    aliases: z
+      .array(z.string())
+      .describe("Other names it goes by: the variants the extractor merged, the labels merged into it by curation, and a renamed node's old label"),
   })
   .meta({ id: "GraphNode" });
 
@@ -95,10 +98,42 @@ export const getGraphInput = z
       .max(MAX_GRAPH_DEPTH)
       .default(1)
       .describe(`With \`node\`: how many hops (1..${MAX_GRAPH_DEPTH}) the neighbourhood reaches, edges followed either way`),
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("Without `node`: only the concepts whose label or an alias contains this (NFKC, case-insensitive), heaviest first"),
+    include_hidden: queryBoolean().describe("Include the nodes hidden by curation, and their edges"),
   })
   .prefault({});
 
+/** A boolean that also reads "true"/"false" from a query string (plain coercion would take "false" as true). */
+function queryBoolean() {
+  return z.preprocess((value) => (value === "true" ? true : value === "false" ? false : value), z.boolean()).default(false);
+}
+
 export const graphNodeIdInput = z.object({ id: graphNodeIdSchema });
+
+export const updateNodeInput = z
+  .object({
+    id: graphNodeIdSchema,
+    label: z.string().trim().min(1).max(100).optional().describe("A new name; the old one stays as an alias"),
+    type: z.string().trim().min(1).max(60).optional(),
+    description: z.string().trim().max(500).optional(),
+    hidden: z.boolean().optional().describe("Leave the node (and its edges) out of graph reads"),
+  })
+  .refine((input) => input.label !== undefined || input.type !== undefined || input.description !== undefined || input.hidden !== undefined, {
+    message: "Give at least one of label, type, description, hidden",
+  });
+
+export const mergeNodesInput = z.object({
+  id: graphNodeIdSchema,
+  ids: z.array(id()).min(1).max(100).describe("The nodes to merge into this one; they disappear"),
+});
+
+export const mergedNodeSchema = z.object({ id: id() }).meta({ id: "GraphMergedNode" });
 
 export type GraphNode = z.infer<typeof graphNodeSchema>;
 export type GraphEdge = z.infer<typeof graphEdgeSchema>;

@@ -1,12 +1,28 @@
-import { conceptKey, displayLabel } from "./concept-key";
+import { conceptKey } from "./concept-key";
+import { countConcept, describeNode, emptyStats, type NodeStats } from "./node-stats";
 import type { StoredExtraction } from "./stored-extraction";
 
+/** A user's correction of one concept key (see concept-rules.ts). */
+export interface ConceptRule {
+  label: string | null;
+  type: string | null;
+  description: string | null;
+  hidden: boolean | null;
+  mergeInto: string | null;
+}
+export type ConceptRules = ReadonlyMap<string, ConceptRule>;
+
 export interface ResolvedNode {
+  /** The group's identity: its smallest key not merged away by a rule. */
   key: string;
+  /** Every concept key the node stands for. */
+  keys: string[];
+  hidden: boolean;
   label: string;
   type: string;
   description: string;
   aliases: string[];
+  stats: NodeStats;
   mentions: { noteId: number; start: number; end: number; passage: string }[];
   noteIds: number[];
 }
@@ -22,9 +38,15 @@ export interface ResolvedEdge {
 /**
  * Entity resolution across all of a user's note extractions: names that share a concept key
  * (NFKC, case-folded, trimmed), or are reported as aliases of each other, become one node.
- * Nodes and edges are indices into the returned `nodes`.
+ * Nodes and edges are indices into the returned `nodes`. The user's rules merge keys and override
+ * labels, types, descriptions and visibility. A relation counts only between concepts of its own
+ * note, and ties are broken by value, never by note order: the result for a group depends only on
+ * the notes that mention it, which lets an incremental build recompute just the groups it touches.
  */
-export function resolveEntities(extractions: { noteId: number; extraction: StoredExtraction }[]): {
+export function resolveEntities(
+  extractions: { noteId: number; extraction: StoredExtraction }[],
+  rules: ConceptRules = new Map(),
+): {
   nodes: ResolvedNode[];
   edges: ResolvedEdge[];
 } {
@@ -57,11 +79,17 @@ export function resolveEntities(extractions: { noteId: number; extraction: Store
       }
     }
   }
+  for (const [key, rule] of rules) if (rule.mergeInto && parent.has(key) && parent.has(rule.mergeInto)) union(key, rule.mergeInto);
+  const members = new Map<string, string[]>();
+  for (const key of parent.keys()) {
+    const root = find(key);
+    const list = members.get(root);
+    if (list) list.push(key);
+    else members.set(root, [key]);
+  }
 
   interface Group {
-    labels: Map<string, number>;
-    types: Map<string, number>;
-    descriptions: string[];
+    stats: NodeStats;
     mentions: ResolvedNode["mentions"];
     places: Set<string>;
     notes: Set<number>;
@@ -70,21 +98,16 @@ export function resolveEntities(extractions: { noteId: number; extraction: Store
   const group = (key: string) => {
     const root = find(key);
     let entry = groups.get(root);
-    if (!entry) groups.set(root, (entry = { labels: new Map(), types: new Map(), descriptions: [], mentions: [], places: new Set(), notes: new Set() }));
+    if (!entry) groups.set(root, (entry = { stats: emptyStats(), mentions: [], places: new Set(), notes: new Set() }));
     return entry;
   };
-  const bump = (counts: Map<string, number>, value: string, by: number) => counts.set(value, (counts.get(value) ?? 0) + by);
 
   for (const { noteId, extraction } of extractions) {
     for (const concept of extraction.concepts) {
       const key = conceptKey(concept.name);
       if (!key) continue;
       const entry = group(key);
-      const weight = Math.max(1, concept.mentions.length);
-      bump(entry.labels, displayLabel(concept.name), weight);
-      for (const alias of concept.aliases) if (conceptKey(alias)) bump(entry.labels, displayLabel(alias), 0);
-      bump(entry.types, concept.type || "concept", weight);
-      if (concept.description) entry.descriptions.push(concept.description);
+      countConcept(entry.stats, concept, 1);
       for (const mention of concept.mentions) {
         // One mention per place (graph_mentions' key), so a node's weight is its count of mention rows.
         const at = `${noteId}:${mention.start}`;
@@ -99,14 +122,18 @@ export function resolveEntities(extractions: { noteId: number; extraction: Store
   const index = new Map<string, number>();
   const nodes: ResolvedNode[] = [];
   for (const [root, entry] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const label = mostCommon(entry.labels);
+    const keys = members.get(root)!.sort();
+    const kept = keys.filter((key) => {
+      const into = rules.get(key)?.mergeInto;
+      return !into || !keys.includes(into);
+    });
+    const key = kept[0] ?? keys[0]!;
     index.set(root, nodes.length);
     nodes.push({
-      key: root,
-      label,
-      type: mostCommon(entry.types),
-      description: entry.descriptions.sort((a, b) => b.length - a.length)[0] ?? "",
-      aliases: [...entry.labels.keys()].filter((name) => name !== label).sort(),
+      key,
+      keys,
+      ...describeNode(entry.stats, key, keys, rules),
+      stats: entry.stats,
       mentions: entry.mentions,
       noteIds: [...entry.notes].sort((a, b) => a - b),
     });
@@ -114,9 +141,11 @@ export function resolveEntities(extractions: { noteId: number; extraction: Store
 
   const edges = new Map<string, ResolvedEdge>();
   for (const { noteId, extraction } of extractions) {
+    const own = new Set<string>();
+    for (const concept of extraction.concepts) for (const name of [concept.name, ...concept.aliases]) own.add(conceptKey(name));
     for (const relation of extraction.relations) {
       const [sourceKey, targetKey] = [conceptKey(relation.source), conceptKey(relation.target)];
-      if (!sourceKey || !targetKey || !parent.has(sourceKey) || !parent.has(targetKey)) continue;
+      if (!sourceKey || !targetKey || !own.has(sourceKey) || !own.has(targetKey)) continue;
       const [source, target] = [index.get(find(sourceKey))!, index.get(find(targetKey))!];
       if (source === target) continue;
       const label = relation.label.trim().toLowerCase() || "related to";
@@ -132,13 +161,4 @@ export function resolveEntities(extractions: { noteId: number; extraction: Store
     edge.weight = edge.noteIds.length;
   }
   return { nodes, edges: [...edges.values()] };
-}
-
-function mostCommon(counts: Map<string, number>): string {
-  let best = "";
-  let bestCount = -1;
-  for (const [value, count] of counts) {
-    if (count > bestCount) [best, bestCount] = [value, count];
-  }
-  return best;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { NoteExtraction, TextSpan } from "./extraction";
+import { conceptKey } from "./concept-key";
 
 /** A note's extraction as kept in graph_note_extractions: spans carry the passage they point at. */
 const spanSchema = z.object({ start: z.number().int(), end: z.number().int(), passage: z.string() });
@@ -51,4 +52,15 @@ function passageAround(text: string, span: TextSpan): string {
   end = Math.min(end, lineEnd === -1 ? text.length : lineEnd);
   const body = text.slice(start, end).trim();
   return `${start > lineStart ? "…" : ""}${body}${end < (lineEnd === -1 ? text.length : lineEnd) ? "…" : ""}`;
+}
+
+/** A stored result, or null when it does not parse (a row written by an older, different shape). */
+export function parseStoredExtraction(json: string): StoredExtraction | null {
+  const parsed = storedExtractionSchema.safeParse(JSON.parse(json));
+  return parsed.success ? parsed.data : null;
+}
+
+/** Every concept key a stored result names (concepts and their aliases). */
+export function extractionKeys(extraction: StoredExtraction): string[] {
+  return extraction.concepts.flatMap((concept) => [concept.name, ...concept.aliases].map(conceptKey).filter(Boolean));
 }

@@ -89,7 +89,7 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
 
 /** The graph as the viewer reads it (GET /api/knowledge-graph?limit=5000): nodes and edges, with their note ids. */
 async function graphFile(db: Database, userId: number): Promise<string> {
-  const { nodes, edges } = await getGraph({ ctx: { db, userId }, input: { limit: MAX_GRAPH_LIMIT, depth: 1 } });
+  const { nodes, edges } = await getGraph({ ctx: { db, userId }, input: { limit: MAX_GRAPH_LIMIT, depth: 1, include_hidden: false } });
   return JSON.stringify({ nodes, edges });
 }
 

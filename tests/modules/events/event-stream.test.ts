@@ -20,7 +20,7 @@ beforeAll(async () => {
     const result = await notes.client.execute({ sql: "insert into users (username, username_key, password_hash, created_at) values (?, ?, 'x', 0) returning id", args: [name, name] });
     users.push(Number(result.rows[0]!.id));
   }
-  feed = new ChangeFeed({ db: notes.db, keepAliveMs: 100 });
+  feed = new ChangeFeed({ db: notes.db, graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} }, keepAliveMs: 100 });
   // The stream alone, served by Bun: the user is the `?user=` of the request.
   server = Bun.serve({
     hostname: "127.0.0.1",
@@ -115,7 +115,7 @@ describe("the event stream", () => {
         return Reflect.get(target, property, receiver);
       },
     });
-    const counted = new ChangeFeed({ db, keepAliveMs: 60_000 });
+    const counted = new ChangeFeed({ db, graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} }, keepAliveMs: 60_000 });
     const received: string[][] = [[], [], []];
     const leave = received.map((events) =>
       counted.subscribe(ada, { send: (event, data) => events.push(`${event} ${data}`), keepAlive() {}, close() {} }),

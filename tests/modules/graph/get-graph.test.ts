@@ -63,7 +63,7 @@ async function chain(userId: number) {
 
 describe("getGraphInput", () => {
   test("may be omitted: 500 heaviest, depth 1", () => {
-    expect(getGraphInput.parse(undefined)).toEqual({ limit: 500, depth: 1 });
+    expect(getGraphInput.parse(undefined)).toEqual({ limit: 500, depth: 1, include_hidden: false });
   });
 
   test("limit is 1..5000 and depth 1..3", () => {
@@ -102,7 +102,7 @@ describe("getGraph without a node", () => {
   test("nodes and edges carry the API's fields, note ids parsed", async () => {
     const graph = await read(alice, { limit: 10 });
     const node = graph.nodes[0]!;
-    expect(Object.keys(node).sort()).toEqual(["community", "degree", "description", "id", "label", "note_ids", "type", "weight"]);
+    expect(Object.keys(node).sort()).toEqual(["aliases", "community", "degree", "description", "id", "label", "note_ids", "type", "weight"]);
     expect(node.note_ids.length).toBeGreaterThan(0);
     expect(node.note_ids).toEqual([...node.note_ids].sort((a, b) => a - b));
     for (const noteId of node.note_ids) expect(aliceGraph.noteIds).toContain(noteId);

@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { Message, MessageCreateParamsNonStreaming, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import {
+  BudgetExhaustedError,
   noteText,
   type ExtractionContext,
   type ExtractionUsage,
@@ -12,6 +13,7 @@ import { ExtractionAssembler } from "./anthropic/assemble";
 import { splitIntoChunks } from "./anthropic/chunk";
 import { ExtractionFailedError, toRequestError } from "./anthropic/errors";
 import { buildUserMessage, chooseExistingConcepts, SYSTEM_PROMPT } from "./anthropic/prompt";
+import { estimateInputTokens, estimateTextTokens } from "./anthropic/estimate";
 import { describeIssues, knowledgeGraphSchema, knowledgeGraphTool, TOOL_NAME, type KnowledgeGraphAnswer } from "./anthropic/schema";
 
 export { AnthropicRequestError, ExtractionFailedError } from "./anthropic/errors";
@@ -72,7 +74,7 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
         part: { index, count: chunks.length },
         existingConcepts: chooseExistingConcepts(context.existingConcepts, chunk.text, assembler.names),
       });
-      const answer = await extractChunk(note, userMessage, usage, context.signal);
+      const answer = await extractChunk(note, userMessage, usage, context);
       assembler.add(chunk, answer);
     }
     return { ...assembler.result(), usage };
@@ -82,13 +84,13 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
     note: NoteForExtraction,
     userMessage: string,
     usage: ExtractionUsage,
-    signal: AbortSignal | undefined,
+    context: ExtractionContext,
   ): Promise<KnowledgeGraphAnswer> {
-    const first = await send([{ role: "user", content: userMessage }], usage, signal);
+    const first = await send([{ role: "user", content: userMessage }], usage, context);
     const firstAnswer = readAnswer(first);
     if (firstAnswer.ok) return firstAnswer.answer;
 
-    const second = await send(retryMessages(userMessage, first, firstAnswer.problem), usage, signal);
+    const second = await send(retryMessages(userMessage, first, firstAnswer.problem), usage, context);
     const secondAnswer = readAnswer(second);
     if (secondAnswer.ok) return secondAnswer.answer;
     throw new ExtractionFailedError(`the model's answer did not match the schema: ${secondAnswer.problem}`, {
@@ -97,29 +99,65 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
     });
   }
 
-  async function send(messages: MessageParam[], usage: ExtractionUsage, signal: AbortSignal | undefined): Promise<Message> {
-    const params: MessageCreateParamsNonStreaming = {
-      model: options.model,
-      max_tokens: MAX_OUTPUT_TOKENS,
-      system: SYSTEM_PROMPT,
-      tools: [knowledgeGraphTool],
-      tool_choice: { type: "tool", name: TOOL_NAME, disable_parallel_tool_use: true },
-      messages,
-    };
+  async function send(messages: MessageParam[], usage: ExtractionUsage, { signal, budget }: ExtractionContext): Promise<Message> {
+    const params = requestParams(options.model, messages);
+    const reserved = estimateInputTokens(params);
+    if (budget && !budget.take(reserved)) throw new BudgetExhaustedError(usage);
     let message: Message;
     try {
       message = await client.messages.create(params, signal ? { signal } : undefined);
     } catch (error) {
+      budget?.settle(reserved, 0, false);
       if (signal?.aborted) throw signal.reason ?? error;
       throw toRequestError(error, usage);
     }
+    budget?.settle(reserved, message.usage?.input_tokens ?? reserved, true);
     usage.llm_calls += 1;
     usage.input_tokens += message.usage?.input_tokens ?? 0;
     usage.output_tokens += message.usage?.output_tokens ?? 0;
     return message;
   }
 
-  return { name: "anthropic", extract };
+  // The request without its message (model, system prompt, tool schema) is the same for every call.
+  let fixed: number | undefined;
+  const fixedTokens = () => (fixed ??= estimateInputTokens(requestParams(options.model, [{ role: "user", content: "" }])));
+
+  /** What `extract` would send for the note on the first try: the real prompts, no call. */
+  function estimate(note: NoteForExtraction, existingConcepts: string[]): ExtractionUsage {
+    const usage: ExtractionUsage = { llm_calls: 0, input_tokens: 0, output_tokens: 0 };
+    const text = noteText(note);
+    if (text.trim() === "") return usage;
+    const chunks = splitIntoChunks(text, maxChunkChars);
+    for (const [index, chunk] of chunks.entries()) {
+      if (chunk.text.trim() === "") continue;
+      const userMessage = buildUserMessage({
+        title: note.title,
+        tags: note.tags,
+        chunkText: chunk.text,
+        part: { index, count: chunks.length },
+        existingConcepts: chooseExistingConcepts(existingConcepts, chunk.text),
+      });
+      usage.llm_calls += 1;
+      usage.input_tokens += fixedTokens() + estimateTextTokens(JSON.stringify(userMessage));
+      // An answer restates the chunk's concepts with short quotes: about half its size, plus the JSON around it.
+      usage.output_tokens += Math.min(MAX_OUTPUT_TOKENS, 150 + Math.ceil(estimateTextTokens(chunk.text) / 2));
+    }
+    return usage;
+  }
+
+  return { name: "anthropic", extract, estimate };
+}
+
+/** The request for one chunk (or its one retry). */
+export function requestParams(model: string, messages: MessageParam[]): MessageCreateParamsNonStreaming {
+  return {
+    model,
+    max_tokens: MAX_OUTPUT_TOKENS,
+    system: SYSTEM_PROMPT,
+    tools: [knowledgeGraphTool],
+    tool_choice: { type: "tool", name: TOOL_NAME, disable_parallel_tool_use: true },
+    messages,
+  };
 }
 
 type ReadAnswer = { ok: true; answer: KnowledgeGraphAnswer } | { ok: false; problem: string };

@@ -2,6 +2,9 @@ import { createHash } from "node:crypto";
 import { LIMITS, TOOL_NAME } from "./schema";
 import { truncateText } from "./chunk";
 
+/** Raise when SYSTEM_PROMPT, the user message or the tool schema changes: saved extractions made with an older one are redone. */
+export const PROMPT_VERSION = 1;
+
 export const EXISTING_CONCEPTS_LIMIT = { names: 200, chars: 4_000 } as const;
 
 // How many existing names are checked for appearing in the chunk; bounds the work for huge graphs.
