@@ -151,10 +151,18 @@ describe("an unexpected failure", () => {
 });
 
 describe("a database that stays locked", () => {
+  // Its own server: the test before breaks the schema under the running server, and a libSQL
+  // connection whose batch failed that way can refuse a later COMMIT ("SQL statements in progress").
+  let own: TestServer;
+  beforeAll(async () => {
+    own = await startTestServer();
+  });
+  afterAll(() => own.stop());
+
   test("past the busy timeout answers 503 SERVICE_UNAVAILABLE, not 500, and works again after", async () => {
-    const { api: writer } = await api.newUser("locked");
+    const { api: writer } = await new Api(own.url).newUser("locked");
     // Another connection holds SQLite's write lock for longer than the server's 5 s busy timeout.
-    const client = server.openNotesClient();
+    const client = own.openNotesClient();
     const lock = await client.transaction("write");
     await lock.execute("update note_counts set total = total where 0");
     try {

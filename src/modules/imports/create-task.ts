@@ -9,40 +9,35 @@ import type { ImportQueue } from "./import-queue";
 import type { createTaskInput, TaskRecord } from "./schemas";
 import { toTaskRecord } from "./task-record";
 
+type TaskContext = { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher };
+
+/** What a kind of task stores beyond the row's bookkeeping. */
+type TaskFields = Pick<typeof importTasks.$inferInsert, "platform" | "url" | "content" | "archiveFile" | "archiveFormat">;
+
+export async function createTask({ ctx, input }: { ctx: TaskContext; input: z.infer<typeof createTaskInput> }): Promise<TaskRecord> {
+  return insertAndQueueTask(ctx, { platform: input.platform, url: input.url ?? null, content: input.content ?? null });
+}
+
 /**
  * Writes the task as pending, then queues its job. If the queue is unreachable the task is deleted
- * again and the caller gets a 503 to retry (CONTRACT "Errors": nothing is half-created); a task left
- * pending by a crash between the two steps is queued by the reconciler.
+ * again (and `undo` drops what the caller made for it) and the caller gets a 503 to retry (CONTRACT
+ * "Errors": nothing is half-created); a task left pending by a crash between the two steps is
+ * queued by the reconciler.
  */
-export async function createTask({
-  ctx,
-  input,
-}: {
-  ctx: { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher };
-  input: z.infer<typeof createTaskInput>;
-}): Promise<TaskRecord> {
+export async function insertAndQueueTask(ctx: TaskContext, fields: TaskFields, undo?: () => void): Promise<TaskRecord> {
   const now = Date.now();
   const [row] = await ctx.db
     .insert(importTasks)
-    .values({
-      userId: ctx.userId,
-      platform: input.platform,
-      url: input.url ?? null,
-      content: input.content ?? null,
-      status: "pending",
-      progress: 0,
-      message: "Queued",
-      createdAt: now,
-      updatedAt: now,
-    })
+    .values({ ...fields, userId: ctx.userId, status: "pending", progress: 0, message: "Queued", createdAt: now, updatedAt: now })
     .returning();
   let queued: boolean;
   try {
     queued = await ctx.importQueue.enqueueImport({ id: row!.id, userId: ctx.userId });
   } catch (error) {
-    log.warn(`could not queue import task ${row!.id}; answering 503`, error);
+    log.warn(`could not queue task ${row!.id}; answering 503`, error);
     // Should the job have been added after all, it finds no task and does nothing.
     await ctx.db.delete(importTasks).where(eq(importTasks.id, row!.id));
+    undo?.();
     throw new QueueUnavailableError();
   }
   await ctx.changes.publish({ userId: ctx.userId, kind: "task", id: row!.id });
