@@ -29,6 +29,12 @@ async function query<T extends pg.QueryResultRow>(connectionString: string, sql:
   }
 }
 
+/** Whom the embedded Postgres runs as: as root, the postgres system user; else this process's own user. */
+async function postgresServerUser(): Promise<{ uid?: number; gid?: number }> {
+  if (process.getuid?.() !== 0) return {};
+  return { uid: Number(await Bun.$`id -u postgres`.text()), gid: Number(await Bun.$`id -g postgres`.text()) };
+}
+
 const postmasterFile = () => path.join(dataDir, "pg", "postmaster.pid");
 const postmasterPid = async () => Number.parseInt((await readFile(postmasterFile(), "utf8")).split("\n")[0] ?? "", 10);
 
@@ -77,10 +83,7 @@ describe("embedded Postgres", () => {
     const lockFile = await readFile(postmasterFile(), "utf8");
     await running.stop();
     // Postgres itself refuses to start when the pid is alive and signalable by it, i.e. run by the same user.
-    const asPostgresUser =
-      process.getuid?.() === 0
-        ? { uid: Number(await Bun.$`id -u postgres`.text()), gid: Number(await Bun.$`id -g postgres`.text()) }
-        : {};
+    const asPostgresUser = await postgresServerUser();
     const unrelated = spawn("sleep", ["30"], { ...asPostgresUser, stdio: "ignore" });
     if (unrelated.pid === undefined) throw new Error("could not start sleep");
     try {
@@ -98,10 +101,7 @@ describe("embedded Postgres", () => {
     const lockFile = await readFile(postmasterFile(), "utf8");
     await running.stop();
     // A parent that never reaps: its child exits at once and stays a zombie, as a killed postmaster does until init reaps it.
-    const asPostgresUser =
-      process.getuid?.() === 0
-        ? { uid: Number(await Bun.$`id -u postgres`.text()), gid: Number(await Bun.$`id -g postgres`.text()) }
-        : {};
+    const asPostgresUser = await postgresServerUser();
     const parent = spawn("sh", ["-c", "sleep 0 & exec sleep 30"], { ...asPostgresUser, stdio: "ignore" });
     try {
       let zombiePid: number | undefined;
