@@ -13,7 +13,7 @@ import { seededRandom } from "../../src/modules/graph/seeded-random";
 import { percentile } from "./load";
 import { draftContent, draftTags } from "./seed-notes";
 import { benchScratch, peakResidentBytes, residentBytes, type ServerProcess } from "./server-process";
-import { isTerminal, registerAndLogin, type Session, type TaskView } from "./tasks-client";
+import { BENCH_PASSWORD, isTerminal, registerAndLogin, type Session, type TaskView } from "./tasks-client";
 import { taskSpecs } from "./tasks-content";
 import { cpuBetween, cpuSnapshot, type CpuUse } from "./tasks-cpu";
 
@@ -31,7 +31,6 @@ const TASK_POLL_MS = 250;
 const DRAIN_TIMEOUT_MS = 30_000;
 const RSS_SAMPLE_MS = 1_000;
 const RSS_PRINT_EVERY = 5;
-const PASSWORD = "bench-password-123"; // registerAndLogin's
 const MIB = 1024 * 1024;
 /** RSS growth slower than this is no trend; the verdict allows for the uncertainty of a short window (see rssTrend). */
 const FLAT_MIB_PER_MINUTE = 2;
@@ -151,7 +150,7 @@ async function step(client: Client, recorder: Recorder, search: boolean, importB
       {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ username: client.username, password: PASSWORD }).toString(),
+        body: new URLSearchParams({ username: client.username, password: BENCH_PASSWORD }).toString(),
       },
       200,
     );

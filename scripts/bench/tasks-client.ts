@@ -20,8 +20,11 @@ export interface TaskView {
 
 export const isTerminal = (task: TaskView) => task.status === "completed" || task.status === "failed";
 
+/** Every benchmark account's password. */
+export const BENCH_PASSWORD = "bench-password-123";
+
 export async function registerAndLogin(baseUrl: string, username: string): Promise<Session> {
-  const password = "bench-password-123";
+  const password = BENCH_PASSWORD;
   // No keep-alive: an idle socket of ours would be counted among a load run's connections.
   const registered = await fetch(`${baseUrl}/api/auth/register`, {
     method: "POST",
