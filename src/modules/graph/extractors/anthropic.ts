@@ -67,13 +67,7 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
     // Chunks run one after another so later ones can reuse the names found in earlier ones.
     for (const [index, chunk] of chunks.entries()) {
       if (chunk.text.trim() === "") continue;
-      const userMessage = buildUserMessage({
-        title: note.title,
-        tags: note.tags,
-        chunkText: chunk.text,
-        part: { index, count: chunks.length },
-        existingConcepts: chooseExistingConcepts(context.existingConcepts, chunk.text, assembler.names),
-      });
+      const userMessage = chunkMessage(note, chunk.text, { index, count: chunks.length }, context.existingConcepts, assembler.names);
       const answer = await extractChunk(note, userMessage, usage, context);
       assembler.add(chunk, answer);
     }
@@ -130,13 +124,7 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
     const chunks = splitIntoChunks(text, maxChunkChars);
     for (const [index, chunk] of chunks.entries()) {
       if (chunk.text.trim() === "") continue;
-      const userMessage = buildUserMessage({
-        title: note.title,
-        tags: note.tags,
-        chunkText: chunk.text,
-        part: { index, count: chunks.length },
-        existingConcepts: chooseExistingConcepts(existingConcepts, chunk.text),
-      });
+      const userMessage = chunkMessage(note, chunk.text, { index, count: chunks.length }, existingConcepts);
       usage.llm_calls += 1;
       usage.input_tokens += fixedTokens() + estimateTextTokens(JSON.stringify(userMessage));
       // An answer restates the chunk's concepts with short quotes: about half its size, plus the JSON around it.
@@ -146,6 +134,23 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
   }
 
   return { name: "anthropic", extract, estimate };
+}
+
+/** The user message for one chunk, as `extract` sends it and `estimate` counts it; names found in earlier chunks come first. */
+function chunkMessage(
+  note: NoteForExtraction,
+  chunkText: string,
+  part: { index: number; count: number },
+  existingConcepts: string[],
+  foundEarlier: string[] = [],
+): string {
+  return buildUserMessage({
+    title: note.title,
+    tags: note.tags,
+    chunkText,
+    part,
+    existingConcepts: chooseExistingConcepts(existingConcepts, chunkText, foundEarlier),
+  });
 }
 
 /** The request for one chunk (or its one retry). */
