@@ -46,9 +46,12 @@ export async function searchNotes(
   // Matches in titles or tags: exact when fewer than `end`, else the page lies within them.
   const inNames = named === null ? 0 : await countUpTo(db, named, end);
   const ranked = total <= RANKED_QUERY_MATCHES;
-  if (named !== null && offset < inNames) noteIds.push(...(await pageOfGroup(db, named, Math.min(input.size, inNames - offset), offset, ranked)));
+  // A group's size, when known, spares the statement that finds its ranking boundary.
+  if (named !== null && offset < inNames) {
+    noteIds.push(...(await pageOfGroup(db, named, Math.min(input.size, inNames - offset), offset, ranked, inNames < end ? inNames : undefined)));
+  }
   if (noteIds.length < input.size && inNames < end && total > inNames) {
-    noteIds.push(...(await pageOfGroup(db, bodyOnly, input.size - noteIds.length, Math.max(0, offset - inNames), ranked)));
+    noteIds.push(...(await pageOfGroup(db, bodyOnly, input.size - noteIds.length, Math.max(0, offset - inNames), ranked, total - inNames)));
   }
   return { noteIds, total, terms };
 }
@@ -66,13 +69,14 @@ async function countUpTo(db: Database, expression: string, limit: number): Promi
   return Number(row?.n ?? 0);
 }
 
-async function pageOfGroup(db: Database, expression: string, limit: number, offset: number, ranked: boolean): Promise<number[]> {
+async function pageOfGroup(db: Database, expression: string, limit: number, offset: number, ranked: boolean, size?: number): Promise<number[]> {
   const ids = async (statement: ReturnType<typeof sql>) => (await db.all<{ id: number }>(statement)).map((row) => Number(row.id));
   if (!ranked) return ids(sql`select rowid as id from notes_fts where notes_fts match ${expression} order by rowid desc limit ${limit} offset ${offset}`);
   // The oldest of the newest RANKED_MATCHES matches (none when there are fewer): FTS5 walks rowids newest first and stops there.
-  const [boundary] = await ids(
-    sql`select rowid as id from notes_fts where notes_fts match ${expression} order by rowid desc limit 1 offset ${RANKED_MATCHES - 1}`,
-  );
+  const [boundary] =
+    size !== undefined && size <= RANKED_MATCHES
+      ? []
+      : await ids(sql`select rowid as id from notes_fts where notes_fts match ${expression} order by rowid desc limit 1 offset ${RANKED_MATCHES - 1}`);
   if (boundary === undefined) {
     return ids(sql`select rowid as id from notes_fts where notes_fts match ${expression} order by rank, rowid desc limit ${limit} offset ${offset}`);
   }
