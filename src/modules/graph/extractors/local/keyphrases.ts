@@ -56,7 +56,7 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   const ranked: (KeyPhrase & { free: number })[] = [];
   for (const term of input.terms.values()) {
     if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
-    if (term.size === 1 && WEAK_ALONE_WORDS.has(term.key)) continue;
+    if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;

@@ -52,8 +52,8 @@ note notes example examples idea ideas stuff bit part parts step steps time time
 points fact facts number numbers type types year years day days week weeks question questions result results
 problem problems reason reasons people person list lists section sections page pages chapter chapters item items
 summary overview introduction conclusion todo minute minutes hour hours seconds month months min mins
-large long low small high big short
-问题 时间 方法 内容 方式 过程 结果 原因 人们 笔记 总结 例子 部分 情况 东西 事情 地方 大家 方面
+large long low small high big short answer answers difference differences
+问题 时间 方法 内容 方式 过程 结果 原因 人们 笔记 总结 例子 部分 情况 东西 事情 地方 大家 方面 答案 区别 评论区
 `;
 
 function wordSet(list: string): ReadonlySet<string> {
@@ -71,7 +71,8 @@ export const GENERIC_LABELS: ReadonlySet<string> = wordSet(
   tip warning important pros cons ingredients instructions method steps details description contents toc
   index inbox agenda minutes attendees outline abstract preface foreword glossary
   无标题 笔记 读书笔记 日记 随笔 草稿 待办 总结 小结 概述 简介 引言 前言 参考 参考资料 参考文献 备注 问题 思考
-  结论 目录 附录 相关 链接 资源 摘要 要点 重点 心得 感想 注意 提示 例子 示例 步骤 材料 做法`,
+  结论 目录 附录 相关 链接 资源 摘要 要点 重点 心得 感想 注意 提示 例子 示例 步骤 材料 做法
+  参会人 参会人员 与会人员 议程 纪要 会议纪要 待办事项 行动项`,
 );
 export const GENERIC_PHRASES: ReadonlySet<string> = new Set([
   "see also",
