@@ -2,7 +2,7 @@ import { conceptKey, displayLabel } from "../../concept-key";
 import type { NoteForExtraction, TextSpan } from "../../extraction";
 import type { Mark } from "./marks";
 import type { Nlp } from "./nlp";
-import { cleanMarkedName, isConceptName, type NameLimits, subjectAfterLabel } from "./name-shape";
+import { cleanMarkedName, isConceptName, isLayoutLabel, type NameLimits, subjectAfterLabel } from "./name-shape";
 import type { Heading } from "./sections";
 import { STOPWORDS } from "./stopwords";
 
@@ -12,9 +12,10 @@ import { STOPWORDS } from "./stopwords";
  * - "link": [[wikilink]] targets (other notes or pages);
  * - "topic": Markdown headings, and the note title when it is a short noun phrase;
  * - "technology": identifier-like `inline code` (numpy, torch.nn, useEffect);
+ * - "work": a title in 《》 (a book, film or article: 《思考，快与慢》);
  * - "concept": **bold**, ==highlighted== or *emphasised* terms, and TF-IDF key phrases.
  */
-export const LOCAL_CONCEPT_TYPES = ["tag", "link", "topic", "technology", "concept"] as const;
+export const LOCAL_CONCEPT_TYPES = ["tag", "link", "topic", "technology", "work", "concept"] as const;
 export type LocalConceptType = (typeof LOCAL_CONCEPT_TYPES)[number];
 
 export interface ConceptDraft {
@@ -41,6 +42,7 @@ const MAX_NAME_LENGTH = 100;
 const TITLE_LIMITS: NameLimits = { maxWords: 4, maxCjkChars: 12, maxChars: 60 };
 const HEADING_LIMITS: NameLimits = { maxWords: 6, maxCjkChars: 16, maxChars: 60 };
 const STRONG_LIMITS: NameLimits = { maxWords: 5, maxCjkChars: 16, maxChars: 50 };
+const WORK_MAX_CHARS = 30;
 const EMPHASIS_LIMITS: NameLimits = { maxWords: 3, maxCjkChars: 10, maxChars: 40 };
 const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_.+#\-/:]{1,39}$/u;
 
@@ -85,6 +87,11 @@ export function explicitConcepts(
     return add(name, "topic", locate(raw, name, heading.text));
   });
 
+  for (const mark of ofKind("work")) {
+    // A work's title may read as a clause (思考，快与慢): only its length is checked.
+    const name = displayLabel(mark.text);
+    if ([...name].length <= WORK_MAX_CHARS && !isLayoutLabel(conceptKey(name))) add(name, "work", mark.span);
+  }
   for (const mark of ofKind("code")) {
     if (isIdentifier(mark.text)) add(mark.text, "technology", mark.span);
   }
@@ -149,7 +156,8 @@ function chineseTitleTopic(name: string, nlp: Pick<Nlp, "tagChinese">): string |
   const kept = words.slice(0, end);
   if (kept.length === 0 || kept.some((word) => word.tag === "m" || word.tag === "t")) return undefined;
   const topic = displayLabel(kept.map((word) => word.word).join(""));
-  return [...topic].length >= 2 ? topic : undefined;
+  // Punctuation left inside (读《原则) means the title is not one name; a 《work》 in it is found as a mark.
+  return [...topic].length >= 2 && !/[^\p{L}\p{N}\s·]/u.test(topic) ? topic : undefined;
 }
 
 /** `numpy`, `torch.nn`, `C++`: a name-like token, not an expression, command or path. */

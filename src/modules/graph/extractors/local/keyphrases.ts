@@ -67,6 +67,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (term.verbal && term.size === 1 && input.specificity(term.key) < NOMINAL_VERB_SPECIFICITY) continue;
     // A noun phrase's head comes last: "large language" always followed by "model" is a fragment of a longer one.
     if (term.modified && !term.endsPhrase) continue;
+    // So is a Chinese compound only ever seen inside a longer one (研究基地 in 大熊猫繁育研究基地).
+    if (term.standalone === 0) continue;
     ranked.push({ term, free, score: scoreTerm(term, free, prominent, input) });
   }
   ranked.sort((a, b) => b.score - a.score || compareKeys(a.term.key, b.term.key));
