@@ -37,6 +37,8 @@ const SINGLETON_PENALTY = 0.7;
 const NOMINAL_VERB_SPECIFICITY = 0.55;
 // A word the English lexicon lacks is a term of art or a name, not an everyday noun.
 const RARE_WORD_BOOST = 1.6;
+// The corpus gives it another name (an acronym it defines, a 简称, a surname): it is a name, not a description.
+const NAMED_BOOST = 1.5;
 // Far below the note's best phrase is filler, even when the budget is not spent.
 const RELATIVE_FLOOR = 0.1;
 
@@ -100,7 +102,8 @@ function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, inpu
     (prominent ? PROMINENT_BOOST : 1) *
     (input.existing.has(term.key) ? EXISTING_BOOST : 1) *
     (isSpecific(term, input) && documentFrequencyOf(input.corpus, term.key) >= 2 ? RECURRING_BOOST : 1) *
-    (term.size === 1 ? (term.rare ? RARE_WORD_BOOST : input.specificity(term.key)) : 1)
+    (term.size === 1 ? (term.rare ? RARE_WORD_BOOST : input.specificity(term.key)) : 1) *
+    (input.corpus.aliases.has(term.key) ? NAMED_BOOST : 1)
   );
 }
 
