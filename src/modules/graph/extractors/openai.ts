@@ -24,7 +24,7 @@ import {
 } from "../extraction";
 import { ExtractionAssembler } from "./llm/assemble";
 import { ExtractionFailedError } from "./llm/errors";
-import { chooseExistingConcepts, chunkMessage, systemPromptFor, type AnswerForm } from "./llm/prompt";
+import { chunkMessage, systemPromptFor, type AnswerForm } from "./llm/prompt";
 import { describeIssues, knowledgeGraphJsonSchema, knowledgeGraphSchema, TOOL_DESCRIPTION, TOOL_NAME, type KnowledgeGraphAnswer } from "./llm/schema";
 
 export { OpenAiRequestError } from "../../llm/providers/openai";
@@ -33,6 +33,8 @@ export { OpenAiRequestError } from "../../llm/providers/openai";
 const MAX_OUTPUT_TOKENS = 4_096;
 // What the estimate may miss of a server's real tokenizer.
 const SAFETY = 0.9;
+// The share of the context the existing concept names may take, at most.
+const EXISTING_SHARE = 0.15;
 const MIN_CHUNK_TOKENS = 64;
 
 const SCHEMA: StructuredSchema = { name: TOOL_NAME, description: TOOL_DESCRIPTION, jsonSchema: knowledgeGraphJsonSchema() };
@@ -76,14 +78,29 @@ export function createOpenAiExtractor(settings: OpenAiSettings): Extractor {
   };
   const largestFixed = () => Math.max(fixed("tools"), fixed("json_schema"), fixed("json_object"));
 
+  // Existing names (and names found in earlier chunks) get at most this many tokens of each request.
+  const existingTokens = Math.floor(settings.contextTokens * EXISTING_SHARE);
+
+  /** How many characters of names fit in `existingTokens`, measured on the names at hand (CJK names cost more). */
+  function existingChars(names: string[]): number {
+    const sample = names.slice(0, 400).join("\n");
+    const perChar = sample.length > 0 ? Math.max(1 / OPENAI_COMPATIBLE_TOKENS.otherCharsPerToken, tokens(JSON.stringify(sample)) / sample.length) : OPENAI_COMPATIBLE_TOKENS.cjkTokensPerChar;
+    return Math.floor(existingTokens / perChar);
+  }
+
+  function messageFor(note: NoteForExtraction, chunk: string, part: { index: number; count: number }, existing: string[], foundEarlier: string[], step: StructuredOutputStep): string {
+    const chars = existingChars([...foundEarlier, ...existing]);
+    return chunkMessage(note, chunk, part, existing, foundEarlier, { answer: ANSWER_FORM[step], existingChars: chars });
+  }
+
   /** The note's text in chunks whose requests, answer included, fit the context bound. */
-  function chunksOf(note: NoteForExtraction, text: string, existingConcepts: string[]): TextChunk[] {
-    const around = tokens(chunkMessage(note, "", { index: 0, count: 2 }, []) + chooseExistingConcepts(existingConcepts, text).join("\n") + "\n".repeat(8));
-    const room = Math.max(MIN_CHUNK_TOKENS, Math.floor((settings.contextTokens - maxOutput - largestFixed() - around) * SAFETY));
+  function chunksOf(note: NoteForExtraction, text: string): TextChunk[] {
+    const around = tokens(JSON.stringify(chunkMessage(note, "", { index: 0, count: 2 }, [], [], { answer: "json_with_schema" })));
+    const room = Math.max(MIN_CHUNK_TOKENS, Math.floor((settings.contextTokens - maxOutput - largestFixed() - around - existingTokens) * SAFETY));
     let maxChars = Math.max(50, Math.floor(room * OPENAI_COMPATIBLE_TOKENS.otherCharsPerToken));
     for (;;) {
       const chunks = splitIntoChunks(text, maxChars);
-      const largest = Math.max(...chunks.map((chunk) => tokens(chunk.text)));
+      const largest = Math.max(...chunks.map((chunk) => tokens(JSON.stringify(chunk.text))));
       if (largest <= room || maxChars <= 50) return chunks;
       maxChars = Math.max(50, Math.floor((maxChars * room) / largest));
     }
@@ -94,12 +111,12 @@ export function createOpenAiExtractor(settings: OpenAiSettings): Extractor {
     const usage: ExtractionUsage = noUsage();
     if (text.trim() === "") return { concepts: [], relations: [], usage };
 
-    const chunks = chunksOf(note, text, context.existingConcepts);
+    const chunks = chunksOf(note, text);
     const assembler = new ExtractionAssembler(note.title.length, context.existingConcepts);
     for (const [index, chunk] of chunks.entries()) {
       if (chunk.text.trim() === "") continue;
       const part = { index, count: chunks.length };
-      const answer = await extractChunk(note, (step) => chunkMessage(note, chunk.text, part, context.existingConcepts, assembler.names, ANSWER_FORM[step]), usage, context);
+      const answer = await extractChunk(note, (step) => messageFor(note, chunk.text, part, context.existingConcepts, assembler.names, step), usage, context);
       assembler.add(chunk, answer);
     }
     return { ...assembler.result(), usage };
@@ -160,10 +177,10 @@ export function createOpenAiExtractor(settings: OpenAiSettings): Extractor {
     const text = noteText(note);
     if (text.trim() === "") return usage;
     const step = startStep();
-    const chunks = chunksOf(note, text, existingConcepts);
+    const chunks = chunksOf(note, text);
     for (const [index, chunk] of chunks.entries()) {
       if (chunk.text.trim() === "") continue;
-      const userMessage = chunkMessage(note, chunk.text, { index, count: chunks.length }, existingConcepts, [], ANSWER_FORM[step]);
+      const userMessage = messageFor(note, chunk.text, { index, count: chunks.length }, existingConcepts, [], step);
       usage.llm_calls += 1;
       usage.input_tokens += tokens(JSON.stringify(requestFor(step, userMessage)));
       // An answer restates the chunk's concepts with short quotes: about half its size, plus the JSON around it.

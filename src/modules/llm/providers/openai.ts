@@ -72,6 +72,7 @@ export function createOpenAiClient(settings: OpenAiSettings): OpenAiClient {
     baseURL: settings.baseURL,
     timeout: settings.timeoutMs,
     maxRetries: 0,
+    fetch: fetchWithOpenAiErrors,
     // Bun's fetch gives up after 300 s without a byte whatever the signal says; a slow local model may need longer.
     fetchOptions: { timeout: false } as NonNullable<ClientOptions["fetchOptions"]>,
   });
@@ -116,6 +117,34 @@ export function createOpenAiClient(settings: OpenAiSettings): OpenAiClient {
   }
 
   return { settings, complete, chat };
+}
+
+/**
+ * Servers that answer errors outside OpenAI's `{error: …}` envelope (vLLM's `{object: "error",
+ * message}`, DashScope's `{code, message}`, a proxy's plain text) get it put around their message, so
+ * the SDK keeps the server's words for matching refusals and for the user.
+ */
+async function fetchWithOpenAiErrors(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  if (response.ok) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const record = body && typeof body === "object" ? (body as Record<string, unknown>) : undefined;
+  if (record && "error" in record) return new Response(text, response);
+  const message = typeof record?.message === "string" ? record.message : text.trim().slice(0, 1000);
+  const headers = new Headers(response.headers);
+  headers.set("content-type", "application/json");
+  headers.delete("content-length");
+  return new Response(JSON.stringify({ error: { message, type: record?.type ?? null, code: record?.code ?? null } }), {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
 }
 
 /**

@@ -91,15 +91,16 @@ export function chunkMessage(
   part: { index: number; count: number },
   existingConcepts: string[],
   foundEarlier: string[] = [],
-  answer: AnswerForm = "tool",
+  options: { answer?: AnswerForm; existingChars?: number } = {},
 ): string {
+  const limit = { names: EXISTING_CONCEPTS_LIMIT.names, chars: Math.min(EXISTING_CONCEPTS_LIMIT.chars, options.existingChars ?? Infinity) };
   return buildUserMessage({
     title: note.title,
     tags: note.tags,
     chunkText,
     part,
-    existingConcepts: chooseExistingConcepts(existingConcepts, chunkText, foundEarlier),
-    answer,
+    existingConcepts: chooseExistingConcepts(existingConcepts, chunkText, foundEarlier, limit),
+    answer: options.answer,
   });
 }
 
@@ -107,7 +108,12 @@ export function chunkMessage(
  * Picks at most 200 names / ~4 KB: names seen earlier in this note first, then names that occur
  * in the chunk (the ones the model can actually reuse), then the rest in the caller's order.
  */
-export function chooseExistingConcepts(names: Iterable<string>, chunkText: string, priority: string[] = []): string[] {
+export function chooseExistingConcepts(
+  names: Iterable<string>,
+  chunkText: string,
+  priority: string[] = [],
+  limit: { names: number; chars: number } = EXISTING_CONCEPTS_LIMIT,
+): string[] {
   const haystack = chunkText.toLowerCase();
   const seen = new Set<string>();
   const first: string[] = [];
@@ -131,7 +137,7 @@ export function chooseExistingConcepts(names: Iterable<string>, chunkText: strin
   const chosen: string[] = [];
   let chars = 0;
   for (const name of [...first, ...inChunk, ...rest]) {
-    if (chosen.length >= EXISTING_CONCEPTS_LIMIT.names || chars + name.length + 1 > EXISTING_CONCEPTS_LIMIT.chars) break;
+    if (chosen.length >= limit.names || chars + name.length + 1 > limit.chars) break;
     chosen.push(name);
     chars += name.length + 1;
   }
