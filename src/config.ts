@@ -26,7 +26,7 @@ const environmentSchema = z.object({
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_BASE_URL: z.url().optional(),
   ANTHROPIC_MODEL: z.string().min(1).optional(),
-  OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. http://127.0.0.1:11434/v1" }).optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_MODEL: z.string().min(1).optional(),
   // Below ~2k tokens the prompt and schema alone would not fit.

@@ -12,14 +12,28 @@ export interface AnthropicClientSettings {
   timeoutMs: number;
 }
 
+// The API version every Messages-compatible server documents; the SDK's own newer date is Anthropic's alone.
+const COMPATIBLE_API_VERSION = "2023-06-01";
+
 /** The Messages API client; any base URL that serves Anthropic's format (DeepSeek, Kimi, DashScope, Ollama) works alike. */
 export function createAnthropicClient(settings: AnthropicClientSettings): Anthropic {
+  const elsewhere = settings.baseURL !== undefined && !isAnthropicHost(settings.baseURL);
   return new Anthropic({
     apiKey: settings.apiKey,
     ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+    ...(elsewhere ? { defaultHeaders: { "anthropic-version": COMPATIBLE_API_VERSION } } : {}),
     maxRetries: settings.maxRetries,
     timeout: settings.timeoutMs,
   });
+}
+
+function isAnthropicHost(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.toLowerCase();
+    return host === "anthropic.com" || host.endsWith(".anthropic.com");
+  } catch {
+    return false;
+  }
 }
 
 /** The Messages API refused or failed a request after the SDK's own retries. */
