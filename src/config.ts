@@ -100,16 +100,16 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
         baseURL: env.ANTHROPIC_BASE_URL,
         model: env.ANTHROPIC_MODEL,
       },
-      openai:
-        extractor === "openai"
-          ? {
-              baseURL: env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL,
-              apiKey: env.OPENAI_API_KEY,
-              model: env.OPENAI_MODEL!,
-              contextTokens: env.OPENAI_CONTEXT_TOKENS,
-              timeoutMs: env.OPENAI_TIMEOUT_MS,
-            }
-          : undefined,
+      // Whenever a model is named, so other LLM users (ask) can reach the server whatever builds the graph.
+      openai: env.OPENAI_MODEL
+        ? {
+            baseURL: env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL,
+            apiKey: env.OPENAI_API_KEY,
+            model: env.OPENAI_MODEL,
+            contextTokens: env.OPENAI_CONTEXT_TOKENS,
+            timeoutMs: env.OPENAI_TIMEOUT_MS,
+          }
+        : undefined,
     },
   } as const;
 }
