@@ -175,6 +175,26 @@ describe("a wrong key", () => {
   });
 });
 
+describe("a model slower than OPENAI_TIMEOUT_MS", () => {
+  test("fails the note with a message naming the setting, and the build completes", async () => {
+    const slow = await startFakeOpenAi({ latencyMs: 1_500 });
+    const slowServer = await startTestServer({ OPENAI_BASE_URL: slow.url, OPENAI_MODEL: "qwen3:32b", OPENAI_TIMEOUT_MS: "1000" });
+    try {
+      const { api: user } = await new Api(slowServer.url).newUser("slow");
+      const id = (await user.post("/api/notes", note(1))).body.id;
+      const { calls, status } = await build(user, slow);
+      expect(calls).toBe(1);
+      expect(status).toMatchObject({ status: "completed", usage: { llm_calls: 0 } });
+      expect(status.failed_notes).toEqual([
+        { note_id: id, error: `the server at OPENAI_BASE_URL (${slow.url}) did not answer within 1 s (OPENAI_TIMEOUT_MS); a slow local model may need a longer timeout` },
+      ]);
+    } finally {
+      await slowServer.stop();
+      await slow.stop();
+    }
+  });
+});
+
 describe("the same answers through Anthropic's Messages API", () => {
   let anthropic: FakeAnthropic;
   let anthropicServer: TestServer;
