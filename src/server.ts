@@ -16,6 +16,7 @@ import { createChangePublisher } from "./modules/events/change-publisher";
 import { reconcileGraphBuilds } from "./modules/graph/reconcile-builds";
 import { reconcileImportTasks } from "./modules/imports/reconcile-tasks";
 import { appRouter } from "./trpc/root";
+import { sweepStaleTemps } from "./modules/files/blob-store";
 
 const RECONCILE_EVERY_MS = 60_000;
 /** A failed start tears down what it started within this, so the process can exit at once. */
@@ -42,6 +43,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
   };
   try {
     await ensureWritableDirectory(config.dataDir, "DATA_DIR");
+    await ensureWritableDirectory(config.files.dir, "FILES_DIR");
+    // A writer killed mid-file leaves a temporary file no row points at; this start removes it.
+    await sweepStaleTemps(config.files.dir);
     const notesDb = await openNotesDatabase({ url: config.libsqlUrl, authToken: config.libsqlAuthToken }).catch((error) => {
       throw new StartupError(`Cannot open the notes database (LIBSQL_URL ${redactUrl(config.libsqlUrl)}): ${describeCause(error)}`);
     });
@@ -92,7 +96,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await listener.ready;
       const app = createHttpApp({
         router: appRouter,
-        services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph },
+        services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph, files: config.files },
         events: feed,
         archivesDir: config.imports.archivesDir,
         document: buildOpenApiDocument(appRouter),
