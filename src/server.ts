@@ -73,7 +73,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     const changes = createChangePublisher((channel, payload) => queue.notify(channel, payload));
     const queue = createQueue({
       connectionString,
-      tasks: createJobCatalogue({ db: notesDb.db, imports: config.imports, graph: config.graph, changes }),
+      tasks: createJobCatalogue({ db: notesDb.db, imports: config.imports, graph: config.graph, changes, files: config.files }),
       log,
     });
     stops.push(() => queue.close());
