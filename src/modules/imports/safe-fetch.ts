@@ -88,8 +88,11 @@ export function createSafeFetcher(options: SafeFetcherOptions): Fetcher {
  */
 export function createSafeDownloader(options: SafeFetcherOptions): Downloader {
   const settings = settingsOf(options);
-  return (url, fetchOptions, consume) =>
-    withDeadline(settings, url, fetchOptions, async (signal) => {
+  return (url, fetchOptions, consume) => {
+    // The consumer's own errors (a file it refuses) are its to word; only the transfer's are ours.
+    let consumerError: { error: unknown } | undefined;
+    const passThrough = (error: unknown) => consumerError?.error === error;
+    return withDeadline(settings, url, fetchOptions, passThrough, async (signal) => {
       const { hop, response } = await followRedirects(settings, url, requestHeaders({ accept: "image/avif,image/webp,image/*,*/*;q=0.5", ...fetchOptions.headers }), signal);
       const status = response.statusCode ?? 0;
       if (status < 200 || status > 299) {
@@ -97,8 +100,26 @@ export function createSafeDownloader(options: SafeFetcherOptions): Downloader {
         throw failure(hop, `the server answered ${status}`, status !== 429 && status < 500);
       }
       const contentType = headerText(response.headers["content-type"]) ?? "";
-      return consume(streamBody(settings, hop, response, signal), { url: hop.url.href, status, contentType });
+      let transferFailed = false;
+      const body = streamBody(settings, hop, response, signal);
+      const watched = (async function* () {
+        try {
+          yield* body;
+        } catch (error) {
+          transferFailed = true;
+          throw error;
+        }
+      })();
+      try {
+        return await consume(watched, { url: hop.url.href, status, contentType });
+      } catch (error) {
+        if (!transferFailed && !signal.aborted) consumerError = { error };
+        throw error;
+      } finally {
+        response.destroy();
+      }
     });
+  };
 }
 
 function settingsOf(options: SafeFetcherOptions): Settings {
@@ -116,14 +137,20 @@ function settingsOf(options: SafeFetcherOptions): Settings {
 }
 
 async function fetchPage(settings: Settings, url: string, options: FetchOptions): Promise<FetchedPage> {
-  return withDeadline(settings, url, options, async (signal) => {
+  return withDeadline(settings, url, options, () => false, async (signal) => {
     const { hop, response } = await followRedirects(settings, url, requestHeaders(options.headers), signal);
     return readPage(settings, hop, response, signal);
   });
 }
 
 /** Runs `work` under one deadline (all redirects and the body) and the caller's cancel signal, in our own error words. */
-async function withDeadline<T>(settings: Settings, url: string, options: FetchOptions, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function withDeadline<T>(
+  settings: Settings,
+  url: string,
+  options: FetchOptions,
+  passThrough: (error: unknown) => boolean,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const shown = displayUrl(url);
   const deadline = new AbortController();
   const timer = setTimeout(() => {
@@ -142,7 +169,7 @@ async function withDeadline<T>(settings: Settings, url: string, options: FetchOp
   try {
     return await work(deadline.signal);
   } catch (error) {
-    if (error instanceof ImportError) throw error;
+    if (error instanceof ImportError || passThrough(error)) throw error;
     // Destroying a socket surfaces as a generic error; the abort reason says what really happened.
     if (deadline.signal.aborted) throw deadline.signal.reason;
     throw connectionFailure(shown, error);

@@ -71,7 +71,7 @@ function run(download: ImageStoreRun["download"], extra: Partial<ImageStoreRun> 
 
 describe("storeNoteImages", () => {
   test("a redirect to a private address is refused with the address rule on; the link stays remote", async () => {
-    const download = downloader({ allowPrivateNetworks: false, allowedPorts: [host.port], classifyAddress: (address) => (address === FAKE_PUBLIC ? { public: true, description: "a public address" } : classifyAddress(address)) });
+    const download = downloader({ allowPrivateNetworks: false, allowedPorts: [host.port!], classifyAddress: (address) => (address === FAKE_PUBLIC ? { public: true, description: "a public address" } : classifyAddress(address)) });
     const markdown = `![a](${origin}/good.png)\n\n![b](${origin}/to-private.png)`;
     const result = await storeNoteImages(run(download), markdown);
     expect(result.fileIds).toHaveLength(1);
