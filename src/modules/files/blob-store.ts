@@ -45,7 +45,7 @@ function tempDir(dir: string): string {
  * removes the temporary file and throws BlobTooLargeError. A crash leaves at most a temporary
  * file, which no row points at and `sweepStaleTemps` removes.
  */
-export async function stageBlob(dir: string, chunks: AsyncIterable<Uint8Array>, maxBytes = MAX_FILE_BYTES): Promise<StagedBlob> {
+export async function stageBlob(dir: string, chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, maxBytes = MAX_FILE_BYTES): Promise<StagedBlob> {
   await fs.promises.mkdir(tempDir(dir), { recursive: true });
   // The pid lets a later start tell a dead writer's leftovers from a live one's work in progress.
   const temp = path.join(tempDir(dir), `${process.pid}-${randomUUID()}`);

@@ -8,7 +8,7 @@ import { sniffImageType } from "./sniff-image";
 
 export interface StoreFileInput {
   userId: number;
-  body: AsyncIterable<Uint8Array>;
+  body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
   /** An import task storing the file for the note it is about to write (see `files.pending_task_id`). */
   pendingTaskId?: number;
 }

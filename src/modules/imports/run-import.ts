@@ -154,11 +154,11 @@ async function runArchive(run: ImportRun, task: typeof importTasks.$inferSelect)
   const { runArchiveImport } = await import("../archives/run-archive-import");
   const archivesDir = run.archivesDir ?? "";
   try {
-    await runArchiveImport({ db: run.db, archivesDir, signal: run.signal, changes: run.changes }, task);
+    await runArchiveImport({ db: run.db, archivesDir, signal: run.signal, changes: run.changes, files: run.files }, task);
   } catch (error) {
     if (run.signal.aborted || run.attempt < run.maxAttempts) throw error;
     log.error(`archive task ${task.id} failed unexpectedly`, error);
-    removeArchiveFile(archivesDir, await markTaskFailed(run.db, task.id, "The archive import failed unexpectedly; upload it again later.", run.changes));
+    removeArchiveFile(archivesDir, await markTaskFailed(run.db, task.id, "The archive import failed unexpectedly; upload it again later.", run.changes, run.files));
   }
 }
 
