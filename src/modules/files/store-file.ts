@@ -1,60 +1,93 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { files } from "../../db/schema";
 import { TooLargeError, UnsupportedMediaTypeError } from "../errors";
-import { BlobTooLargeError, MAX_FILE_BYTES, stageBlob, type FileStorage } from "./blob-store";
+import { BlobTooLargeError, MAX_FILE_BYTES, stageBlob, type FileStorage, type StagedBlob } from "./blob-store";
 import type { FileRow } from "./file-record";
-import { sniffImageType } from "./sniff-image";
-
-export interface StoreFileInput {
-  userId: number;
-  body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
-  /** An import task storing the file for the note it is about to write (see `files.pending_task_id`). */
-  pendingTaskId?: number;
-}
+import { sniffImageType, type ImageType } from "./sniff-image";
 
 export const ACCEPTED_TYPES = "PNG, JPEG, GIF, WebP or AVIF";
 
+type Store = { db: Database; storage: FileStorage };
+
+/** An image written to a temporary file and typed from its bytes, not yet one of the user's files. */
+export interface StagedImage {
+  blob: StagedBlob;
+  type: ImageType;
+}
+
 /**
- * Stores one image for a user: streamed to disk and hashed, typed from its bytes, kept once per
- * user by SHA-256 (the same picture again is the same file), within the user's quota. The bytes
- * are under their address before the row exists, so no row ever points at a half-written file.
+ * Streams an image to a temporary file (hashed, fsynced; never more than a chunk in memory) and
+ * types it from its bytes. Over 10 MiB, or not one of the five image types, it is removed and
+ * the error says why.
  */
-export async function storeFile({ db, storage }: { db: Database; storage: FileStorage }, input: StoreFileInput): Promise<FileRow> {
-  let staged;
+export async function stageImage(storage: FileStorage, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StagedImage> {
+  let blob: StagedBlob;
   try {
-    staged = await stageBlob(storage.dir, input.body, MAX_FILE_BYTES);
+    blob = await stageBlob(storage.dir, body, MAX_FILE_BYTES);
   } catch (error) {
     if (error instanceof BlobTooLargeError) throw new TooLargeError(`The file is larger than the ${MAX_FILE_BYTES / 1024 / 1024} MiB limit`);
     throw error;
   }
+  const type = sniffImageType(blob.head);
+  if (!type) {
+    await blob.discard();
+    throw new UnsupportedMediaTypeError(`The file is not a ${ACCEPTED_TYPES} image`);
+  }
+  return { blob, type };
+}
+
+/**
+ * Makes staged images the user's files, in order: a picture the user already keeps (same SHA-256)
+ * is that file; a new one is kept while the user's quota allows, else its answer is a
+ * TooLargeError naming the cap. The bytes go under their address before any row exists, so no row
+ * ever points at a half-written file; the new rows are one statement. Temporary files are removed.
+ */
+export async function recordImages({ db, storage }: Store, input: { userId: number; images: StagedImage[]; pendingTaskId?: number }): Promise<(FileRow | TooLargeError)[]> {
+  const { userId, images } = input;
   try {
-    const type = sniffImageType(staged.head);
-    if (!type) throw new UnsupportedMediaTypeError(`The file is not a ${ACCEPTED_TYPES} image`);
-    const existing = await findBySha(db, input.userId, staged.sha256);
-    if (existing) {
-      // Committing again heals a blob lost to a concurrent delete; it is a no-op otherwise.
-      await staged.commit();
-      return existing;
+    if (images.length === 0) return [];
+    const hashes = [...new Set(images.map((image) => image.blob.sha256))];
+    const known = new Map((await rowsBySha(db, userId, hashes)).map((row) => [row.sha256, row]));
+    let used = await usedBytes(db, userId);
+    const accepted = new Map<string, StagedImage>();
+    const refused = new Set<string>();
+    for (const image of images) {
+      const sha = image.blob.sha256;
+      if (known.has(sha) || accepted.has(sha) || refused.has(sha)) continue;
+      if (used + image.blob.size > storage.maxBytesPerUser) refused.add(sha);
+      else {
+        accepted.set(sha, image);
+        used += image.blob.size;
+      }
     }
-    const used = await usedBytes(db, input.userId);
-    if (used + staged.size > storage.maxBytesPerUser) {
-      throw new TooLargeError(`Storing this file would pass your storage limit of ${formatLimit(storage.maxBytesPerUser)}`);
+    // Committing a known one again heals bytes lost to a concurrent delete; it is a no-op otherwise.
+    for (const image of images) if (!refused.has(image.blob.sha256)) await image.blob.commit();
+    if (accepted.size > 0) {
+      const now = Date.now();
+      await db
+        .insert(files)
+        .values([...accepted.values()].map(({ blob, type }) => ({ userId, sha256: blob.sha256, mime: type.mime, size: blob.size, createdAt: now, pendingTaskId: input.pendingTaskId ?? null })))
+        .onConflictDoNothing();
+      for (const row of await rowsBySha(db, userId, [...accepted.keys()])) known.set(row.sha256, row);
     }
-    await staged.commit();
-    await db
-      .insert(files)
-      .values({ userId: input.userId, sha256: staged.sha256, mime: type.mime, size: staged.size, createdAt: Date.now(), pendingTaskId: input.pendingTaskId ?? null })
-      .onConflictDoNothing();
-    return (await findBySha(db, input.userId, staged.sha256))!;
+    const overQuota = new TooLargeError(`Storing this file would pass your storage limit of ${formatLimit(storage.maxBytesPerUser)}`);
+    return images.map((image) => known.get(image.blob.sha256) ?? overQuota);
   } finally {
-    await staged.discard();
+    for (const image of images) await image.blob.discard();
   }
 }
 
-async function findBySha(db: Database, userId: number, sha256: string): Promise<FileRow | undefined> {
-  const [row] = await db.select().from(files).where(and(eq(files.userId, userId), eq(files.sha256, sha256)));
-  return row;
+/** One image, start to finish: staged, typed, kept once per user by SHA-256 within the quota. */
+export async function storeFile(store: Store, input: { userId: number; body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>; pendingTaskId?: number }): Promise<FileRow> {
+  const image = await stageImage(store.storage, input.body);
+  const [result] = await recordImages(store, { userId: input.userId, images: [image], pendingTaskId: input.pendingTaskId });
+  if (result instanceof Error) throw result;
+  return result!;
+}
+
+async function rowsBySha(db: Database, userId: number, hashes: string[]): Promise<FileRow[]> {
+  return db.select().from(files).where(and(eq(files.userId, userId), inArray(files.sha256, hashes)));
 }
 
 async function usedBytes(db: Database, userId: number): Promise<number> {

@@ -30,6 +30,7 @@ export interface ImportRun {
   files?: FileStorage;
 }
 
+const IMAGE_PROGRESS_EVERY_MS = 200;
 const ONE_FAILED: TaskCounts = { created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 1 };
 const UNEXPECTED = "The import failed unexpectedly. Try again later, or paste the content instead.";
 
@@ -76,6 +77,7 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
       document = await importer.fetchDocument(task.url!, fetcher, run.signal);
     }
     let images: StoredImages | undefined;
+    let lastImageUpdate = 0;
     const pictures = remoteImageUrls(document.markdown).length;
     if (run.download && run.files && pictures > 0) {
       await update({ progress: 60, message: `Storing ${pictures} picture${pictures === 1 ? "" : "s"}` });
@@ -88,7 +90,13 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
           taskId: task.id,
           referer: importer.imageReferer(document.sourceUrl ?? task.url ?? undefined),
           signal: run.signal,
-          onImage: (done, total) => update({ progress: 60 + Math.floor((20 * done) / total), message: `Stored ${done} of ${total} pictures` }),
+          onImage: (done, total) => {
+            // Each update is a commit and an event: at most a few a second, and always the last.
+            const now = Date.now();
+            if (done < total && now - lastImageUpdate < IMAGE_PROGRESS_EVERY_MS) return;
+            lastImageUpdate = now;
+            return update({ progress: 60 + Math.floor((20 * done) / total), message: `Fetched ${done} of ${total} pictures` });
+          },
         },
         document.markdown,
       );

@@ -3,7 +3,7 @@ import type { Database } from "../../db/client";
 import { ServiceError } from "../errors";
 import type { FileStorage } from "../files/blob-store";
 import { fileUrl } from "../files/file-record";
-import { ACCEPTED_TYPES, storeFile } from "../files/store-file";
+import { ACCEPTED_TYPES, recordImages, stageImage, type StagedImage } from "../files/store-file";
 import { ImportError } from "./import-error";
 import type { Downloader } from "./platforms/types";
 
@@ -54,26 +54,38 @@ export async function storeNoteImages(run: ImageStoreRun, markdown: string): Pro
     failures.push({ name: url, error: `Not stored: a note keeps at most ${MAX_IMAGES_PER_NOTE} pictures` });
   }
   const stored = new Map<string, number>();
+  const staged = new Map<string, StagedImage>();
   const limit = pLimit(IMAGES_AT_ONCE);
   let done = 0;
-  await Promise.all(
-    taken.map((url) =>
-      limit(async () => {
-        if (run.signal.aborted) throw run.signal.reason;
-        try {
-          const row = await run.download(url, { headers: run.referer ? { referer: run.referer } : {}, signal: run.signal }, (body) =>
-            storeFile({ db: run.db, storage: run.storage }, { userId: run.userId, body, pendingTaskId: run.taskId }),
-          );
-          stored.set(url, row.id);
-        } catch (error) {
-          // A cancelled job is retried as a whole; a picture that failed on its own is only listed.
-          if (run.signal.aborted) throw error;
-          failures.push({ name: url, error: imageFailure(error) });
-        }
-        await run.onImage?.(++done, taken.length);
-      }),
-    ),
-  );
+  try {
+    // Downloads run a few at a time, each streamed to a temporary file; the rows are then written
+    // in one statement (a commit per picture would cost more than the picture).
+    await Promise.all(
+      taken.map((url) =>
+        limit(async () => {
+          if (run.signal.aborted) throw run.signal.reason;
+          try {
+            staged.set(url, await run.download(url, { headers: run.referer ? { referer: run.referer } : {}, signal: run.signal }, (body) => stageImage(run.storage, body)));
+          } catch (error) {
+            // A cancelled job is retried as a whole; a picture that failed on its own is only listed.
+            if (run.signal.aborted) throw error;
+            failures.push({ name: url, error: imageFailure(error) });
+          }
+          await run.onImage?.(++done, taken.length);
+        }),
+      ),
+    );
+  } catch (error) {
+    for (const image of staged.values()) await image.blob.discard();
+    throw error;
+  }
+  const urlsStaged = [...staged.keys()];
+  const results = await recordImages({ db: run.db, storage: run.storage }, { userId: run.userId, images: [...staged.values()], pendingTaskId: run.taskId });
+  results.forEach((result, index) => {
+    const url = urlsStaged[index]!;
+    if (result instanceof Error) failures.push({ name: url, error: imageFailure(result) });
+    else stored.set(url, result.id);
+  });
   const rewritten = markdown.replace(REMOTE_IMAGE, (whole, alt: string, url: string) => {
     const id = stored.get(url);
     return id === undefined ? whole : `![${alt}](${fileUrl(id)})`;
