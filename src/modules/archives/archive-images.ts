@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Database } from "../../db/client";
-import { ServiceError } from "../errors";
+import { ServiceError, UnsupportedMediaTypeError } from "../errors";
 import { MAX_FILE_BYTES, type FileStorage } from "../files/blob-store";
 import { fileUrl } from "../files/file-record";
 import { ACCEPTED_TYPES, storeFile } from "../files/store-file";
@@ -72,7 +72,7 @@ export async function storeArchiveImages(
       return row.id;
     } catch (error) {
       if (!(error instanceof BrokenArchiveError) && !(error instanceof ServiceError)) throw error;
-      const reason = error.name === "UnsupportedMediaTypeError" ? `not a ${ACCEPTED_TYPES} image` : error.message;
+      const reason = error instanceof UnsupportedMediaTypeError ? `not a ${ACCEPTED_TYPES} image` : error.message;
       failures.push({ name: entry.name, error: `Picture not stored: ${reason}` });
       return undefined;
     }

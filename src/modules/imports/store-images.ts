@@ -1,6 +1,7 @@
 import pLimit from "p-limit";
 import type { Database } from "../../db/client";
-import { ServiceError } from "../errors";
+import { ServiceError, UnsupportedMediaTypeError } from "../errors";
+import { log } from "../../log";
 import type { FileStorage } from "../files/blob-store";
 import { fileUrl } from "../files/file-record";
 import { ACCEPTED_TYPES, recordImages, stageImage, type StagedImage } from "../files/store-file";
@@ -98,9 +99,8 @@ export async function storeNoteImages(run: ImageStoreRun, markdown: string): Pro
 /** Our own words for why a picture was not stored. */
 function imageFailure(error: unknown): string {
   if (error instanceof ImportError) return error.message.replace(/the page is larger than/, "the picture is larger than");
-  if (error instanceof ServiceError) {
-    if (error.name === "UnsupportedMediaTypeError") return `Not stored: the answer is not a ${ACCEPTED_TYPES} image`;
-    return `Not stored: ${error.message.replace(/^The file/, "the picture")}`;
-  }
+  if (error instanceof UnsupportedMediaTypeError) return `Not stored: the answer is not a ${ACCEPTED_TYPES} image`;
+  if (error instanceof ServiceError) return `Not stored: ${error.message.replace(/^The file/, "the picture")}`;
+  log.warn("storing an imported picture failed unexpectedly", error);
   return "Not stored: the picture could not be saved";
 }
