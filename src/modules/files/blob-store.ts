@@ -19,7 +19,11 @@ export interface StagedBlob {
   size: number;
   /** The first bytes, for sniffing the type. */
   head: Uint8Array;
-  /** Moves the bytes under their address (a no-op when they are there already). */
+  /**
+   * Puts the bytes under their address (a no-op when they are there already). The temporary file
+   * stays until `discard`, so after a row claims the bytes, `commit` again restores them if a
+   * concurrent delete removed them meanwhile.
+   */
   commit(): Promise<void>;
   discard(): Promise<void>;
 }
@@ -82,9 +86,15 @@ export async function stageBlob(dir: string, chunks: AsyncIterable<Uint8Array> |
     discard,
     async commit() {
       const target = blobPath(dir, sha256);
-      if (fs.existsSync(target)) return discard();
+      if (fs.existsSync(target)) return;
       await fs.promises.mkdir(path.dirname(target), { recursive: true });
-      await fs.promises.rename(temp, target);
+      // A hard link, not a rename: the complete, fsynced file appears atomically under its name.
+      try {
+        await fs.promises.link(temp, target);
+      } catch (error) {
+        if ((error as { code?: string }).code !== "EEXIST") throw error;
+        return;
+      }
       await syncDirectory(path.dirname(target));
     },
   };
@@ -102,6 +112,7 @@ async function syncDirectory(directory: string): Promise<void> {
   }
 }
 
+/** Removes bytes no row claims any more (see `removeUnclaimedBlobs`, which decides). */
 export async function removeBlob(dir: string, sha256: string): Promise<void> {
   await fs.promises.rm(blobPath(dir, sha256), { force: true });
 }

@@ -41,9 +41,13 @@ async function notReferencedByNotes(db: Database, userId: number, ids: number[],
 export async function removeUnclaimedBlobs({ db, storage }: { db: Database; storage?: FileStorage }, hashes: string[]): Promise<void> {
   if (!storage) return;
   for (const sha256 of new Set(hashes)) {
-    const [claimed] = await db.select({ id: files.id }).from(files).where(eq(files.sha256, sha256)).limit(1);
-    if (claimed) continue;
-    await removeBlob(storage.dir, sha256).catch((error) => log.warn(`could not remove stored file ${sha256}`, error));
+    // Checked and removed inside a write transaction: a row claiming the bytes is written either
+    // before (and seen here) or after (and its writer puts the bytes back, see recordImages).
+    await db.transaction(async (tx) => {
+      const [claimed] = await tx.select({ id: files.id }).from(files).where(eq(files.sha256, sha256)).limit(1);
+      if (claimed) return;
+      await removeBlob(storage.dir, sha256).catch((error) => log.warn(`could not remove stored file ${sha256}`, error));
+    }, { behavior: "immediate" });
   }
 }
 

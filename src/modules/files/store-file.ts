@@ -73,6 +73,8 @@ export async function recordImages({ db, storage }: Store, input: { userId: numb
         .onConflictDoNothing();
       for (const row of await rowsBySha(db, userId, [...accepted.keys()])) known.set(row.sha256, row);
     }
+    // Claimed now: bytes a concurrent delete removed between our link and our row come back.
+    await Promise.all([...toCommit.values()].map((blob) => blob.commit()));
     const overQuota = new TooLargeError(`Storing this file would pass your storage limit of ${formatLimit(storage.maxBytesPerUser)}`);
     return images.map((image) => known.get(image.blob.sha256) ?? overQuota);
   } finally {

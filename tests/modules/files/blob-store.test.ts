@@ -24,11 +24,18 @@ describe("the blob store", () => {
     expect(fs.existsSync(blobPath(dir, staged.sha256))).toBe(false);
     await staged.commit();
     expect(fs.readFileSync(blobPath(dir, staged.sha256), "utf8")).toBe("hello world");
+    // Removed meanwhile (a concurrent delete): committing again, as a writer does after its row, restores it.
+    fs.rmSync(blobPath(dir, staged.sha256));
+    await staged.commit();
+    expect(fs.readFileSync(blobPath(dir, staged.sha256), "utf8")).toBe("hello world");
+    await staged.discard();
     expect(fs.readdirSync(path.join(dir, "tmp"))).toEqual([]);
-    // The same bytes again: the temporary file goes, the stored one stays.
+    // The same bytes again: the stored file stays, the temporary one goes.
     const again = await stageBlob(dir, chunks("hello world"));
     await again.commit();
+    await again.discard();
     expect(fs.readdirSync(path.join(dir, "tmp"))).toEqual([]);
+    expect(fs.readFileSync(blobPath(dir, staged.sha256), "utf8")).toBe("hello world");
   });
 
   test("past the limit it stops reading and leaves nothing behind", async () => {
