@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { files } from "../../db/schema";
 import { TooLargeError, UnsupportedMediaTypeError } from "../errors";
@@ -49,6 +49,14 @@ export async function recordImages({ db, storage }: Store, input: { userId: numb
     if (images.length === 0) return [];
     const hashes = [...new Set(images.map((image) => image.blob.sha256))];
     const known = new Map((await rowsBySha(db, userId, hashes)).map((row) => [row.sha256, row]));
+    // A picture still pending for another import becomes this one's (or, for an upload, the user's
+    // for good), so that import failing cannot take away a file this caller is about to use.
+    const claim = input.pendingTaskId ?? null;
+    const adopted = [...known.values()].filter((row) => row.pendingTaskId !== null && row.pendingTaskId !== claim);
+    if (adopted.length > 0) {
+      await db.update(files).set({ pendingTaskId: claim }).where(and(inArray(files.id, adopted.map((row) => row.id)), isNotNull(files.pendingTaskId)));
+      for (const row of adopted) known.set(row.sha256, { ...row, pendingTaskId: claim });
+    }
     let used = await usedBytes(db, userId);
     const accepted = new Map<string, StagedImage>();
     const refused = new Set<string>();

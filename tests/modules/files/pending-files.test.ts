@@ -9,6 +9,7 @@ import { sql } from "drizzle-orm";
 import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { blobPath, type FileStorage } from "../../../src/modules/files/blob-store";
 import { releasePendingFiles } from "../../../src/modules/files/release-files";
+import { storeFile } from "../../../src/modules/files/store-file";
 import { markTaskFailed } from "../../../src/modules/imports/run-import";
 import { createSafeDownloader } from "../../../src/modules/imports/safe-fetch";
 import { storeNoteImages } from "../../../src/modules/imports/store-images";
@@ -70,13 +71,30 @@ describe("pictures pending for their import", () => {
     for (const sha256 of hashes) expect(fs.existsSync(blobPath(storage.dir, sha256))).toBe(false);
   });
 
+  test("a picture pending for a failing import is kept when another import or an upload takes it meanwhile", async () => {
+    const failing = await runningTask();
+    const other = await runningTask();
+    const first = await store(failing, `![](${origin}/p31.png) ![](${origin}/p32.png)`);
+    const taken = await store(other, `![](${origin}/p31.png)`);
+    expect(taken.fileIds).toEqual([first.fileIds[0]!]);
+    const uploaded = await storeFile({ db: database.db, storage }, { userId, body: [imageBytes("png", 5000, 32)] });
+    expect(uploaded.id).toBe(first.fileIds[1]!);
+    await markTaskFailed(database.db, failing, "gave up", unheardChanges, storage);
+    const left = await database.db.all<{ id: number; pending_task_id: number | null }>(sql`select id, pending_task_id from files where id in (${first.fileIds[0]!}, ${first.fileIds[1]!}) order by id`);
+    expect(left).toEqual([
+      { id: first.fileIds[0]!, pending_task_id: other },
+      { id: first.fileIds[1]!, pending_task_id: null },
+    ]);
+    await releasePendingFiles({ db: database.db, storage }, other);
+  });
+
   test("a pending picture that a note already names is kept", async () => {
     const taskId = await runningTask();
     const stored = await store(taskId, `![](${origin}/p21.png) ![](${origin}/p22.png)`);
     const [named, unnamed] = stored.fileIds as [number, number];
     await insertNote(database.db, userId, { title: "Another import's note", content: `![](/api/files/${named})` });
     await releasePendingFiles({ db: database.db, storage }, taskId);
-    expect((await rows()).map((row) => row.id)).toEqual([named]);
+    expect((await rows()).map((row) => row.id).filter((id) => id === named || id === unnamed)).toEqual([named]);
     expect(unnamed).not.toBe(named);
   });
 });
