@@ -80,8 +80,9 @@ export async function storeNoteImages(run: ImageStoreRun, markdown: string): Pro
     for (const image of staged.values()) await image.blob.discard();
     throw error;
   }
-  const urlsStaged = [...staged.keys()];
-  const results = await recordImages({ db: run.db, storage: run.storage }, { userId: run.userId, images: [...staged.values()], pendingTaskId: run.taskId });
+  // In the order the pictures appear, so their ids (and any quota cut-off) follow the note.
+  const urlsStaged = taken.filter((url) => staged.has(url));
+  const results = await recordImages({ db: run.db, storage: run.storage }, { userId: run.userId, images: urlsStaged.map((url) => staged.get(url)!), pendingTaskId: run.taskId });
   results.forEach((result, index) => {
     const url = urlsStaged[index]!;
     if (result instanceof Error) failures.push({ name: url, error: imageFailure(result) });
@@ -93,7 +94,9 @@ export async function storeNoteImages(run: ImageStoreRun, markdown: string): Pro
   });
   // Failures in the order the pictures appear, whichever finished first.
   failures.sort((a, b) => urls.indexOf(a.name) - urls.indexOf(b.name));
-  return { markdown: rewritten, fileIds: [...new Set(stored.values())], failures };
+  // Ids in the order the pictures appear, whichever arrived first.
+  const fileIds = [...new Set(taken.flatMap((url) => (stored.has(url) ? [stored.get(url)!] : [])))];
+  return { markdown: rewritten, fileIds, failures };
 }
 
 /** Our own words for why a picture was not stored. */
