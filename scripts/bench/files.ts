@@ -4,7 +4,7 @@
 // state. Baseline, measured in the same run against the same host: a bare client downloading the
 // same 30 pictures 4 at a time, writing and fsyncing each (the transfer and the durable write the
 // import cannot avoid). The import adds the task and its job, the page parse, the guarded fetcher,
-// SHA-256, the rename into place with its directory fsync, the rows, progress and the note.
+// SHA-256, the link into place with its directory fsync, the rows, progress and the note.
 import fs from "node:fs";
 import path from "node:path";
 import { benchScratch, residentBytes, watchResidentMemory } from "./server-process";

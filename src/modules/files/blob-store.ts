@@ -44,8 +44,8 @@ function tempDir(dir: string): string {
 }
 
 /**
- * Streams `chunks` into a temporary file beside the store (same file system, so the rename is
- * atomic), hashing as it goes; never more than one chunk in memory. Past `maxBytes` it stops,
+ * Streams `chunks` into a temporary file beside the store (same file system, so linking it into
+ * place is atomic), hashing as it goes; never more than one chunk in memory. Past `maxBytes` it stops,
  * removes the temporary file and throws BlobTooLargeError. A crash leaves at most a temporary
  * file, which no row points at and `sweepStaleTemps` removes.
  */
@@ -100,13 +100,13 @@ export async function stageBlob(dir: string, chunks: AsyncIterable<Uint8Array> |
   };
 }
 
-/** Makes a rename durable: the directory entry is on disk before a row may point at it. */
+/** Makes a new name durable: the directory entry is on disk before a row may point at it. */
 async function syncDirectory(directory: string): Promise<void> {
   const handle = await fs.promises.open(directory, "r");
   try {
     await handle.sync();
   } catch {
-    // Some file systems refuse fsync on a directory; the rename itself is still atomic.
+    // Some file systems refuse fsync on a directory; the link itself is still atomic.
   } finally {
     await handle.close();
   }
