@@ -126,7 +126,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     if (config.role !== "api") {
       const worker: JobWorker = await queue.startWorker({ concurrency: config.worker.concurrency });
       const reconcile = () =>
-        Promise.all([reconcileImportTasks(notesDb.db, importQueue, changes, { archivesDir: config.imports.archivesDir }), reconcileGraphBuilds(notesDb.db, graphQueue, changes)]).catch((error) =>
+        Promise.all([reconcileImportTasks(notesDb.db, importQueue, changes, { archivesDir: config.imports.archivesDir, files: config.files }), reconcileGraphBuilds(notesDb.db, graphQueue, changes)]).catch((error) =>
           log.warn("reconciler failed", error),
         );
       await reconcile();
