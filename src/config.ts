@@ -38,6 +38,8 @@ const environmentSchema = z.object({
   IMPORT_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   BILIBILI_SESSDATA: z.string().min(1).optional(),
   SECRET_KEY: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
+  FILES_DIR: z.string().min(1).optional(),
+  FILES_MAX_BYTES_PER_USER: z.coerce.number().int().min(0).default(1024 * 1024 * 1024),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
@@ -89,6 +91,11 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
       bilibiliSessdata: env.BILIBILI_SESSDATA,
       /** Uploaded archives wait here for their task (and are deleted when it ends). */
       archivesDir: path.join(dataDir, "archives"),
+    },
+    /** Stored images: content-addressed under `dir`, each user's total capped. */
+    files: {
+      dir: env.FILES_DIR ? path.resolve(env.FILES_DIR) : path.join(dataDir, "files"),
+      maxBytesPerUser: env.FILES_MAX_BYTES_PER_USER,
     },
     worker: { concurrency: env.WORKER_CONCURRENCY },
     graph: {

@@ -16,6 +16,7 @@ import { createChangePublisher } from "./modules/events/change-publisher";
 import { reconcileGraphBuilds } from "./modules/graph/reconcile-builds";
 import { reconcileImportTasks } from "./modules/imports/reconcile-tasks";
 import { appRouter } from "./trpc/root";
+import { sweepStaleTemps } from "./modules/files/blob-store";
 
 const RECONCILE_EVERY_MS = 60_000;
 /** A failed start tears down what it started within this, so the process can exit at once. */
@@ -42,6 +43,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
   };
   try {
     await ensureWritableDirectory(config.dataDir, "DATA_DIR");
+    await ensureWritableDirectory(config.files.dir, "FILES_DIR");
+    // A writer killed mid-file leaves a temporary file no row points at; this start removes it.
+    await sweepStaleTemps(config.files.dir);
     const notesDb = await openNotesDatabase({ url: config.libsqlUrl, authToken: config.libsqlAuthToken }).catch((error) => {
       throw new StartupError(`Cannot open the notes database (LIBSQL_URL ${redactUrl(config.libsqlUrl)}): ${describeCause(error)}`);
     });
@@ -69,7 +73,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     const changes = createChangePublisher((channel, payload) => queue.notify(channel, payload));
     const queue = createQueue({
       connectionString,
-      tasks: createJobCatalogue({ db: notesDb.db, imports: config.imports, graph: config.graph, changes }),
+      tasks: createJobCatalogue({ db: notesDb.db, imports: config.imports, graph: config.graph, changes, files: config.files }),
       log,
     });
     stops.push(() => queue.close());
@@ -92,7 +96,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await listener.ready;
       const app = createHttpApp({
         router: appRouter,
-        services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph },
+        services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph, files: config.files },
         events: feed,
         archivesDir: config.imports.archivesDir,
         document: buildOpenApiDocument(appRouter),
@@ -122,7 +126,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     if (config.role !== "api") {
       const worker: JobWorker = await queue.startWorker({ concurrency: config.worker.concurrency });
       const reconcile = () =>
-        Promise.all([reconcileImportTasks(notesDb.db, importQueue, changes, { archivesDir: config.imports.archivesDir }), reconcileGraphBuilds(notesDb.db, graphQueue, changes)]).catch((error) =>
+        Promise.all([reconcileImportTasks(notesDb.db, importQueue, changes, { archivesDir: config.imports.archivesDir, files: config.files }), reconcileGraphBuilds(notesDb.db, graphQueue, changes)]).catch((error) =>
           log.warn("reconciler failed", error),
         );
       await reconcile();

@@ -12,6 +12,8 @@ import { answerWithin, REQUEST_DEADLINE_MS } from "./request-deadline";
 import { ARCHIVE_BODY_LIMIT } from "../modules/archives/limits";
 import { createArchiveUploadRoute } from "./archive-upload-route";
 import { createEventStreamRoute } from "./event-stream-route";
+import { createFileRoutes } from "./file-routes";
+import { MAX_FILE_BYTES } from "../modules/files/blob-store";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
 import { viewerRoutes } from "../viewer/route";
@@ -46,8 +48,9 @@ export function createHttpApp(options: HttpAppOptions) {
   const trpc = createTrpcHandler(options.router, (request) => contextFor(request, "rpc"));
   const deadlineMs = options.requestDeadlineMs ?? REQUEST_DEADLINE_MS;
   // The archive upload is the one route past the procedures' limits; every other route keeps its own.
-  const largestBody = Math.max(DEFAULT_BODY_LIMIT, ARCHIVE_BODY_LIMIT, ...bodyLimits(options.router).values());
+  const largestBody = Math.max(DEFAULT_BODY_LIMIT, ARCHIVE_BODY_LIMIT, MAX_FILE_BYTES, ...bodyLimits(options.router).values());
   const archiveUpload = createArchiveUploadRoute({ ...options.services, archivesDir: options.archivesDir });
+  const fileRoutes = createFileRoutes(options.services);
   const events = createEventStreamRoute({ db: options.services.db, feed: options.events, keepOpen: (request) => server?.timeout(request, 0) });
 
   const app = new Elysia({ serve: { maxRequestBodySize: largestBody + SERVER_BODY_SLACK } })
@@ -75,6 +78,9 @@ export function createHttpApp(options: HttpAppOptions) {
     .all(`${REST_PREFIX}/events`, ({ request }) => events(request), { parse: "none" })
     // A raw ZIP of up to 256 MiB streamed to disk: no JSON parsing, and no answer deadline while it uploads.
     .all(`${REST_PREFIX}/tasks/archive`, ({ request }) => archiveUpload(request), { parse: "none" })
+    // Raw image bodies (10 MiB, streamed to disk) and raw bytes out: beside the JSON procedures.
+    .all(`${REST_PREFIX}/files`, ({ request }) => fileRoutes.upload(request), { parse: "none" })
+    .all(`${REST_PREFIX}/files/:id`, ({ request, params }) => fileRoutes.read(request, params.id), { parse: "none" })
     .all(`${REST_PREFIX}/*`, ({ request }) => answerWithin(deadlineMs, request, () => rest(request)), { parse: "none" })
     .all("/trpc/*", ({ request }) => answerWithin(deadlineMs, request, () => trpc(request)), { parse: "none" });
   return app;

@@ -155,6 +155,64 @@ const archiveUploadOperation = {
   },
 };
 
+const fileSchema = {
+  type: "object",
+  required: ["id", "url", "mime", "size", "sha256", "created_at"],
+  properties: {
+    id: { type: "integer", minimum: 1 },
+    url: { type: "string", description: "Where the bytes are read; notes refer to the file as `![alt](/api/files/{id})`", example: "/api/files/7" },
+    mime: { type: "string", enum: ["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"] },
+    size: { type: "integer", minimum: 0, description: "Bytes" },
+    sha256: { type: "string", pattern: "^[0-9a-f]{64}$" },
+    created_at: { type: "string", format: "date-time" },
+  },
+};
+
+/** POST /api/files takes a raw image (not JSON), so it is a plain route written here by hand. */
+const fileUploadOperation = {
+  operationId: "files-upload",
+  summary: "Store an image",
+  description: [
+    "The body is the image itself (at most 10 MiB), streamed to disk. Its type comes from its bytes — PNG, JPEG, GIF, WebP or AVIF; anything else, SVG included, is a 415 whatever the `Content-Type` says.",
+    "",
+    "The same picture (by SHA-256) stored again by the same user is the same file, answered with the same record. Each user's files together may hold `FILES_MAX_BYTES_PER_USER` (1 GiB by default); an upload past it is a 413 naming the cap. `GET /api/auth/me` shows `storage: {files, bytes}`.",
+  ].join("\n"),
+  tags: ["files"],
+  security: [{ OAuth2PasswordBearer: [] }],
+  requestBody: {
+    required: true,
+    content: { "application/octet-stream": { schema: { type: "string", format: "binary" } }, "image/*": { schema: { type: "string", format: "binary" } } },
+  },
+  responses: {
+    "201": { description: "Stored", content: { "application/json": { schema: fileSchema } } },
+    ...Object.fromEntries([400, 401, 405, 415, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
+    "413": errorResponse("Body over this operation's 10 MiB limit, or the user's storage quota would be passed"),
+  },
+};
+
+/** GET /api/files/{id} answers with bytes, so it is a plain route written here by hand. */
+const fileReadOperation = {
+  operationId: "files-read",
+  summary: "Read a stored image",
+  description:
+    "The bytes with `Content-Type`, `Content-Length`, `ETag` (the SHA-256, quoted), `Cache-Control: private, max-age=31536000, immutable` and `X-Content-Type-Options: nosniff`. `If-None-Match` with the ETag answers 304. Another user's file is a 404. Clients (the /graph viewer too) fetch with the bearer header and show the result as a blob URL. The file's JSON record is the tRPC query `files.get`.",
+  tags: ["files"],
+  security: [{ OAuth2PasswordBearer: [] }],
+  parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } }],
+  responses: {
+    "200": {
+      description: "The image",
+      headers: {
+        ETag: { description: "The SHA-256 of the bytes, quoted", schema: { type: "string" } },
+        "Cache-Control": { schema: { type: "string", example: "private, max-age=31536000, immutable" } },
+      },
+      content: Object.fromEntries(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"].map((mime) => [mime, { schema: { type: "string", format: "binary" } }])),
+    },
+    "304": { description: "Not modified: the client's copy (If-None-Match) is current" },
+    ...Object.fromEntries([400, 401, 404, 405, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
+  },
+};
+
 /** Routes outside the procedures, written in full. */
 const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
   "/healthz": {
@@ -172,6 +230,8 @@ const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
   "/api/events": { get: eventStreamOperation as never },
   ...(viewerOpenApiPaths as NonNullable<OpenAPIObject["paths"]>),
   "/api/tasks/archive": { post: archiveUploadOperation as never },
+  "/api/files": { post: fileUploadOperation as never },
+  "/api/files/{id}": { get: fileReadOperation as never },
 };
 
 function healthSchema(status: string) {

@@ -8,6 +8,7 @@ import { graphJobKey, type GraphQueue } from "../modules/graph/graph-queue";
 import { importJobKey, type ImportQueue } from "../modules/imports/import-queue";
 import { markTaskFailed, runImportTask, type ImportRun } from "../modules/imports/run-import";
 import { removeArchiveFile } from "../modules/archives/archive-file";
+import type { FileStorage } from "../modules/files/blob-store";
 import { defineTask } from "./define-task";
 import type { Queue } from "./queue";
 
@@ -22,6 +23,8 @@ export interface JobDependencies {
   db: Database;
   /** `archivesDir`: where uploaded archives wait (DATA_DIR/archives); a process without it fails archive tasks. */
   imports: { allowPrivateNetworks: boolean; bilibiliSessdata?: string; archivesDir?: string };
+  /** Where imported pictures are stored; without it, imported notes keep remote image links. */
+  files?: FileStorage;
   graph: ExtractorSettings;
   changes: ChangePublisher;
 }
@@ -31,11 +34,12 @@ export function createJobCatalogue(deps: JobDependencies) {
   // The page parsers (linkedom, Readability, turndown) load with the first import job, and the graph
   // builder (the Anthropic SDK, graphology) with the first build, so an API-only process that just
   // enqueues never carries them.
-  let importTools: Promise<Pick<ImportRun, "fetcher" | "importers">> | undefined;
+  let importTools: Promise<Pick<ImportRun, "fetcher" | "importers" | "download">> | undefined;
   const loadImportTools = () =>
     (importTools ??= Promise.all([import("../modules/imports/safe-fetch"), import("../modules/imports/platforms")]).then(
-      ([{ createSafeFetcher }, { createImporters }]) => ({
+      ([{ createSafeDownloader, createSafeFetcher }, { createImporters }]) => ({
         fetcher: createSafeFetcher({ allowPrivateNetworks: deps.imports.allowPrivateNetworks }),
+        download: createSafeDownloader({ allowPrivateNetworks: deps.imports.allowPrivateNetworks }),
         importers: createImporters({ bilibiliSessdata: deps.imports.bilibiliSessdata }),
       }),
     ));
@@ -55,12 +59,13 @@ export function createJobCatalogue(deps: JobDependencies) {
             attempt: helpers.attempts,
             maxAttempts: helpers.maxAttempts,
             changes: deps.changes,
+            files: deps.files,
           },
           payload,
         ),
       // The last attempt died with its worker (the handler itself records its own failures).
       onPermanentFailure: async (payload) => {
-        const archiveFile = await markTaskFailed(deps.db, payload.taskId, "The import was interrupted too many times. Try again, or paste the content instead.", deps.changes);
+        const archiveFile = await markTaskFailed(deps.db, payload.taskId, "The import was interrupted too many times. Try again, or paste the content instead.", deps.changes, deps.files);
         if (archiveFile && deps.imports.archivesDir) removeArchiveFile(deps.imports.archivesDir, archiveFile);
       },
     }),

@@ -4,6 +4,7 @@ import type { ChangePublisher } from "./events/change";
 import type { Session, SessionUser } from "./auth/sessions";
 import type { ExtractorSettings } from "./graph/create-extractor";
 import type { GraphQueue } from "./graph/graph-queue";
+import type { FileStorage } from "./files/blob-store";
 import type { ImportQueue } from "./imports/import-queue";
 
 /** What business functions need from the outside world; no HTTP or tRPC objects. */
@@ -16,6 +17,8 @@ export interface ServiceContext {
   changes: ChangePublisher;
   /** Which extractor builds graphs (for status, dry runs and a build's default budget). */
   graphSettings: ExtractorSettings;
+  /** Where stored images live; without it, file uploads answer 503 and deletes leave files alone. */
+  files?: FileStorage;
 }
 
 export interface RequestContext extends ServiceContext {

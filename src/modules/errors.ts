@@ -48,3 +48,13 @@ export class QueueUnavailableError extends UnavailableError {
     super("The job queue is unavailable; try again shortly");
   }
 }
+
+/** A body whose type this operation does not take (e.g. an upload that is not one of the image types). */
+export class UnsupportedMediaTypeError extends ServiceError {
+  override name = "UnsupportedMediaTypeError";
+}
+
+/** Something over a size limit or a quota; the message names the limit. */
+export class TooLargeError extends ServiceError {
+  override name = "TooLargeError";
+}

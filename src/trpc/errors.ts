@@ -6,9 +6,11 @@ import {
   InvalidInputError,
   NotFoundError,
   ServiceError,
+  TooLargeError,
   TooManyRequestsError,
   UnauthenticatedError,
   UnavailableError,
+  UnsupportedMediaTypeError,
 } from "../modules/errors";
 
 const CODES: [new (...args: never[]) => ServiceError, TRPC_ERROR_CODE_KEY][] = [
@@ -18,6 +20,8 @@ const CODES: [new (...args: never[]) => ServiceError, TRPC_ERROR_CODE_KEY][] = [
   [UnauthenticatedError, "UNAUTHORIZED"],
   [TooManyRequestsError, "TOO_MANY_REQUESTS"],
   [UnavailableError, "SERVICE_UNAVAILABLE"],
+  [UnsupportedMediaTypeError, "UNSUPPORTED_MEDIA_TYPE"],
+  [TooLargeError, "PAYLOAD_TOO_LARGE"],
 ];
 
 /**

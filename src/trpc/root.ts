@@ -1,4 +1,5 @@
 import { authRouter } from "../modules/auth/router";
+import { filesRouter } from "../modules/files/router";
 import { graphRouter } from "../modules/graph/router";
 import { importsRouter } from "../modules/imports/router";
 import { notesRouter } from "../modules/notes/router";
@@ -9,6 +10,7 @@ export const appRouter = router({
   notes: notesRouter,
   tasks: importsRouter,
   graph: graphRouter,
+  files: filesRouter,
 });
 
 /** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */

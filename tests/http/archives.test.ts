@@ -180,7 +180,9 @@ describe("a Markdown vault", () => {
     expect(alpha.tags).toEqual(["work", "area/planning", "alpha", "area/research", "final"]);
     expect(alpha.created_at).toBe("2024-01-05T00:00:00.000Z");
     expect(alpha.content.startsWith("Plans for #alpha")).toBe(true);
+    // diagram.png is not really a picture: the embed stays as written, and the task says why.
     expect(alpha.content).toContain("[[Beta]] and ![[diagram.png]]");
+    expect(task.failures).toEqual([{ name: "Projects/Alpha.md: attachments/diagram.png", error: "Picture not stored: not a PNG, JPEG, GIF, WebP or AVIF image" }]);
     expect(alpha.source).toEqual({ platform: "archive", url: null, author: null, published_at: null });
     expect(byTitle["Beta heading"]).toMatchObject({ tags: ["one", "two"], created_at: "2024-02-01T08:30:00.000Z" });
     expect(byTitle["Tagged"]).toMatchObject({ tags: ["x", "y", "z", "idea"], created_at: "2023-12-31T00:00:00.000Z" });
@@ -199,7 +201,7 @@ describe("a Markdown vault", () => {
       buildZip(vault({ "Plain note.md": "Changed there.", "Inbox/Tagged.md": "---\ntags: x\n---\nRewritten #idea" })),
     );
     expect(task.counts).toEqual({ created: 0, updated: 1, unchanged: 4, skipped: 4, failed: 0 });
-    expect(task.failures).toEqual([{ name: "Plain note.md", error: expect.stringContaining("edited here") }]);
+    expect(task.failures.filter((failure: { error: string }) => !failure.error.startsWith("Picture not stored"))).toEqual([{ name: "Plain note.md", error: expect.stringContaining("edited here") }]);
     const after = await allNotes(user);
     expect(after.map((note) => note.id)).toEqual(before.map((note) => note.id));
     expect(after.find((note) => note.id === plain.id)!.content).toBe("Edited here.");

@@ -1,13 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { importTasks } from "../../db/schema";
+import { files, importTasks } from "../../db/schema";
 import type { Database } from "../../db/client";
 import type { ChangePublisher } from "../events/change";
 import { log } from "../../log";
 import { MAX_CONTENT_BYTES } from "../notes/schemas";
 import type { TaskCounts, TaskFailure } from "../imports/schemas";
+import type { FileStorage } from "../files/blob-store";
+import { releasePendingFiles } from "../files/release-files";
+import { indexArchiveImages, storeArchiveImages, type ArchiveImageRun } from "./archive-images";
 import type { ArchivedNote } from "./archived-note";
 import { isHiddenEntry, isMarkdownName, unsafeNameReason } from "./entry-name";
 import { exportNote, isExportFile, isRootMarkdown } from "./export-note";
@@ -30,6 +33,8 @@ export interface ArchiveRun {
   archivesDir: string;
   signal: AbortSignal;
   changes: ChangePublisher;
+  /** With it, the pictures notes show are stored as the user's files and the links rewritten. */
+  files?: FileStorage;
 }
 
 /** Entries per transaction: the cursor, counts and notes of a slice are saved together. */
@@ -134,7 +139,7 @@ async function importEntries(
   const failures: TaskFailure[] = JSON.parse(task.failures);
   const fail = (name: string, error: string) => failures.length < MAX_FAILURES && failures.push({ name, error });
   let cursor = task.cursor;
-  let pending: { name: string; note: ArchivedNote }[] = [];
+  let pending: { name: string; note: ArchivedNote; fileIds: number[] }[] = [];
   let pendingBytes = 0;
   let slices = 0;
   const progressAt = (done: number) => Math.min(99, Math.floor((done / Math.max(1, entryCount)) * 100));
@@ -143,11 +148,17 @@ async function importEntries(
   const flush = async (done: number) => {
     const plans = await planNoteWrites(db, task.userId, pending.map((item) => item.note));
     const statements: BatchItem<"sqlite">[] = [];
+    const claimed: number[] = [];
     plans.forEach((plan, index) => {
       counts[plan.outcome] += 1;
       if (plan.reason) fail(pending[index]!.name, plan.reason);
       statements.push(...plan.statements);
+      if (plan.outcome === "created" || plan.outcome === "updated") claimed.push(...pending[index]!.fileIds);
     });
+    // Pictures a written note shows stop being pending in the same transaction as the note.
+    if (claimed.length > 0) {
+      statements.push(db.update(files).set({ pendingTaskId: null }).where(and(eq(files.userId, task.userId), inArray(files.id, claimed), isNotNull(files.pendingTaskId))));
+    }
     cursor = done;
     const taskUpdate = db
       .update(importTasks)
@@ -169,15 +180,25 @@ async function importEntries(
   };
 
   const zip = await ZipArchive.open(file);
+  const pictures: ArchiveImageRun | null = run.files
+    ? { db, storage: run.files, zip, images: await indexArchiveImages(file), userId: task.userId, taskId: task.id, stored: new Map() }
+    : null;
   try {
     let processed = cursor;
     for await (const entry of zip.entries()) {
       if (entry.index < cursor) continue;
       const note = await readEntry(zip, entry, task.archiveFormat as ArchiveFormat, counts, fail);
       if (note) {
+        let fileIds: number[] = [];
+        if (pictures && note.content.includes("![")) {
+          const stored = await storeArchiveImages(pictures, entry.name, note.content);
+          note.content = stored.content;
+          fileIds = stored.fileIds;
+          for (const failure of stored.failures) fail(`${entry.name}: ${failure.name}`, failure.error);
+        }
         // Two entries with one key (a ZIP may repeat a name) go to separate slices, so the second sees the first.
         if (pending.some((item) => item.note.sourceKey === note.sourceKey)) await flush(entry.index);
-        pending.push({ name: entry.name, note });
+        pending.push({ name: entry.name, note, fileIds });
         pendingBytes += note.content.length;
       }
       processed = entry.index + 1;
@@ -236,6 +257,8 @@ async function finish(run: ArchiveRun, task: Task, end: { status: "completed" | 
       archiveFile: null,
     })
     .where(and(eq(importTasks.id, task.id), inArray(importTasks.status, ["pending", "running"])));
+  // Pictures stored for notes that were not written (unchanged, skipped) are not kept.
+  await releasePendingFiles({ db: run.db, storage: run.files }, task.id);
   await run.changes.publish({ userId: task.userId, kind: "task", id: task.id });
   removeArchiveFile(run.archivesDir, task.archiveFile);
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { eventTicketSchema } from "../events/schemas";
 import { issueEventTicket } from "../events/tickets";
+import { storageUsage } from "../files/storage-usage";
 import { invalidateSession } from "./sessions";
 import { login } from "./login";
 import { registerUser } from "./register";
@@ -39,8 +40,8 @@ export const authRouter = router({
   me: protectedProcedure
     .meta({ openapi: { method: "GET", path: "/auth/me", tags, summary: "The current user" } })
     .input(z.void())
-    .output(s.userSchema)
-    .query(({ ctx }) => toUserRecord(ctx.user)),
+    .output(s.currentUserSchema)
+    .query(async ({ ctx }) => ({ ...toUserRecord(ctx.user), storage: await storageUsage(ctx.db, ctx.user.id) })),
 
   logout: protectedProcedure
     .meta({ openapi: { method: "POST", path: "/auth/logout", tags, summary: "Revoke this token" }, successStatus: 204 })

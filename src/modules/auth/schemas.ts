@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storageSchema } from "../files/schemas";
 
 export const usernameSchema = z
   .string()
@@ -20,6 +21,9 @@ export const userSchema = z
     totp_enabled: z.boolean(),
   })
   .meta({ id: "User" });
+
+/** `GET /api/auth/me`: the user record and what the account keeps. */
+export const currentUserSchema = userSchema.extend({ storage: storageSchema }).meta({ id: "CurrentUser" });
 
 export const registerInput = z.object({ username: usernameSchema, password: passwordSchema });
 

@@ -5,6 +5,7 @@ import type { ChangePublisher } from "../events/change";
 import { log } from "../../log";
 import type { ImportQueue } from "./import-queue";
 import { removeArchiveFile } from "../archives/archive-file";
+import type { FileStorage } from "../files/blob-store";
 import { markTaskFailed } from "./run-import";
 
 /** Tasks younger than this are left alone: their job may be being queued right now. */
@@ -20,7 +21,7 @@ export async function reconcileImportTasks(
   db: Database,
   queue: ImportQueue,
   changes: ChangePublisher,
-  { now = Date.now(), archivesDir }: { now?: number; archivesDir?: string } = {},
+  { now = Date.now(), archivesDir, files }: { now?: number; archivesDir?: string; files?: FileStorage } = {},
 ): Promise<{ requeued: number; failed: number }> {
   const stale = await db
     .select({ id: importTasks.id, userId: importTasks.userId, requeues: importTasks.requeues })
@@ -33,7 +34,7 @@ export async function reconcileImportTasks(
     const job = await queue.findImportJob(task.id);
     if (job && !job.permanentlyFailed) continue;
     if (job?.permanentlyFailed || task.requeues >= MAX_REQUEUES) {
-      const archiveFile = await markTaskFailed(db, task.id, "The import could not be completed after several attempts. Try again, or paste the content instead.", changes);
+      const archiveFile = await markTaskFailed(db, task.id, "The import could not be completed after several attempts. Try again, or paste the content instead.", changes, files);
       if (archivesDir) removeArchiveFile(archivesDir, archiveFile);
       failed++;
       continue;

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
-import { importSources, importTasks } from "../../db/schema";
+import { files, importSources, importTasks } from "../../db/schema";
 import type { Database } from "../../db/client";
 import type { ChangePublisher } from "../events/change";
 import { log } from "../../log";
@@ -8,7 +8,10 @@ import { planNoteWrite } from "../archives/reimport";
 import { importedTags, importedText, importedTitle } from "../notes/note-text";
 import { MAX_CONTENT_BYTES, type NoteSource } from "../notes/schemas";
 import { ImportError } from "./import-error";
-import type { Fetcher, ImportedDocument, PlatformImporter } from "./platforms/types";
+import type { FileStorage } from "../files/blob-store";
+import { releasePendingFiles } from "../files/release-files";
+import type { Downloader, Fetcher, ImportedDocument, PlatformImporter } from "./platforms/types";
+import { remoteImageUrls, storeNoteImages, type StoredImages } from "./store-images";
 import type { Platform, TaskCounts } from "./schemas";
 import { sourceKeyOf } from "./source-key";
 
@@ -22,8 +25,12 @@ export interface ImportRun {
   attempt: number;
   maxAttempts: number;
   changes: ChangePublisher;
+  /** With both, the note's pictures are downloaded and stored as the user's files. */
+  download?: Downloader;
+  files?: FileStorage;
 }
 
+const IMAGE_PROGRESS_EVERY_MS = 200;
 const ONE_FAILED: TaskCounts = { created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 1 };
 const UNEXPECTED = "The import failed unexpectedly. Try again later, or paste the content instead.";
 
@@ -69,19 +76,47 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
       };
       document = await importer.fetchDocument(task.url!, fetcher, run.signal);
     }
+    let images: StoredImages | undefined;
+    let lastImageUpdate = 0;
+    const pictures = remoteImageUrls(document.markdown).length;
+    if (run.download && run.files && pictures > 0) {
+      await update({ progress: 60, message: `Storing ${pictures} picture${pictures === 1 ? "" : "s"}` });
+      images = await storeNoteImages(
+        {
+          db,
+          storage: run.files,
+          download: run.download,
+          userId: task.userId,
+          taskId: task.id,
+          referer: importer.imageReferer(document.sourceUrl ?? task.url ?? undefined),
+          signal: run.signal,
+          onImage: (done, total) => {
+            // Each update is a commit and an event: at most a few a second, and always the last.
+            const now = Date.now();
+            if (done < total && now - lastImageUpdate < IMAGE_PROGRESS_EVERY_MS) return;
+            lastImageUpdate = now;
+            return update({ progress: 60 + Math.floor((20 * done) / total), message: `Fetched ${done} of ${total} pictures` });
+          },
+        },
+        document.markdown,
+      );
+      document = { ...document, markdown: images.markdown };
+    }
     await update({ progress: 80, message: "Saving the note" });
-    const noteId = await saveNote(db, task, document);
+    const noteId = await saveNote(db, task, document, images);
+    // Pictures stored for a note that was not written (unchanged, or edited here) are not kept.
+    if (images) await releasePendingFiles({ db, storage: run.files }, task.id);
     await run.changes.publish({ userId: task.userId, kind: "task", id: task.id });
     if (noteId !== null) log.info(`import task ${task.id} completed as note ${noteId}`);
   } catch (error) {
     const lastAttempt = run.attempt >= run.maxAttempts;
     if (error instanceof ImportError && (error.permanent || lastAttempt)) {
-      await markTaskFailed(db, task.id, error.message, run.changes);
+      await markTaskFailed(db, task.id, error.message, run.changes, run.files);
       return;
     }
     if (!(error instanceof ImportError)) log.error(`import task ${task.id} failed unexpectedly`, error);
     if (lastAttempt) {
-      await markTaskFailed(db, task.id, UNEXPECTED, run.changes);
+      await markTaskFailed(db, task.id, UNEXPECTED, run.changes, run.files);
       return;
     }
     const reason = error instanceof ImportError ? error.message : "an unexpected error";
@@ -90,8 +125,11 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
   }
 }
 
-/** Fails an unfinished task; returns the name of its uploaded archive, for the caller to delete. */
-export async function markTaskFailed(db: Database, taskId: number, error: string, changes: ChangePublisher): Promise<string | null> {
+/**
+ * Fails an unfinished task, and lets go of the pictures it stored for a note it never wrote; returns
+ * the name of its uploaded archive, for the caller to delete. Without `storage` only the rows go.
+ */
+export async function markTaskFailed(db: Database, taskId: number, error: string, changes: ChangePublisher, storage?: FileStorage): Promise<string | null> {
   const now = Date.now();
   const [before] = await db.select({ archiveFile: importTasks.archiveFile }).from(importTasks).where(eq(importTasks.id, taskId));
   const [failed] = await db
@@ -109,7 +147,10 @@ export async function markTaskFailed(db: Database, taskId: number, error: string
     })
     .where(and(eq(importTasks.id, taskId), inArray(importTasks.status, ["pending", "running"])))
     .returning({ userId: importTasks.userId });
-  if (failed) await changes.publish({ userId: failed.userId, kind: "task", id: taskId });
+  if (failed) {
+    await releasePendingFiles({ db, storage }, taskId);
+    await changes.publish({ userId: failed.userId, kind: "task", id: taskId });
+  }
   return failed ? (before?.archiveFile ?? null) : null;
 }
 
@@ -121,11 +162,11 @@ async function runArchive(run: ImportRun, task: typeof importTasks.$inferSelect)
   const { runArchiveImport } = await import("../archives/run-archive-import");
   const archivesDir = run.archivesDir ?? "";
   try {
-    await runArchiveImport({ db: run.db, archivesDir, signal: run.signal, changes: run.changes }, task);
+    await runArchiveImport({ db: run.db, archivesDir, signal: run.signal, changes: run.changes, files: run.files }, task);
   } catch (error) {
     if (run.signal.aborted || run.attempt < run.maxAttempts) throw error;
     log.error(`archive task ${task.id} failed unexpectedly`, error);
-    removeArchiveFile(archivesDir, await markTaskFailed(run.db, task.id, "The archive import failed unexpectedly; upload it again later.", run.changes));
+    removeArchiveFile(archivesDir, await markTaskFailed(run.db, task.id, "The archive import failed unexpectedly; upload it again later.", run.changes, run.files));
   }
 }
 
@@ -134,7 +175,7 @@ async function runArchive(run: ImportRun, task: typeof importTasks.$inferSelect)
  * by its key and updated, left unchanged or skipped (edited here) — never duplicated; the task's
  * `note_id` is that note. Returns the note id (null if another run won).
  */
-async function saveNote(db: Database, task: typeof importTasks.$inferSelect, document: ImportedDocument): Promise<number | null> {
+async function saveNote(db: Database, task: typeof importTasks.$inferSelect, document: ImportedDocument, images?: StoredImages): Promise<number | null> {
   const sourceUrl = document.sourceUrl ?? task.url;
   const body = document.markdown.replaceAll("\u0000", "").trim();
   const content = sourceUrl ? `${body}\n\n---\n\nSource: <${sourceUrl}>\n` : body;
@@ -174,13 +215,19 @@ async function saveNote(db: Database, task: typeof importTasks.$inferSelect, doc
       error: null,
       content: null,
       counts: JSON.stringify(counts),
-      failures: JSON.stringify(plan.reason ? [{ name: sourceUrl ?? "content", error: plan.reason }] : []),
+      failures: JSON.stringify([...(plan.reason ? [{ name: sourceUrl ?? "content", error: plan.reason }] : []), ...(images?.failures ?? [])].slice(0, 100)),
       finishedAt: now,
       updatedAt: now,
     })
     .where(stillRunning)
     .returning({ noteId: importTasks.noteId });
-  const results = await db.batch([...plan.statements, completion] as unknown as [typeof completion]);
+  // The note now refers to its pictures: they stop being pending, in the same transaction.
+  const written = plan.outcome === "created" || plan.outcome === "updated";
+  const claimFiles =
+    written && images && images.fileIds.length > 0
+      ? [db.update(files).set({ pendingTaskId: null }).where(and(eq(files.userId, task.userId), inArray(files.id, images.fileIds), sql`exists (select 1 from ${importTasks} where ${stillRunning})`))]
+      : [];
+  const results = await db.batch([...plan.statements, ...claimFiles, completion] as unknown as [typeof completion]);
   // Another run finished (or failed) the task first: nothing was written, and there is nothing to do.
   return (results.at(-1) as { noteId: number | null }[])[0]?.noteId ?? null;
 }

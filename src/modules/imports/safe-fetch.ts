@@ -5,7 +5,7 @@ import type { LookupFunction } from "node:net";
 import zlib from "node:zlib";
 import { type AddressClass, classifyAddress, ipLiteralOf } from "./address-policy";
 import { ImportError } from "./import-error";
-import type { FetchedPage, Fetcher, FetchOptions } from "./platforms/types";
+import type { Downloader, FetchedPage, Fetcher, FetchOptions } from "./platforms/types";
 
 export interface ResolvedAddress {
   address: string;
@@ -77,23 +77,80 @@ interface Settings {
 
 /** The only way imports reach the network: public addresses only, pinned per hop, capped in time and size. */
 export function createSafeFetcher(options: SafeFetcherOptions): Fetcher {
-  const settings: Settings = {
+  const settings = settingsOf(options);
+  return (url, fetchOptions) => fetchPage(settings, url, fetchOptions ?? {});
+}
+
+/**
+ * The same rules for files (images): the body is handed to `consume` as a stream, under the same
+ * deadline and size cap, so it is never held whole. Any type is read (the caller judges the bytes);
+ * a status other than 2xx is a failure.
+ */
+export function createSafeDownloader(options: SafeFetcherOptions): Downloader {
+  const settings = settingsOf(options);
+  return (url, fetchOptions, consume) => {
+    // The consumer's own errors (a file it refuses) are its to word; only the transfer's are ours.
+    let consumerError: { error: unknown } | undefined;
+    const passThrough = (error: unknown) => consumerError?.error === error;
+    return withDeadline(settings, url, fetchOptions, passThrough, async (signal) => {
+      const { hop, response } = await followRedirects(settings, url, requestHeaders({ accept: "image/avif,image/webp,image/*,*/*;q=0.5", ...fetchOptions.headers }), signal);
+      const status = response.statusCode ?? 0;
+      if (status < 200 || status > 299) {
+        response.destroy();
+        throw failure(hop, `the server answered ${status}`, status !== 429 && status < 500);
+      }
+      const contentType = headerText(response.headers["content-type"]) ?? "";
+      let transferFailed = false;
+      const body = streamBody(settings, hop, response, signal);
+      const watched = (async function* () {
+        try {
+          yield* body;
+        } catch (error) {
+          transferFailed = true;
+          throw error;
+        }
+      })();
+      try {
+        return await consume(watched, { url: hop.url.href, status, contentType });
+      } catch (error) {
+        if (!transferFailed && !signal.aborted) consumerError = { error };
+        throw error;
+      } finally {
+        response.destroy();
+      }
+    });
+  };
+}
+
+function settingsOf(options: SafeFetcherOptions): Settings {
+  return {
     allowPrivateNetworks: options.allowPrivateNetworks,
     timeoutMs: options.timeoutMs ?? 15_000,
     maxBodyBytes: options.maxBodyBytes ?? 10 * MIB,
     maxRedirects: options.maxRedirects ?? 5,
     resolve: options.resolve ?? defaultResolver,
-    allowedContentTypes: (options.allowedContentTypes ?? DEFAULT_ALLOWED_CONTENT_TYPES).map((type) =>
-      type.toLowerCase(),
-    ),
+    allowedContentTypes: (options.allowedContentTypes ?? DEFAULT_ALLOWED_CONTENT_TYPES).map((type) => type.toLowerCase()),
     allowedPorts: options.allowedPorts ?? [80, 443, 8080, 8443],
     classifyAddress: options.classifyAddress ?? classifyAddress,
     beforeConnect: options.beforeConnect ?? (() => {}),
   };
-  return (url, fetchOptions) => fetchPage(settings, url, fetchOptions ?? {});
 }
 
 async function fetchPage(settings: Settings, url: string, options: FetchOptions): Promise<FetchedPage> {
+  return withDeadline(settings, url, options, () => false, async (signal) => {
+    const { hop, response } = await followRedirects(settings, url, requestHeaders(options.headers), signal);
+    return readPage(settings, hop, response, signal);
+  });
+}
+
+/** Runs `work` under one deadline (all redirects and the body) and the caller's cancel signal, in our own error words. */
+async function withDeadline<T>(
+  settings: Settings,
+  url: string,
+  options: FetchOptions,
+  passThrough: (error: unknown) => boolean,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const shown = displayUrl(url);
   const deadline = new AbortController();
   const timer = setTimeout(() => {
@@ -110,9 +167,9 @@ async function fetchPage(settings: Settings, url: string, options: FetchOptions)
   if (options.signal?.aborted) cancel();
   else options.signal?.addEventListener("abort", cancel, { once: true });
   try {
-    return await followRedirects(settings, url, requestHeaders(options.headers), deadline.signal);
+    return await work(deadline.signal);
   } catch (error) {
-    if (error instanceof ImportError) throw error;
+    if (error instanceof ImportError || passThrough(error)) throw error;
     // Destroying a socket surfaces as a generic error; the abort reason says what really happened.
     if (deadline.signal.aborted) throw deadline.signal.reason;
     throw connectionFailure(shown, error);
@@ -127,7 +184,7 @@ async function followRedirects(
   startUrl: string,
   startHeaders: Record<string, string>,
   signal: AbortSignal,
-): Promise<FetchedPage> {
+): Promise<{ hop: Hop; response: IncomingMessage }> {
   const start = parseUrl(startUrl);
   let hop: Hop = { url: start, label: displayUrl(start) };
   let headers = startHeaders;
@@ -136,7 +193,7 @@ async function followRedirects(
     const response = await send(settings, hop, headers, signal);
     const location = response.headers.location;
     if (!REDIRECT_STATUSES.has(response.statusCode ?? 0) || !location) {
-      return readPage(settings, hop, response, signal);
+      return { hop, response };
     }
     response.destroy();
     if (redirects >= settings.maxRedirects) {
@@ -315,13 +372,20 @@ async function readPage(
   return { ...page, body: decodeText(bytes, contentType) };
 }
 
+/** Reads the whole (page) body, under the cap. */
+async function readBody(settings: Settings, hop: Hop, response: IncomingMessage, signal: AbortSignal): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of streamBody(settings, hop, response, signal)) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
 /** Streams the body, stopping as soon as the received or decompressed size passes the cap. */
-async function readBody(
+async function* streamBody(
   settings: Settings,
   hop: Hop,
   response: IncomingMessage,
   signal: AbortSignal,
-): Promise<Buffer> {
+): AsyncGenerator<Buffer> {
   const limit = settings.maxBodyBytes;
   const tooLarge = () => failure(hop, `the page is larger than ${formatSize(limit)}`, true);
   if (Number(response.headers["content-length"]) > limit) {
@@ -345,14 +409,12 @@ async function readBody(
     response.pipe(decompressor);
   }
   try {
-    const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of decompressor ?? response) {
       size += (chunk as Buffer).length;
       if (size > limit) throw tooLarge();
-      chunks.push(chunk as Buffer);
+      yield chunk as Buffer;
     }
-    return Buffer.concat(chunks);
   } catch (error) {
     if (errorCode(error)?.startsWith("Z_") || errorCode(error)?.startsWith("ERR_BROTLI")) {
       throw failure(hop, "the page's compressed body is corrupt", true, error);

@@ -3,6 +3,8 @@ import { downloadZip } from "client-zip";
 import type { z } from "zod";
 import { notes, noteTags } from "../../db/schema";
 import type { Database } from "../../db/client";
+import type { FileStorage } from "../files/blob-store";
+import { createExportedFiles } from "../files/export-files";
 import { getGraph } from "../graph/get-graph";
 import { MAX_GRAPH_LIMIT } from "../graph/read-schemas";
 import { exportEntryName, exportFileName } from "./export-names";
@@ -42,8 +44,8 @@ type ExportedNote = { [K in keyof typeof EXPORTED_COLUMNS]: (typeof notes.$infer
  * read a page at a time (keyset on id) only as the client consumes the stream, so memory stays
  * flat however many notes there are.
  */
-export function exportNotes({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof exportNotesInput> }): Response {
-  const zip = downloadZip(noteFiles(ctx.db, ctx.userId, input));
+export function exportNotes({ ctx, input }: { ctx: { db: Database; userId: number; files?: FileStorage }; input: z.infer<typeof exportNotesInput> }): Response {
+  const zip = downloadZip(noteFiles(ctx.db, ctx.userId, input, createExportedFiles({ db: ctx.db, userId: ctx.userId, storage: ctx.files })));
   const headers = new Headers(zip.headers);
   headers.set("Content-Type", "application/zip");
   headers.set("Content-Disposition", `attachment; filename="${exportFileName()}"`);
@@ -51,7 +53,7 @@ export function exportNotes({ ctx, input }: { ctx: { db: Database; userId: numbe
   return new Response(zip.body, { status: 200, headers });
 }
 
-async function* noteFiles(db: Database, userId: number, input: z.infer<typeof exportNotesInput>) {
+async function* noteFiles(db: Database, userId: number, input: z.infer<typeof exportNotesInput>, pictures: ReturnType<typeof createExportedFiles>) {
   // The YAML writer is only needed here, so it is loaded with the first export, not at start-up.
   const { dump } = await import("js-yaml");
   const filters: SQL[] = [eq(notes.userId, userId)];
@@ -70,7 +72,9 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
         .orderBy(asc(notes.id))
         .limit(PAGE_SIZE);
       for (const note of page) {
-        yield { name: exportEntryName(note), lastModified: new Date(note.updatedAt), input: markdownFile(note, dump) };
+        // Stored pictures become relative links to files/ (written once each, after the notes).
+        const content = note.content.includes("/api/files/") ? await pictures.linkNote(note.content) : note.content;
+        yield { name: exportEntryName(note), lastModified: new Date(note.updatedAt), input: markdownFile({ ...note, content }, dump) };
       }
       if (page.length < PAGE_SIZE) break;
       // libSQL answers synchronously and the ZIP stream is pulled in microtasks, so without a
@@ -79,6 +83,7 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
       await new Promise((resolve) => setImmediate(resolve));
       afterId = page[page.length - 1]!.id;
     }
+    yield* pictures.entries();
     if (input.include_graph) yield { name: "graph.json", lastModified: new Date(), input: await graphFile(db, userId) };
   } finally {
     // Also when the client goes away: client-zip ends this generator when its stream is cancelled.

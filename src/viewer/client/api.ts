@@ -53,6 +53,14 @@ export async function request<T>(method: string, path: string, options: RequestO
 }
 
 export const get = <T>(path: string) => request<T>("GET", path);
+
+/** A stored file's bytes (GET /api/files/{id}), fetched with the token: an <img> could not send it. */
+export async function getBlob(path: string): Promise<Blob> {
+  const token = readToken();
+  const response = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {}, credentials: "omit" });
+  if (!response.ok) throw new ApiError(response.status, `${response.status} ${response.statusText}`);
+  return response.blob();
+}
 export const post = <T>(path: string, json: unknown = {}) => request<T>("POST", path, { json });
 
 function safeJson(text: string): unknown {

@@ -89,9 +89,19 @@ function inline(token: Token): Node {
       anchor.rel = "noopener noreferrer";
       return anchor;
     }
-    case "image":
-      // Never loaded: an image named by a note could be anywhere on the internet.
-      return text(`[image: ${(token as Tokens.Image).text || (token as Tokens.Image).href}]`);
+    case "image": {
+      const image = token as Tokens.Image;
+      // A picture stored here is loaded by the note view (with the token, as a blob URL); any other
+      // is never loaded: an image named by a note could be anywhere on the internet.
+      if (/^\/api\/files\/[1-9]\d*$/.test(image.href)) {
+        const img = document.createElement("img");
+        img.alt = decodeEntities(image.text);
+        img.dataset.file = image.href;
+        img.className = "stored-image";
+        return img;
+      }
+      return text(`[image: ${image.text || image.href}]`);
+    }
     case "text": {
       const inner = (token as Tokens.Text).tokens;
       if (inner?.length) {

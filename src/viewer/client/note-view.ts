@@ -1,5 +1,5 @@
 // A note's full text in the page (GET /api/notes/{id}), its Markdown rendered by markdown.ts.
-import { ApiError, get } from "./api";
+import { ApiError, get, getBlob } from "./api";
 import { byId, make } from "./dom";
 import { renderMarkdown } from "./markdown";
 import type { Note } from "./types";
@@ -10,11 +10,35 @@ export function setUpNoteView(): { open(id: number): Promise<void>; close(): voi
   const tags = byId("note-tags");
   const body = byId("note-body");
   let opening = 0;
+  // Blob URLs hold their bytes until revoked: those of the note on show, let go when it changes.
+  let blobUrls: string[] = [];
+  const releasePictures = () => {
+    for (const url of blobUrls) URL.revokeObjectURL(url);
+    blobUrls = [];
+  };
 
   const close = () => {
     opening++;
     article.hidden = true;
+    releasePictures();
   };
+
+  /** Loads the note's stored pictures (a few at a time is the browser's business) into their <img>s. */
+  function showPictures(attempt: number) {
+    for (const img of Array.from(body.querySelectorAll<HTMLImageElement>("img[data-file]"))) {
+      getBlob(img.dataset.file!).then(
+        (blob) => {
+          if (attempt !== opening) return;
+          const url = URL.createObjectURL(blob);
+          blobUrls.push(url);
+          img.src = url;
+        },
+        () => {
+          if (attempt === opening) img.replaceWith(document.createTextNode(`[image: ${img.alt || "not available"}]`));
+        },
+      );
+    }
+  }
   byId("close-note").addEventListener("click", close);
 
   async function open(id: number) {
@@ -23,12 +47,14 @@ export function setUpNoteView(): { open(id: number): Promise<void>; close(): voi
     title.textContent = "Loading the note…";
     tags.textContent = "";
     body.replaceChildren();
+    releasePictures();
     try {
       const note = await get<Note>(`/api/notes/${id}`);
       if (attempt !== opening) return;
       title.textContent = note.title;
       tags.textContent = note.tags.length ? `Tags: ${note.tags.join(", ")}` : "";
       body.replaceChildren(renderMarkdown(note.content));
+      showPictures(attempt);
       title.tabIndex = -1;
       title.focus();
       article.scrollIntoView({ block: "nearest" });

@@ -32,6 +32,24 @@ export interface FetchOptions {
  */
 export type Fetcher = (url: string, options?: FetchOptions) => Promise<FetchedPage>;
 
+/** What a file download reports beside its body. */
+export interface DownloadedFile {
+  /** The URL after redirects. */
+  url: string;
+  status: number;
+  contentType: string;
+}
+
+/**
+ * Downloads a file (an image) under the fetcher's rules, handing its body to `consume` as a stream
+ * (never held whole); resolves to what `consume` returns. A status other than 2xx is an ImportError.
+ */
+export type Downloader = <T>(
+  url: string,
+  options: FetchOptions,
+  consume: (body: AsyncIterable<Uint8Array>, file: DownloadedFile) => Promise<T>,
+) => Promise<T>;
+
 /** One platform: read a URL through the fetcher, or parse pasted HTML/text with no network. */
 export interface PlatformImporter {
   platform: "wechat" | "xiaohongshu" | "bilibili" | "douyin" | "web";
@@ -40,4 +58,9 @@ export interface PlatformImporter {
   fetchDocument(url: string, fetcher: Fetcher, signal?: AbortSignal): Promise<ImportedDocument>;
   /** `content` is the saved HTML source of the platform's page, or plain text / Markdown. */
   parsePasted(content: string, url?: string): ImportedDocument;
+  /**
+   * The `Referer` this platform's own pages send for their images (some CDNs answer others with a
+   * placeholder), given the page's URL; undefined sends none.
+   */
+  imageReferer(pageUrl: string | undefined): string | undefined;
 }

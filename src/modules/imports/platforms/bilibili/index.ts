@@ -11,6 +11,8 @@ export function createBilibiliImporter(options: BilibiliImporterOptions = {}): P
   return {
     platform: "bilibili",
     hosts: [...BILIBILI_HOSTS],
+    // hdslb.com refuses hotlinks from other sites; bilibili.com pages are its own.
+    imageReferer: () => "https://www.bilibili.com/",
     fetchDocument: (url, fetcher, signal) => fetchBilibiliVideo(url, fetcher, options, signal),
     parsePasted(content, url) {
       return looksLikeHtml(content) || content.includes("window.__INITIAL_STATE__")

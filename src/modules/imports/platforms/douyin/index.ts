@@ -10,6 +10,8 @@ export function createDouyinImporter(options: DouyinImporterOptions = {}): Platf
   return {
     platform: "douyin",
     hosts: [...DOUYIN_HOSTS],
+    // The douyinpic CDN signs URLs and checks where they are shown; douyin.com is where.
+    imageReferer: () => "https://www.douyin.com/",
     fetchDocument: (url, fetcher, signal) => fetchDouyinPost(url, fetcher, options, signal),
     parsePasted(content, url) {
       return looksLikeHtml(content) || /RENDER_DATA|_ROUTER_DATA/.test(content)

@@ -6,6 +6,8 @@ import { parseWebPage } from "./parse";
 export const webImporter: PlatformImporter = {
   platform: "web",
   hosts: [],
+  // A browser sends the article's address; sites that refuse hotlinks accept their own pages.
+  imageReferer: (pageUrl) => (pageUrl && /^https?:/i.test(pageUrl) ? pageUrl : undefined),
   fetchDocument: fetchWebPage,
   parsePasted(content, url) {
     return looksLikeHtml(content) ? parseWebPage(content, url) : documentFromPastedText(content, url);

@@ -7,6 +7,8 @@ import { parseXiaohongshuPage } from "./parse";
 export const xiaohongshuImporter: PlatformImporter = {
   platform: "xiaohongshu",
   hosts: [...XIAOHONGSHU_HOSTS],
+  // The sns-webpic CDN serves pictures to the site's own pages.
+  imageReferer: () => "https://www.xiaohongshu.com/",
   fetchDocument: fetchXiaohongshuNote,
   parsePasted(content, url) {
     return looksLikeHtml(content) || content.includes("window.__INITIAL_STATE__")

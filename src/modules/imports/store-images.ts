@@ -1,0 +1,109 @@
+import pLimit from "p-limit";
+import type { Database } from "../../db/client";
+import { ServiceError, UnsupportedMediaTypeError } from "../errors";
+import { log } from "../../log";
+import type { FileStorage } from "../files/blob-store";
+import { fileUrl } from "../files/file-record";
+import { ACCEPTED_TYPES, recordImages, stageImage, type StagedImage } from "../files/store-file";
+import { ImportError } from "./import-error";
+import type { Downloader } from "./platforms/types";
+
+/** The contract's cap: pictures past it keep their remote links. */
+export const MAX_IMAGES_PER_NOTE = 50;
+/** A few at a time: quick for a 30-picture post, gentle on the image host and on memory (each is streamed). */
+const IMAGES_AT_ONCE = 4;
+
+/** `![alt](https://…)` as the page parsers write images (URLs normalised, parentheses escaped). */
+const REMOTE_IMAGE = /!\[((?:\\.|[^\]\\])*)\]\((https?:\/\/[^\s)]+)\)/g;
+
+export interface ImageStoreRun {
+  db: Database;
+  storage: FileStorage;
+  download: Downloader;
+  userId: number;
+  /** The import task the files are pending for until its note refers to them. */
+  taskId: number;
+  referer: string | undefined;
+  signal: AbortSignal;
+  /** Called as each picture is done (stored or not), for progress. */
+  onImage?: (done: number, total: number) => Promise<void> | void;
+}
+
+export interface StoredImages {
+  markdown: string;
+  /** Ids of the files the Markdown now refers to. */
+  fileIds: number[];
+  /** One per picture that keeps its remote link: `{name: <url>, error}`. */
+  failures: { name: string; error: string }[];
+}
+
+/** The remote images a Markdown body shows, each once, in order. */
+export function remoteImageUrls(markdown: string): string[] {
+  return [...new Set([...markdown.matchAll(REMOTE_IMAGE)].map((match) => match[2]!))];
+}
+
+/**
+ * Downloads the pictures of an imported note (through the guarded downloader, with the platform's
+ * Referer), stores each as one of the user's files and points the Markdown at `/api/files/{id}`.
+ * A picture that cannot be stored keeps its remote link and is listed; it never fails the import.
+ */
+export async function storeNoteImages(run: ImageStoreRun, markdown: string): Promise<StoredImages> {
+  const urls = remoteImageUrls(markdown);
+  const failures: StoredImages["failures"] = [];
+  const taken = urls.slice(0, MAX_IMAGES_PER_NOTE);
+  for (const url of urls.slice(MAX_IMAGES_PER_NOTE)) {
+    failures.push({ name: url, error: `Not stored: a note keeps at most ${MAX_IMAGES_PER_NOTE} pictures` });
+  }
+  const stored = new Map<string, number>();
+  const staged = new Map<string, StagedImage>();
+  const limit = pLimit(IMAGES_AT_ONCE);
+  let done = 0;
+  try {
+    // Downloads run a few at a time, each streamed to a temporary file; the rows are then written
+    // in one statement (a commit per picture would cost more than the picture).
+    await Promise.all(
+      taken.map((url) =>
+        limit(async () => {
+          if (run.signal.aborted) throw run.signal.reason;
+          try {
+            staged.set(url, await run.download(url, { headers: run.referer ? { referer: run.referer } : {}, signal: run.signal }, (body) => stageImage(run.storage, body)));
+          } catch (error) {
+            // A cancelled job is retried as a whole; a picture that failed on its own is only listed.
+            if (run.signal.aborted) throw error;
+            failures.push({ name: url, error: imageFailure(error) });
+          }
+          await run.onImage?.(++done, taken.length);
+        }),
+      ),
+    );
+  } catch (error) {
+    for (const image of staged.values()) await image.blob.discard();
+    throw error;
+  }
+  // In the order the pictures appear, so their ids (and any quota cut-off) follow the note.
+  const urlsStaged = taken.filter((url) => staged.has(url));
+  const results = await recordImages({ db: run.db, storage: run.storage }, { userId: run.userId, images: urlsStaged.map((url) => staged.get(url)!), pendingTaskId: run.taskId });
+  results.forEach((result, index) => {
+    const url = urlsStaged[index]!;
+    if (result instanceof Error) failures.push({ name: url, error: imageFailure(result) });
+    else stored.set(url, result.id);
+  });
+  const rewritten = markdown.replace(REMOTE_IMAGE, (whole, alt: string, url: string) => {
+    const id = stored.get(url);
+    return id === undefined ? whole : `![${alt}](${fileUrl(id)})`;
+  });
+  // Failures in the order the pictures appear, whichever finished first.
+  failures.sort((a, b) => urls.indexOf(a.name) - urls.indexOf(b.name));
+  // Ids in the order the pictures appear, whichever arrived first.
+  const fileIds = [...new Set(taken.flatMap((url) => (stored.has(url) ? [stored.get(url)!] : [])))];
+  return { markdown: rewritten, fileIds, failures };
+}
+
+/** Our own words for why a picture was not stored. */
+function imageFailure(error: unknown): string {
+  if (error instanceof ImportError) return error.message.replace(/the page is larger than/, "the picture is larger than");
+  if (error instanceof UnsupportedMediaTypeError) return `Not stored: the answer is not a ${ACCEPTED_TYPES} image`;
+  if (error instanceof ServiceError) return `Not stored: ${error.message.replace(/^The file/, "the picture")}`;
+  log.warn("storing an imported picture failed unexpectedly", error);
+  return "Not stored: the picture could not be saved";
+}
