@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { parseResolveOverrides } from "./modules/imports/resolve-overrides";
 import { OPENAI_DEFAULT_BASE_URL, OPENAI_DEFAULT_CONTEXT_TOKENS, OPENAI_DEFAULT_TIMEOUT_MS } from "./modules/llm/providers/openai";
 
 const booleanFlag = z
@@ -36,6 +37,17 @@ const environmentSchema = z.object({
   GRAPH_LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   GRAPH_MAX_LLM_CALLS: z.coerce.number().int().min(1).optional(),
   IMPORT_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
+  IMPORT_RESOLVE: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      try {
+        return parseResolveOverrides(value ?? "");
+      } catch (error) {
+        context.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   BILIBILI_SESSDATA: z.string().min(1).optional(),
   SECRET_KEY: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
   FILES_DIR: z.string().min(1).optional(),
@@ -88,6 +100,7 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
     logLevel: env.LOG_LEVEL,
     imports: {
       allowPrivateNetworks: env.IMPORT_ALLOW_PRIVATE_NETWORKS,
+      resolveOverrides: env.IMPORT_RESOLVE,
       bilibiliSessdata: env.BILIBILI_SESSDATA,
       /** Uploaded archives wait here for their task (and are deleted when it ends). */
       archivesDir: path.join(dataDir, "archives"),

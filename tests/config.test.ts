@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import path from "node:path";
 import { ConfigError, loadConfig } from "../src/config";
+import { resolverWith } from "../src/modules/imports/resolve-overrides";
 
 describe("configuration", () => {
   test("defaults follow the contract", () => {
@@ -46,6 +47,8 @@ describe("configuration", () => {
     [{ LIBSQL_URL: "/tmp/x.db" }, "LIBSQL_URL"],
     [{ SECRET_KEY: "short" }, "SECRET_KEY"],
     [{ IMPORT_ALLOW_PRIVATE_NETWORKS: "maybe" }, "IMPORT_ALLOW_PRIVATE_NETWORKS"],
+    [{ IMPORT_RESOLVE: "mp.weixin.qq.com" }, "IMPORT_RESOLVE"],
+    [{ IMPORT_RESOLVE: "mp.weixin.qq.com=not-an-address" }, "IMPORT_RESOLVE"],
     [{ GRAPH_EXTRACTOR: "anthropic" }, "GRAPH_EXTRACTOR"],
   ])("%j stops start-up with one line naming the variable", (environment, variable) => {
     expect(() => loadConfig(environment)).toThrow(ConfigError);
@@ -55,6 +58,15 @@ describe("configuration", () => {
       expect((error as Error).message).toContain(variable);
       expect((error as Error).message).not.toContain("\n");
     }
+  });
+
+  test("IMPORT_RESOLVE pins host names to addresses, a * for every other name", async () => {
+    const { resolveOverrides } = loadConfig({ IMPORT_RESOLVE: "MP.weixin.qq.com=10.0.0.5, *=::1" }).imports;
+    expect([...resolveOverrides!]).toEqual([["mp.weixin.qq.com", "10.0.0.5"], ["*", "::1"]]);
+    const resolve = resolverWith(resolveOverrides!);
+    expect(await resolve("mp.weixin.qq.com")).toEqual([{ address: "10.0.0.5", family: 4 }]);
+    expect(await resolve("mmbiz.qpic.cn")).toEqual([{ address: "::1", family: 6 }]);
+    expect(loadConfig({}).imports.resolveOverrides?.size).toBe(0);
   });
 
   test("the process exits with that line and status 2", () => {

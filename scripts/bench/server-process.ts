@@ -26,7 +26,8 @@ export async function startServerProcess(name: string, entry: string, environmen
   // BENCH_PROFILE_DIR=<dir>: each server writes a CPU profile there (also as grep-friendly Markdown) when it stops.
   const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE_DIR)}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
   const child = Bun.spawn([process.execPath, ...profile, "run", path.resolve(import.meta.dir, entry)], {
-    env: { ...process.env, ...environment },
+    // Benchmarks never reach the internet: public host names resolve to loopback.
+    env: { ...process.env, IMPORT_RESOLVE: "*=127.0.0.1", ...environment },
     stdout: "pipe",
     stderr: "inherit",
   });

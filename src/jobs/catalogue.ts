@@ -7,6 +7,7 @@ import { failBuild } from "../modules/graph/fail-build";
 import { graphJobKey, type GraphQueue } from "../modules/graph/graph-queue";
 import { importJobKey, type ImportQueue } from "../modules/imports/import-queue";
 import { markTaskFailed, runImportTask, type ImportRun } from "../modules/imports/run-import";
+import { resolverWith, type ResolveOverrides } from "../modules/imports/resolve-overrides";
 import { removeArchiveFile } from "../modules/archives/archive-file";
 import type { FileStorage } from "../modules/files/blob-store";
 import { defineTask } from "./define-task";
@@ -22,7 +23,7 @@ const SWEEP_MAX_ATTEMPTS = 1;
 export interface JobDependencies {
   db: Database;
   /** `archivesDir`: where uploaded archives wait (DATA_DIR/archives); a process without it fails archive tasks. */
-  imports: { allowPrivateNetworks: boolean; bilibiliSessdata?: string; archivesDir?: string };
+  imports: { allowPrivateNetworks: boolean; resolveOverrides?: ResolveOverrides; bilibiliSessdata?: string; archivesDir?: string };
   /** Where imported pictures are stored; without it, imported notes keep remote image links. */
   files?: FileStorage;
   graph: ExtractorSettings;
@@ -37,11 +38,17 @@ export function createJobCatalogue(deps: JobDependencies) {
   let importTools: Promise<Pick<ImportRun, "fetcher" | "importers" | "download">> | undefined;
   const loadImportTools = () =>
     (importTools ??= Promise.all([import("../modules/imports/safe-fetch"), import("../modules/imports/platforms")]).then(
-      ([{ createSafeDownloader, createSafeFetcher }, { createImporters }]) => ({
-        fetcher: createSafeFetcher({ allowPrivateNetworks: deps.imports.allowPrivateNetworks }),
-        download: createSafeDownloader({ allowPrivateNetworks: deps.imports.allowPrivateNetworks }),
-        importers: createImporters({ bilibiliSessdata: deps.imports.bilibiliSessdata }),
-      }),
+      ([{ createSafeDownloader, createSafeFetcher }, { createImporters }]) => {
+        const network = {
+          allowPrivateNetworks: deps.imports.allowPrivateNetworks,
+          ...(deps.imports.resolveOverrides?.size ? { resolve: resolverWith(deps.imports.resolveOverrides) } : {}),
+        };
+        return {
+          fetcher: createSafeFetcher(network),
+          download: createSafeDownloader(network),
+          importers: createImporters({ bilibiliSessdata: deps.imports.bilibiliSessdata }),
+        };
+      },
     ));
   const loadGraphBuilder = () => import("../modules/graph/build-graph");
   return [

@@ -32,6 +32,8 @@ export async function startTestServer(environment: Record<string, string> = {}):
     PORT: "0",
     HOST: "127.0.0.1",
     DATABASE_URL: await freshQueueDatabase(),
+    // Tests never reach the internet: a fixture's pictures on public hosts (mmbiz.qpic.cn) resolve to loopback.
+    IMPORT_RESOLVE: "*=127.0.0.1",
     ...environment,
   });
   const server = await withinDeadline(startServer(config), START_DEADLINE_MS).catch((error: unknown) => {

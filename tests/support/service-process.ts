@@ -49,6 +49,8 @@ export async function startServiceProcess({
       DATA_DIR: dataDir,
       PORT: "0",
       HOST: "127.0.0.1",
+      // Tests never reach the internet: public host names resolve to loopback.
+      IMPORT_RESOLVE: "*=127.0.0.1",
       LOG_LEVEL: "info", // the "listening" line is info
       ...environment,
     },
