@@ -2,6 +2,7 @@ import type { Database } from "../db/client";
 import type { SecretBox } from "./auth/secret-box";
 import type { ChangePublisher } from "./events/change";
 import type { Session, SessionUser } from "./auth/sessions";
+import type { AskSettings } from "./ask/answers/create-answerer";
 import type { ExtractorSettings } from "./graph/create-extractor";
 import type { GraphQueue } from "./graph/graph-queue";
 import type { ImportQueue } from "./imports/import-queue";
@@ -16,6 +17,8 @@ export interface ServiceContext {
   changes: ChangePublisher;
   /** Which extractor builds graphs (for status, dry runs and a build's default budget). */
   graphSettings: ExtractorSettings;
+  /** How questions are answered (ASK_MAX_INPUT_TOKENS); the defaults when absent. */
+  askSettings?: AskSettings;
 }
 
 export interface RequestContext extends ServiceContext {

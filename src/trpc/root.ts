@@ -1,3 +1,4 @@
+import { askRouter } from "../modules/ask/router";
 import { authRouter } from "../modules/auth/router";
 import { graphRouter } from "../modules/graph/router";
 import { importsRouter } from "../modules/imports/router";
@@ -9,6 +10,7 @@ export const appRouter = router({
   notes: notesRouter,
   tasks: importsRouter,
   graph: graphRouter,
+  ask: askRouter,
 });
 
 /** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */
