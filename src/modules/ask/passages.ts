@@ -10,6 +10,8 @@ export const MAX_PASSAGE_UNITS = 1000;
 const WINDOW_UNITS = 600;
 // A heading this short (or a line ending in ":") reads as the title of what follows: kept with it.
 const LEAD_IN_UNITS = 120;
+// A paragraph this short ("Recipe for one loaf.", "参会人：小王") is too little to answer from alone.
+const SHORT_UNITS = 60;
 
 const BLANK_LINE = /\n[ \t]*\n\s*/g;
 // A sentence ends at . ! ? (with closing quotes or brackets) before a space, or at 。！？ or a line break.
@@ -42,7 +44,7 @@ export function splitPassages(content: string): PassageSpan[] {
 function isLeadIn(content: string, span: PassageSpan): boolean {
   if (span.end - span.start > LEAD_IN_UNITS) return false;
   const text = content.slice(span.start, span.end);
-  return /^#{1,6}\s/.test(text) || /[:：]$/.test(text) || !/[.!?。！？]/.test(text);
+  return span.end - span.start <= SHORT_UNITS || /^#{1,6}\s/.test(text) || /[:：]$/.test(text) || !/[.!?。！？]/.test(text);
 }
 
 function pushTrimmed(content: string, into: PassageSpan[], start: number, end: number): void {

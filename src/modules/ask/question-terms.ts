@@ -49,7 +49,7 @@ export function questionTerms(question: string): QuestionTerm[] {
     }
     for (let k = 0; k + 1 < run.length; k++) {
       const bigram = run[k]! + run[k + 1]!;
-      if (STOPWORDS.has(bigram) || QUESTION_WORDS.has(bigram) || (STOP_CHARS.has(run[k]!) && STOP_CHARS.has(run[k + 1]!))) continue;
+      if (STOPWORDS.has(bigram) || QUESTION_WORDS.has(bigram) || (STOP_CHARS.has(run[k]!) || STOP_CHARS.has(run[k + 1]!))) continue;
       add(bigram);
     }
   }

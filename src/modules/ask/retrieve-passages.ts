@@ -36,7 +36,7 @@ const NEIGHBOUR_NOTES = 6;
 export const MAX_PASSAGES_PER_NOTE = 2;
 // Reciprocal rank fusion (Cormack et al.): each list adds weight / (K + rank).
 const RRF_K = 60;
-const WEIGHTS = { text: 1, concept: 1, neighbour: 0.5 } as const;
+const WEIGHTS = { text: 1, concept: 0.5, neighbour: 0.5 } as const;
 // A term in the note's title lends every passage of the note this share of its weight.
 const TITLE_SHARE = 0.3;
 
@@ -90,7 +90,14 @@ export async function retrievePassages(db: Database, input: { userId: number; qu
     WEIGHTS.text,
   );
   fuse(byNames(candidates, named), WEIGHTS.concept);
-  fuse(byNames(candidates, neighbours), WEIGHTS.neighbour);
+  // A neighbour's passage counts only where it also holds a word of the question: alone it drifts off the subject.
+  fuse(
+    byNames(
+      candidates.filter((candidate) => candidate.text > 0),
+      neighbours,
+    ),
+    WEIGHTS.neighbour,
+  );
 
   const perNote = new Map<number, number>();
   const chosen = candidates
