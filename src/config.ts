@@ -28,6 +28,7 @@ const environmentSchema = z.object({
   GRAPH_EXTRACTOR: z.enum(["anthropic", "local"]).optional(),
   GRAPH_LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   GRAPH_MAX_LLM_CALLS: z.coerce.number().int().min(1).optional(),
+  ASK_MAX_INPUT_TOKENS: z.coerce.number().int().min(500).max(1_000_000).default(8000),
   IMPORT_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   BILIBILI_SESSDATA: z.string().min(1).optional(),
   SECRET_KEY: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
@@ -78,6 +79,7 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
       archivesDir: path.join(dataDir, "archives"),
     },
     worker: { concurrency: env.WORKER_CONCURRENCY },
+    ask: { maxInputTokens: env.ASK_MAX_INPUT_TOKENS },
     graph: {
       extractor,
       llmConcurrency: env.GRAPH_LLM_CONCURRENCY,

@@ -3,3 +3,4 @@ export * from "./notes";
 export * from "./imports";
 export * from "./graph";
 export * from "./events";
+export * from "./ask";

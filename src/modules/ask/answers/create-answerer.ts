@@ -1,5 +1,7 @@
 import type { ExtractorSettings } from "../../graph/create-extractor";
+import { DEFAULT_ANTHROPIC_MODEL } from "../../graph/extractors/anthropic";
 import type { Answerer } from "./answerer";
+import { createAnthropicAnswerer } from "./anthropic";
 
 export interface AskSettings {
   /** ASK_MAX_INPUT_TOKENS: the most the passages sent to the LLM may cost. */
@@ -8,8 +10,19 @@ export interface AskSettings {
 
 export const DEFAULT_ASK_MAX_INPUT_TOKENS = 8000;
 
-/** The LLM that answers questions is the one that builds graphs; none with the local extractor. */
-export function createAnswerer(graph: ExtractorSettings, _ask: AskSettings = { maxInputTokens: DEFAULT_ASK_MAX_INPUT_TOKENS }): Answerer | null {
-  if (graph.extractor === "local") return null;
+/**
+ * The LLM that answers questions is the one that builds graphs; none with the local extractor.
+ * An OpenAI-compatible answerer joins here as one more branch (answers/openai.ts) once the shared
+ * OpenAI client is in src/modules/llm/.
+ */
+export function createAnswerer(graph: ExtractorSettings, ask: AskSettings = { maxInputTokens: DEFAULT_ASK_MAX_INPUT_TOKENS }): Answerer | null {
+  if (graph.extractor === "anthropic" && graph.anthropic.apiKey) {
+    return createAnthropicAnswerer({
+      apiKey: graph.anthropic.apiKey,
+      baseURL: graph.anthropic.baseURL,
+      model: graph.anthropic.model ?? DEFAULT_ANTHROPIC_MODEL,
+      maxInputTokens: ask.maxInputTokens,
+    });
+  }
   return null;
 }
