@@ -11,6 +11,7 @@ import { bodyLimits, DEFAULT_BODY_LIMIT, REST_PREFIX } from "./procedure-meta";
 import { answerWithin, REQUEST_DEADLINE_MS } from "./request-deadline";
 import { ARCHIVE_BODY_LIMIT } from "../modules/archives/limits";
 import { createArchiveUploadRoute } from "./archive-upload-route";
+import { createAskStreamRoute, wantsEventStream } from "./ask-stream-route";
 import { createEventStreamRoute } from "./event-stream-route";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
@@ -48,6 +49,7 @@ export function createHttpApp(options: HttpAppOptions) {
   // The archive upload is the one route past the procedures' limits; every other route keeps its own.
   const largestBody = Math.max(DEFAULT_BODY_LIMIT, ARCHIVE_BODY_LIMIT, ...bodyLimits(options.router).values());
   const archiveUpload = createArchiveUploadRoute({ ...options.services, archivesDir: options.archivesDir });
+  const askStream = createAskStreamRoute({ services: options.services, keepOpen: (request) => server?.timeout(request, 0) });
   const events = createEventStreamRoute({ db: options.services.db, feed: options.events, keepOpen: (request) => server?.timeout(request, 0) });
 
   const app = new Elysia({ serve: { maxRequestBodySize: largestBody + SERVER_BODY_SLACK } })
@@ -75,6 +77,10 @@ export function createHttpApp(options: HttpAppOptions) {
     .all(`${REST_PREFIX}/events`, ({ request }) => events(request), { parse: "none" })
     // A raw ZIP of up to 256 MiB streamed to disk: no JSON parsing, and no answer deadline while it uploads.
     .all(`${REST_PREFIX}/tasks/archive`, ({ request }) => archiveUpload(request), { parse: "none" })
+    // A streamed question stays open while the answer is written; the JSON one keeps the deadline.
+    .all(`${REST_PREFIX}/ask`, ({ request }) => (wantsEventStream(request) ? askStream(request) : answerWithin(deadlineMs, request, () => rest(request))), {
+      parse: "none",
+    })
     .all(`${REST_PREFIX}/*`, ({ request }) => answerWithin(deadlineMs, request, () => rest(request)), { parse: "none" })
     .all("/trpc/*", ({ request }) => answerWithin(deadlineMs, request, () => trpc(request)), { parse: "none" });
   return app;
