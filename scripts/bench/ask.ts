@@ -42,6 +42,7 @@ async function main() {
   console.log(`\nQuality with ${FILLER.toLocaleString("en-US")} distractor notes:\n`);
   console.log(formatScores(large.scores));
 
+  console.log(`\nSlowest at ${(set.notes.length + FILLER).toLocaleString("en-US")} notes: ${large.worst.map(([q, ms]) => `${q} (${ms.toFixed(0)} ms)`).join("; ")}`);
   console.log(`\n| POST /api/ask, no LLM | notes | p50 ms | p99 ms | search p50 ms (baseline) | ask ÷ search | p50 ≤ ${TARGET_P50_MS} ms |`);
   console.log("|---|---:|---:|---:|---:|---:|---|");
   for (const [notes, result] of [[set.notes.length, small], [set.notes.length + FILLER, large]] as const) {
@@ -58,9 +59,12 @@ async function measure(baseUrl: string, token: string, noteIds: number[], set: R
   for (const question of set.questions) answers.push((await askEval(baseUrl, token, noteIds, question.q)).passages);
   const askTimes: number[] = [];
   const searchTimes: number[] = [];
+  const slowest = new Map<string, number>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const question of set.questions) {
-      askTimes.push((await askEval(baseUrl, token, noteIds, question.q)).ms);
+      const { ms } = await askEval(baseUrl, token, noteIds, question.q);
+      askTimes.push(ms);
+      slowest.set(question.q, Math.max(slowest.get(question.q) ?? 0, ms));
       const started = performance.now();
       const response = await fetch(`${baseUrl}/api/notes?q=${encodeURIComponent(question.q.replace(/["*-]/g, " "))}`, { headers: { authorization: `Bearer ${token}` } });
       await response.arrayBuffer();
@@ -72,7 +76,8 @@ async function measure(baseUrl: string, token: string, noteIds: number[], set: R
     const sorted = times.sort((a, b) => a - b);
     return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
   };
-  return { scores: scoreAnswers(set.questions, answers), ask: summary(askTimes), search: summary(searchTimes) };
+  const worst = [...slowest].sort((a, b) => b[1] - a[1]).slice(0, 3);
+  return { scores: scoreAnswers(set.questions, answers), ask: summary(askTimes), search: summary(searchTimes), worst };
 }
 
 /** Mixed English and Chinese notes straight into the file with their index entries (as bench:search seeds). */

@@ -36,8 +36,9 @@ export async function namedConcepts(db: Database, userId: number, question: stri
   const rows = await db.all<{ key: string; id: number; label: string; aliases: string }>(sql`
     select k.key as key, n.id as id, n.label as label, n.aliases as aliases
     from json_each(${JSON.stringify([...spans.keys()])}) j
-    join graph_node_keys k on k.user_id = ${userId} and k.key = j.value
-    join graph_nodes n on n.id = k.node_id and n.user_id = ${userId} and n.hidden = 0`);
+    cross join graph_node_keys k on k.user_id = ${userId} and k.key = j.value
+    cross join graph_nodes n on n.id = k.node_id
+    where n.user_id = ${userId} and n.hidden = 0`);
   const found = rows.flatMap((row) => spans.get(row.key)!.map((span) => ({ ...span, row })));
   // Longest first; a match inside a longer one's span is dropped.
   found.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);

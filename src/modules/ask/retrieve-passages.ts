@@ -142,24 +142,39 @@ function byNames(candidates: Candidate[], concepts: GraphConcept[]): Candidate[]
 
 /**
  * The notes the index ranks first for any of the terms, with each term's IDF over the user's
- * notes and the average passage length BM25 normalises by. Every word carries its owner inside
- * MATCH (see search-document.ts), so only the user's notes are read.
+ * notes. Every word carries its owner inside MATCH (see search-document.ts), so only the user's
+ * notes are read. Document frequencies come from the index's term list (one lookup a term); a
+ * word in more than RANKED_DOCUMENTS notes weighs little and BM25 would read all its postings, so
+ * it only scores passages and does not rank notes (unless it is one of the two rarest words).
  */
 async function textRanking(db: Database, userId: number, terms: QuestionTerm[]): Promise<[number[], number[], number]> {
-  if (terms.length === 0) return [[], [], 1];
+  if (terms.length === 0) return [[], [], AVERAGE_PASSAGE_TOKENS];
   const owner = ownerPrefix(userId);
-  const phrases = terms.map((term) => `"${(owner + term.token).replaceAll('"', '""')}"${term.prefix ? "*" : ""}`);
-  const anyTerm = `{title tags body}: (${phrases.join(" OR ")})`;
-  const [ranked, total, ...counts] = await db.batch([
-    db.all<{ id: number }>(sql`select rowid as id from notes_fts where notes_fts match ${anyTerm} order by rank limit ${TEXT_NOTES}`),
+  const [total, ...frequencies] = await db.batch([
     db.all<{ n: number }>(sql`select count(*) as n from notes where user_id = ${userId}`),
-    ...phrases.map((phrase) => db.all<{ n: number }>(sql`select count(*) as n from notes_fts where notes_fts match ${`{title tags body}: ${phrase}`}`)),
+    ...terms.map((term) =>
+      term.prefix
+        ? db.all<{ n: number }>(sql`select coalesce(sum(doc), 0) as n from notes_fts_vocab where term >= ${owner + term.token} and term < ${`${owner}${term.token}\uffff`}`)
+        : db.all<{ n: number }>(sql`select coalesce(sum(doc), 0) as n from notes_fts_vocab where term = ${owner + term.token}`),
+    ),
   ]);
   const notes = Number(total[0]?.n ?? 0);
-  const idf = counts.map((rows) => inverseDocumentFrequency(notes, Number(rows[0]?.n ?? 0)));
+  const documents = frequencies.map((rows) => Math.min(notes, Number(rows[0]?.n ?? 0)));
+  const idf = documents.map((matching) => inverseDocumentFrequency(notes, matching));
+  const present = terms.map((term, index) => ({ term, matching: documents[index]! })).filter(({ matching }) => matching > 0);
+  present.sort((a, b) => a.matching - b.matching);
+  const ranking = present.filter(({ matching }, index) => index < MIN_RANKING_TERMS || matching <= RANKED_DOCUMENTS);
+  if (ranking.length === 0) return [[], idf, AVERAGE_PASSAGE_TOKENS];
+  const phrases = ranking.map(({ term }) => `"${(owner + term.token).replaceAll('"', '""')}"${term.prefix ? "*" : ""}`);
+  const ranked = await db.all<{ id: number }>(
+    sql`select rowid as id from notes_fts where notes_fts match ${`{title tags body}: (${phrases.join(" OR ")})`} order by rank limit ${TEXT_NOTES}`,
+  );
   return [ranked.map((row) => Number(row.id)), idf, AVERAGE_PASSAGE_TOKENS];
 }
 
+// Past this many notes a word no longer ranks notes (see textRanking); the rarest two always do.
+const RANKED_DOCUMENTS = 1000;
+const MIN_RANKING_TERMS = 2;
 // A typical paragraph's length in tokens: BM25's length normalisation is relative to it.
 const AVERAGE_PASSAGE_TOKENS = 60;
 
@@ -167,12 +182,15 @@ const AVERAGE_PASSAGE_TOKENS = 60;
 async function neighbourConcepts(db: Database, userId: number, named: GraphConcept[]): Promise<GraphConcept[]> {
   if (named.length === 0) return [];
   const ids = JSON.stringify(named.map((concept) => concept.id));
+  // Driven by the named nodes through the source and target indexes (CROSS JOIN fixes the order).
   const rows = await db.all<{ id: number; label: string; aliases: string }>(sql`
-    select n.id as id, n.label as label, n.aliases as aliases, max(e.weight) as weight from graph_edges e
-    join graph_nodes n on n.id = case when e.source_id in (select value from json_each(${ids})) then e.target_id else e.source_id end
-    where e.user_id = ${userId} and n.user_id = ${userId} and n.hidden = 0
-      and (e.source_id in (select value from json_each(${ids})) or e.target_id in (select value from json_each(${ids})))
-      and n.id not in (select value from json_each(${ids}))
+    with touching(other, weight) as (
+      select e.target_id, e.weight from json_each(${ids}) j cross join graph_edges e on e.source_id = j.value where e.user_id = ${userId}
+      union all
+      select e.source_id, e.weight from json_each(${ids}) j cross join graph_edges e on e.target_id = j.value where e.user_id = ${userId})
+    select n.id as id, n.label as label, n.aliases as aliases, max(t.weight) as weight
+    from touching t cross join graph_nodes n on n.id = t.other
+    where n.user_id = ${userId} and n.hidden = 0 and n.id not in (select value from json_each(${ids}))
     group by n.id order by weight desc, n.weight desc, n.id limit ${NEIGHBOURS}`);
   return rows.map((row) => ({ id: row.id, label: row.label, names: conceptNames(row.label, row.aliases) }));
 }
@@ -183,8 +201,10 @@ async function mentioningNotes(db: Database, userId: number, concepts: GraphConc
   const rows = await db.all<{ note_id: number }>(sql`
     select note_id from (
       select m.note_id as note_id, row_number() over (partition by m.node_id order by count(*) desc, m.note_id desc) as place
-      from graph_mentions m join notes n on n.id = m.note_id and n.user_id = ${userId}
-      where m.node_id in (select value from json_each(${JSON.stringify(concepts.map((concept) => concept.id))}))
+      from json_each(${JSON.stringify(concepts.map((concept) => concept.id))}) j
+      cross join graph_mentions m on m.node_id = j.value
+      cross join notes n on n.id = m.note_id
+      where n.user_id = ${userId}
       group by m.node_id, m.note_id)
     where place <= ${perConcept}`);
   return rows.map((row) => Number(row.note_id));
@@ -192,8 +212,9 @@ async function mentioningNotes(db: Database, userId: number, concepts: GraphConc
 
 async function loadNotes(db: Database, userId: number, ids: number[]) {
   if (ids.length === 0) return [];
+  // Rowid lookups (`+` keeps SQLite off the user's index: a user may have 100,000 notes).
   return db.all<{ id: number; title: string; content: string }>(sql`
-    select id, title, content from notes where user_id = ${userId} and id in (select value from json_each(${JSON.stringify(ids)}))`);
+    select id, title, content from notes where id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and +user_id = ${userId}`);
 }
 
 /**
@@ -204,9 +225,11 @@ async function loadNotes(db: Database, userId: number, ids: number[]) {
 async function passageConcepts(db: Database, userId: number, passages: Candidate[]): Promise<{ id: number; label: string }[][]> {
   if (passages.length === 0) return [];
   const rows = await db.all<{ node_id: number; note_id: number; start: number; end: number; label: string; aliases: string }>(sql`
-    select m.node_id, m.note_id, m.start, m.end, n.label, n.aliases from graph_mentions m
-    join graph_nodes n on n.id = m.node_id and n.user_id = ${userId} and n.hidden = 0
-    where m.note_id in (select value from json_each(${JSON.stringify([...new Set(passages.map((passage) => passage.noteId))])}))
+    select m.node_id, m.note_id, m.start, m.end, n.label, n.aliases
+    from json_each(${JSON.stringify([...new Set(passages.map((passage) => passage.noteId))])}) j
+    cross join graph_mentions m on m.note_id = j.value
+    cross join graph_nodes n on n.id = m.node_id
+    where n.user_id = ${userId} and n.hidden = 0
     order by n.weight desc, n.id`);
   return passages.map((passage) => {
     const offset = passage.title.length + 2;
