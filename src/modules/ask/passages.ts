@@ -33,10 +33,13 @@ export function splitPassages(content: string): PassageSpan[] {
   pushTrimmed(content, paragraphs, from, content.length);
 
   const joined: PassageSpan[] = [];
+  let leadIn = false;
   for (const paragraph of paragraphs) {
     const previous = joined.at(-1);
-    if (previous && isLeadIn(content, previous) && paragraph.end - previous.start <= MAX_PASSAGE_UNITS) previous.end = paragraph.end;
+    // Only the paragraph just before is looked at: a joined pair is not itself a lead-in.
+    if (previous && leadIn && paragraph.end - previous.start <= MAX_PASSAGE_UNITS) previous.end = paragraph.end;
     else joined.push({ ...paragraph });
+    leadIn = isLeadIn(content, paragraph);
   }
   return joined.flatMap((paragraph) => (paragraph.end - paragraph.start <= MAX_PASSAGE_UNITS ? [paragraph] : sentenceWindows(content, paragraph)));
 }
