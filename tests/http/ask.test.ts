@@ -191,16 +191,12 @@ describe("with Anthropic answering", () => {
     expect(request.documents.length).toBeGreaterThan(0);
     expect(request.documents.every((document) => document.citations && document.blocks.length > 0)).toBe(true);
     expect(request.body.tools).toBeUndefined();
-    // Recorded on the user's all-time totals.
-    const client = server.openNotesClient();
-    try {
-      const { rows } = await client.execute("select questions, llm_calls, input_tokens, output_tokens from ask_usage");
-      expect(rows).toHaveLength(1);
-      expect(Number(rows[0]!.llm_calls)).toBeGreaterThanOrEqual(1);
-      expect(Number(rows[0]!.input_tokens)).toBeGreaterThanOrEqual(body.usage.input_tokens);
-    } finally {
-      client.close();
-    }
+    // Added to the account's all-time totals, which GET /api/auth/me shows (graph builds and questions together).
+    const totalsBefore = (await alice.get("/api/auth/me")).body.usage;
+    await alice.post("/api/ask", { question: "sourdough starter" });
+    const totalsAfter = (await alice.get("/api/auth/me")).body.usage;
+    expect(totalsAfter.llm_calls).toBe(totalsBefore.llm_calls + 1);
+    expect(totalsAfter.input_tokens).toBeGreaterThan(totalsBefore.input_tokens);
   });
 
   test("streamed: passages first, the answer in deltas, each citation once, and done equal to the pieces", async () => {
@@ -228,6 +224,22 @@ describe("with Anthropic answering", () => {
     expect(body.error).toMatch(/Anthropic/);
     expect(body.passages.length).toBeGreaterThan(0);
     expectExactPassages(body, contents);
+  });
+
+  test("ASK_MAX_INPUT_TOKENS caps the passages sent; all of them still come back", async () => {
+    const capped = await startTestServer({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fake.url, ASK_MAX_INPUT_TOKENS: "500" });
+    try {
+      const user = (await new Api(capped.url).newUser("capped")).api;
+      for (let i = 0; i < 8; i++) await user.post("/api/notes", { title: `Starter ${i}`, content: `The sourdough starter, day ${i}: ${"it bubbled and rose and smelled of yoghurt. ".repeat(12)}` });
+      const { body } = await user.post("/api/ask", { question: "How is the sourdough starter doing?" });
+      expect(body.passages).toHaveLength(8);
+      const sent = fake.requests.at(-1)!.documents;
+      expect(sent.length).toBeGreaterThan(0);
+      expect(sent.length).toBeLessThan(8);
+      expect(body.answered_by).toBe("anthropic");
+    } finally {
+      await capped.stop();
+    }
   });
 
   test("no passages, no call", async () => {

@@ -7,6 +7,7 @@ import { registerUser } from "./register";
 import * as s from "./schemas";
 import { disableTotp, enableTotp, setupTotp } from "./totp-enrolment";
 import { verifyTotpLogin } from "./totp-verify";
+import { accountUsage } from "./account-usage";
 import { toUserRecord } from "./user-record";
 import { pendingTotpProcedure, protectedProcedure, publicProcedure, router } from "../../trpc/procedures";
 
@@ -39,8 +40,8 @@ export const authRouter = router({
   me: protectedProcedure
     .meta({ openapi: { method: "GET", path: "/auth/me", tags, summary: "The current user" } })
     .input(z.void())
-    .output(s.userSchema)
-    .query(({ ctx }) => toUserRecord(ctx.user)),
+    .output(s.meSchema)
+    .query(async ({ ctx }) => ({ ...toUserRecord(ctx.user), usage: await accountUsage(ctx.db, ctx.userId) })),
 
   logout: protectedProcedure
     .meta({ openapi: { method: "POST", path: "/auth/logout", tags, summary: "Revoke this token" }, successStatus: 204 })

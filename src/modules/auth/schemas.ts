@@ -54,4 +54,14 @@ export const recoveryCodesOutput = z.object({ recovery_codes: z.array(z.string()
 export const totpDisableInput = z.object({ password: z.string().min(1).max(1024), code: secondFactorCodeSchema });
 
 export type UserRecord = z.infer<typeof userSchema>;
+
+const usageCount = () => z.number().int().min(0);
+export const meSchema = userSchema
+  .extend({
+    usage: z
+      .object({ llm_calls: usageCount(), input_tokens: usageCount(), output_tokens: usageCount() })
+      .describe("The account's all-time LLM usage: graph builds and questions together"),
+  })
+  .meta({ id: "CurrentUser" });
+export type MeRecord = z.infer<typeof meSchema>;
 export type TokenRecord = z.infer<typeof tokenSchema>;
