@@ -23,7 +23,9 @@ const STOP_TIMEOUT_MS = 30_000;
 
 /** Runs a server entry script in its own Bun process and waits for the `{"port":…}` line it prints. */
 export async function startServerProcess(name: string, entry: string, environment: Record<string, string>): Promise<ServerProcess> {
-  const child = Bun.spawn([process.execPath, "run", path.resolve(import.meta.dir, entry)], {
+  // BENCH_PROFILE_DIR=<dir>: each server writes a CPU profile there (also as grep-friendly Markdown) when it stops.
+  const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE_DIR)}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  const child = Bun.spawn([process.execPath, ...profile, "run", path.resolve(import.meta.dir, entry)], {
     env: { ...process.env, ...environment },
     stdout: "pipe",
     stderr: "inherit",

@@ -176,7 +176,8 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
       await db.update(graphNoteExtractions).set({ contentHash: "" }).where(sql`${graphNoteExtractions.noteId} in (select value from json_each(${JSON.stringify(waiting)}))`);
     }
     await update({ progress: EXTRACTION_SHARE, message: "Writing the graph" });
-    const changes = build.mode === "full" || (await needsWholeGraph(db, build.userId)) ? (await materializeGraph(db, build.userId)).changes : await applyGraphChanges(db, build.userId);
+    const whole = build.mode === "full" || (await needsWholeGraph(db, build.userId));
+    const changes = whole ? (await materializeGraph(db, build.userId)).changes : await applyGraphChanges(db, build.userId);
     const graph = await graphSize(db, build.userId);
     const failures = failedNotes.length ? `; ${failedNotes.length} note(s) could not be extracted` : "";
     const budgetNote = waiting.length > 0 ? `; the budget was reached: ${waiting.length} note(s) still wait for the next incremental build` : "";
@@ -190,7 +191,7 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
       ...changeColumns(changes),
     });
     // Communities follow the swap; readers meanwhile see the previous ones (new nodes in community 0).
-    if (build.mode === "incremental" && changed(changes)) {
+    if (!whole && changed(changes)) {
       await refreshCommunities(db, build.userId).catch((error: unknown) => log.warn(`graph build ${build.id}: communities not refreshed`, error));
     }
   } catch (error) {

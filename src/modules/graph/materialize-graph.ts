@@ -79,12 +79,16 @@ function planGraph(extractions: { noteId: number; extraction: StoredExtraction }
   return { nodes, edges, metrics };
 }
 
-/** A graph written before the key index existed (or by hand) is rebuilt whole once. */
+/**
+ * When an incremental build should compute the graph whole: a graph written before the key index
+ * existed (or by hand) is rebuilt once; an empty graph (a first build) is the same graph either way,
+ * and computing it whole is much cheaper than adding thousands of notes' shares one by one.
+ */
 export async function needsWholeGraph(db: Database, userId: number): Promise<boolean> {
   const [[node], [key]] = await db.batch([
     db.select({ id: graphNodes.id }).from(graphNodes).where(eq(graphNodes.userId, userId)).limit(1),
     db.select({ nodeId: graphNodeKeys.nodeId }).from(graphNodeKeys).where(eq(graphNodeKeys.userId, userId)).limit(1),
   ]);
-  return node !== undefined && key === undefined;
+  return node === undefined || key === undefined;
 }
 

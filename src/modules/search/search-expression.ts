@@ -12,6 +12,8 @@ function phrase(term: QueryTerm, owner: string): string {
 }
 
 export interface SearchExpressions {
+  /** Every note matching the query: the two groups below together. */
+  all: string;
   /** Notes matching the query in their title or tags (at least one term there). */
   named: string | null;
   /** Notes matching the query in their body only (every note when `named` is null). */
@@ -37,9 +39,11 @@ export function searchExpressions(terms: QueryTerm[], scope: { userId: number; t
   ];
   const matching = parts.join(" AND ");
   const excluded = negative.length > 0 ? `${TEXT_COLUMNS}: (${negative.join(" OR ")})` : null;
-  if (positive.length === 0) return { named: null, bodyOnly: excluded ? `(${matching}) NOT (${excluded})` : matching };
+  const all = excluded ? `(${matching}) NOT (${excluded})` : matching;
+  if (positive.length === 0) return { all, named: null, bodyOnly: all };
   const inNames = `${NAMED_COLUMNS}: (${positive.join(" OR ")})`;
   return {
+    all,
     named: excluded ? `(${matching} AND ${inNames}) NOT (${excluded})` : `${matching} AND ${inNames}`,
     bodyOnly: `(${matching}) NOT (${excluded ? `${inNames} OR ${excluded}` : inNames})`,
   };

@@ -66,6 +66,13 @@ export function surnameOf(surface: string): string | undefined {
 }
 
 /** The other grammatical number of an English name ("knowledge graphs" ↔ "knowledge graph", "LLM" ↔ "LLMs"). */
+// Plurals in "-ses" whose singular has no "e" (most have one: databases, cases, phases).
+const ES_SINGULARS = [
+  "alias", "bias", "canvas", "atlas", "gas", "bus", "lens", "status", "virus", "campus", "bonus", "census", "corpus", "consensus", "radius",
+];
+const IRREGULAR_SINGULAR = new Map(ES_SINGULARS.map((word) => [`${word}es`, word]));
+const ES_SINGULAR = new Set(ES_SINGULARS);
+
 export function numberVariant(name: string): string | undefined {
   if (!/^[\p{Script=Latin}\d .'-]+$/u.test(name)) return undefined;
   const last = name.slice(name.lastIndexOf(" ") + 1);
@@ -74,7 +81,9 @@ export function numberVariant(name: string): string | undefined {
   if (/^\p{Lu}{2,}$/u.test(last)) return `${name}s`;
   // Names ("Kahneman", "iPhone") and numbered things have no plural.
   if (/\p{Lu}/u.test(last) || /\d/.test(last)) return undefined;
-  if (/(?:ss|us|is)$/i.test(last)) return `${name}es`;
+  const irregular = IRREGULAR_SINGULAR.get(last.toLowerCase());
+  if (irregular) return name.slice(0, name.length - last.length) + last.slice(0, irregular.length);
+  if (/(?:ss|us|is)$/i.test(last) || ES_SINGULAR.has(last.toLowerCase())) return `${name}es`;
   if (/[^aeiou]ies$/i.test(last)) return `${name.slice(0, -3)}y`;
   if (/(?:ches|shes|xes|sses)$/i.test(last)) return name.slice(0, -2);
   if (/s$/i.test(last)) return name.slice(0, -1);

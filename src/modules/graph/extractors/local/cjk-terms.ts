@@ -104,7 +104,7 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
       continue;
     }
     const cls = chineseClass(tag, word);
-    const usable = cls !== WordClass.Other && !STOPWORDS.has(word) && !HAN_NUMERAL.test(word);
+    const usable = cls !== WordClass.Other && !STOPWORDS.has(word) && !HAN_NUMERAL.test(word) && !isDegreeOrComplement(word);
     const chars = word.length === 1 ? 1 : [...word].length;
     segments.push({
       text: word,
@@ -118,6 +118,17 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
     });
   }
   return segments;
+}
+
+// Words jieba's dictionary tags as nouns although they grade or complete a predicate: 太久, 比较严重,
+// 辣得. Inside a phrase they glue a clause together (排队太久, 商业化比较严重), so they break it.
+const DEGREE_ADVERB = /^[太很挺超更最蛮]/u;
+const GRADABLE = /^[久小大多少慢快好差高低长短远近贵累难]$/u;
+const COMPLEMENT_NOUNS = new Set(["心得", "所得"]);
+function isDegreeOrComplement(word: string): boolean {
+  if (word.length === 2 && DEGREE_ADVERB.test(word) && GRADABLE.test(word[1]!)) return true;
+  if (word.length > 2 && word.startsWith("比较")) return true;
+  return word.length === 2 && word.endsWith("得") && !COMPLEMENT_NOUNS.has(word);
 }
 
 // jieba's set expressions and idioms: sometimes a term (昼夜节律), often a clause (完全同意, 吃火锅).

@@ -1,7 +1,8 @@
 import { conceptKey, displayLabel } from "../../concept-key";
 import type { NoteForExtraction, TextSpan } from "../../extraction";
 import type { Mark } from "./marks";
-import { cleanMarkedName, isConceptName, type NameLimits, subjectAfterLabel } from "./name-shape";
+import type { Nlp } from "./nlp";
+import { cleanMarkedName, isConceptName, isLayoutLabel, type NameLimits, subjectAfterLabel } from "./name-shape";
 import type { Heading } from "./sections";
 import { STOPWORDS } from "./stopwords";
 
@@ -11,9 +12,10 @@ import { STOPWORDS } from "./stopwords";
  * - "link": [[wikilink]] targets (other notes or pages);
  * - "topic": Markdown headings, and the note title when it is a short noun phrase;
  * - "technology": identifier-like `inline code` (numpy, torch.nn, useEffect);
+ * - "work": a title in 《》 (a book, film or article: 《思考，快与慢》);
  * - "concept": **bold**, ==highlighted== or *emphasised* terms, and TF-IDF key phrases.
  */
-export const LOCAL_CONCEPT_TYPES = ["tag", "link", "topic", "technology", "concept"] as const;
+export const LOCAL_CONCEPT_TYPES = ["tag", "link", "topic", "technology", "work", "concept"] as const;
 export type LocalConceptType = (typeof LOCAL_CONCEPT_TYPES)[number];
 
 export interface ConceptDraft {
@@ -40,6 +42,7 @@ const MAX_NAME_LENGTH = 100;
 const TITLE_LIMITS: NameLimits = { maxWords: 4, maxCjkChars: 12, maxChars: 60 };
 const HEADING_LIMITS: NameLimits = { maxWords: 6, maxCjkChars: 16, maxChars: 60 };
 const STRONG_LIMITS: NameLimits = { maxWords: 5, maxCjkChars: 16, maxChars: 50 };
+const WORK_MAX_CHARS = 30;
 const EMPHASIS_LIMITS: NameLimits = { maxWords: 3, maxCjkChars: 10, maxChars: 40 };
 const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_.+#\-/:]{1,39}$/u;
 
@@ -48,6 +51,7 @@ export function explicitConcepts(
   visible: string,
   headings: Heading[],
   marks: Mark[],
+  nlp: Pick<Nlp, "tagChinese">,
 ): ExplicitConcepts {
   const drafts = new Map<string, ConceptDraft>();
   const add = (rawName: string, type: LocalConceptType, span?: TextSpan, alias?: string): string | undefined => {
@@ -72,7 +76,7 @@ export function explicitConcepts(
   for (const mark of tagMarks) add(mark.text.replace(/_+/g, " "), "tag", mark.span);
   for (const mark of ofKind("wikilink")) add(mark.text, "link", mark.span, mark.alias);
 
-  const title = titleSubject(note.title);
+  const title = titleSubject(note.title, nlp);
   const titleLimits = title?.afterLabel ? { ...TITLE_LIMITS, maxWords: 6, allowCommas: true } : TITLE_LIMITS;
   const titleKey = title && isConceptName(title.name, titleLimits) ? add(title.name, "topic", title.span) : undefined;
   const headingKeys = headings.map((heading) => {
@@ -83,6 +87,11 @@ export function explicitConcepts(
     return add(name, "topic", locate(raw, name, heading.text));
   });
 
+  for (const mark of ofKind("work")) {
+    // A work's title may read as a clause (思考，快与慢): only its length is checked.
+    const name = displayLabel(mark.text);
+    if ([...name].length <= WORK_MAX_CHARS && !isLayoutLabel(conceptKey(name))) add(name, "work", mark.span);
+  }
   for (const mark of ofKind("code")) {
     if (isIdentifier(mark.text)) add(mark.text, "technology", mark.span);
   }
@@ -99,13 +108,56 @@ export function explicitConcepts(
  * The title names a concept only when it is a short noun phrase ("Gradient descent", "人类简史");
  * "Book notes: Sapiens" and "读书笔记：人类简史" name what follows the generic label.
  */
-function titleSubject(title: string): { name: string; span: TextSpan; afterLabel: boolean } | undefined {
+function titleSubject(title: string, nlp: Pick<Nlp, "tagChinese">): { name: string; span: TextSpan; afterLabel: boolean } | undefined {
   const subject = subjectAfterLabel(title);
   if (subject === undefined && /[:：]/.test(title)) return undefined;
   const raw = subject ?? title;
-  const name = displayLabel(raw);
+  const shown = displayLabel(raw);
+  const name = CJK.test(shown) ? chineseTitleTopic(shown, nlp) : shown;
   const start = title.length - raw.length;
   return name ? { name, span: locate(raw, name, { start, end: title.length }), afterLabel: subject !== undefined } : undefined;
+}
+
+const CJK = /[\p{Script=Han}]/u;
+// What a Chinese title calls the note rather than its subject: 红烧肉做法, 大模型学习笔记, 知识图谱项目周会纪要.
+const GENERIC_TITLE_WORDS = new Set(
+  "笔记 读书笔记 学习笔记 学习 纪要 会议纪要 做法 攻略 合集 总结 入门 指南 教程 心得 窍门 小窍门 周会 例会 会议 记录 清单 复盘 分享 打卡 路线 项目 部分".split(" "),
+);
+// jieba's numerals and times (两天, 一夜, 第六, 3月14日) and anything that is not a word.
+const COUNTED = (word: { word: string; tag: string }) => word.tag === "m" || word.tag === "t" || word.tag === "x" || word.tag === "mq" || !/[\p{L}]/u.test(word.word);
+
+/**
+ * The subject of a Chinese title: generic words, numbers and times at its end are dropped
+ * (成都两天一夜 → 成都, 红烧肉做法 → 红烧肉); one still holding a number or a time is a clause
+ * about the note (马拉松训练第六周 is kept as 马拉松训练), and names nothing when nothing is left.
+ */
+function chineseTitleTopic(name: string, nlp: Pick<Nlp, "tagChinese">): string | undefined {
+  const words = nlp.tagChinese(name);
+  // starts[i]: where word i begins; a generic word may span several of jieba's words (周 + 会).
+  const starts: number[] = [];
+  let length = 0;
+  for (const { word } of words) {
+    starts.push(length);
+    length += word.length;
+  }
+  let end = words.length;
+  for (;;) {
+    const last = words[end - 1];
+    if (!last) break;
+    if (COUNTED(last) || last.word.trim() === "") {
+      end--;
+      continue;
+    }
+    const text = name.slice(0, starts[end - 1]! + last.word.length);
+    const generic = [...GENERIC_TITLE_WORDS].find((word) => text.endsWith(word) && starts.indexOf(text.length - word.length) >= 0);
+    if (!generic) break;
+    end = starts.indexOf(text.length - generic.length);
+  }
+  const kept = words.slice(0, end);
+  if (kept.length === 0 || kept.some((word) => word.tag === "m" || word.tag === "t")) return undefined;
+  const topic = displayLabel(kept.map((word) => word.word).join(""));
+  // Punctuation left inside (读《原则) means the title is not one name; a 《work》 in it is found as a mark.
+  return [...topic].length >= 2 && !/[^\p{L}\p{N}\s·]/u.test(topic) ? topic : undefined;
 }
 
 /** `numpy`, `torch.nn`, `C++`: a name-like token, not an expression, command or path. */

@@ -36,7 +36,8 @@ export function extractNote(
   const { visible } = masked;
   const headings = findHeadings(visible, contentStart);
   const sections = splitSections(visible, titleEnd, contentStart, headings);
-  const explicit = explicitConcepts(note, visible, headings, findMarks(masked, text, contentStart));
+  // The title is tagged apart from the note (a replayed tagger would hand back the note's own tags).
+  const explicit = explicitConcepts(note, visible, headings, findMarks(masked, text, contentStart), corpus.nlp);
 
   const titleSpan: TextSpan = { start: 0, end: titleEnd };
   const placed: PlacedConcept[] = explicit.drafts.map((draft) => {

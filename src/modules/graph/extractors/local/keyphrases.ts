@@ -37,6 +37,8 @@ const SINGLETON_PENALTY = 0.7;
 const NOMINAL_VERB_SPECIFICITY = 0.55;
 // A word the English lexicon lacks is a term of art or a name, not an everyday noun.
 const RARE_WORD_BOOST = 1.6;
+// The corpus gives it another name (an acronym it defines, a 简称, a surname): it is a name, not a description.
+const NAMED_BOOST = 1.5;
 // Far below the note's best phrase is filler, even when the budget is not spent.
 const RELATIVE_FLOOR = 0.1;
 
@@ -56,7 +58,7 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   const ranked: (KeyPhrase & { free: number })[] = [];
   for (const term of input.terms.values()) {
     if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
-    if (term.size === 1 && WEAK_ALONE_WORDS.has(term.key)) continue;
+    if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
@@ -67,6 +69,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (term.verbal && term.size === 1 && input.specificity(term.key) < NOMINAL_VERB_SPECIFICITY) continue;
     // A noun phrase's head comes last: "large language" always followed by "model" is a fragment of a longer one.
     if (term.modified && !term.endsPhrase) continue;
+    // So is a Chinese compound only ever seen inside a longer one (研究基地 in 大熊猫繁育研究基地).
+    if (term.standalone === 0) continue;
     ranked.push({ term, free, score: scoreTerm(term, free, prominent, input) });
   }
   ranked.sort((a, b) => b.score - a.score || compareKeys(a.term.key, b.term.key));
@@ -98,7 +102,8 @@ function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, inpu
     (prominent ? PROMINENT_BOOST : 1) *
     (input.existing.has(term.key) ? EXISTING_BOOST : 1) *
     (isSpecific(term, input) && documentFrequencyOf(input.corpus, term.key) >= 2 ? RECURRING_BOOST : 1) *
-    (term.size === 1 ? (term.rare ? RARE_WORD_BOOST : input.specificity(term.key)) : 1)
+    (term.size === 1 ? (term.rare ? RARE_WORD_BOOST : input.specificity(term.key)) : 1) *
+    (input.corpus.aliases.has(term.key) ? NAMED_BOOST : 1)
   );
 }
 

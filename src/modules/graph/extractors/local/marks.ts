@@ -3,7 +3,7 @@ import type { MaskedText } from "./markdown-mask";
 
 /** A piece of explicit markup in the note: the author said "this is a thing". */
 export interface Mark {
-  kind: "hashtag" | "wikilink" | "strong" | "emphasis" | "code";
+  kind: "hashtag" | "wikilink" | "strong" | "emphasis" | "code" | "work";
   /** The marked words as written (for a wikilink, the target). */
   text: string;
   span: TextSpan;
@@ -18,6 +18,8 @@ const HEX_COLOUR = /^(?=[a-f]*\d)(?:[0-9a-f]{3}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
 const WIKILINK = /\[\[([^[\]\n|#^]{1,200})(?:[#^][^[\]\n|]{0,200})?(?:\|([^[\]\n]{1,200}))?\]\]/g;
 const FILE_LIKE = /\.(?:png|jpe?g|gif|svg|webp|pdf|mp[34]|mov|wav|zip|canvas|excalidraw)$/i;
 const STRONG = /\*\*(?=[^\s*])([^*\n]{1,100}?)(?<=[^\s*])\*\*|(?<![\p{L}\p{N}_])__(?=[^\s_])([^_\n]{1,100}?)(?<=[^\s_])__(?![\p{L}\p{N}_])|==(?=[^\s=])([^=\n]{1,100}?)(?<=[^\s=])==/gu;
+// Chinese title marks name a work (book, film, article, law): 《思考，快与慢》, 《原则》.
+const WORK_TITLE = /《([^《》\n]{1,40})》/gu;
 const EMPHASIS = /(?<![*\p{L}\p{N}\\])\*(?=[^\s*])([^*\n]{1,60}?)(?<=[^\s*])\*(?![*\p{L}\p{N}])/gu;
 
 export function findMarks(masked: MaskedText, text: string, contentStart: number): Mark[] {
@@ -43,6 +45,13 @@ export function findMarks(masked: MaskedText, text: string, contentStart: number
   for (const match of matchesFrom(prose, EMPHASIS, contentStart)) {
     const inner = match[1] ?? "";
     marks.push({ kind: "emphasis", text: inner, span: { start: match.index + 1, end: match.index + 1 + inner.length } });
+  }
+  // From the start: a title's 《人类简史》 names the work too.
+  for (const match of matchesFrom(prose, WORK_TITLE, 0)) {
+    const inner = (match[1] ?? "").trim();
+    if (!/\p{L}/u.test(inner)) continue;
+    const start = match.index + 1 + (match[1]!.length - match[1]!.trimStart().length);
+    marks.push({ kind: "work", text: inner, span: { start, end: start + inner.length } });
   }
   for (const span of masked.inlineCode) marks.push({ kind: "code", text: text.slice(span.start, span.end), span });
   return marks;

@@ -103,7 +103,7 @@ async function load(): Promise<Nlp> {
       return tagged;
     },
     tagChinese(text) {
-      return joinSingleNameCharacters(jieba.tag(text, false));
+      return splitVerbObjects(joinSingleNameCharacters(jieba.tag(text, false)), generalIdf);
     },
     chineseSpecificity(word) {
       const value = generalIdf.get(word);
@@ -142,6 +142,24 @@ export function chineseClass(tag: string, word: string): WordClass {
   if (head === "v") return WordClass.Verb;
   if (head === "a" || tag === "b") return WordClass.Modifier;
   return WordClass.Other;
+}
+
+// Everyday one-character verbs that jieba's dictionary glues to their object as one "word": 吃火锅 (l), 喝咖啡 (nr).
+const EVERYDAY_VERBS = new Set([..."吃喝买逛玩看听"]);
+
+/**
+ * An everyday verb and a known word after it, which the dictionary keeps as one set expression or
+ * misreads as a name, become the verb and a noun: 吃火锅 → 吃 + 火锅, so the dish can be a concept.
+ */
+function splitVerbObjects(words: { word: string; tag: string }[], known: ReadonlyMap<string, number>): { word: string; tag: string }[] {
+  const split: { word: string; tag: string }[] = [];
+  for (const entry of words) {
+    const object = entry.word.slice(1);
+    if (entry.word.length >= 3 && EVERYDAY_VERBS.has(entry.word[0]!) && (entry.tag === "l" || entry.tag === "i" || entry.tag.startsWith("nr")) && known.has(object)) {
+      split.push({ word: entry.word[0]!, tag: "v" }, { word: object, tag: "n" });
+    } else split.push(entry);
+  }
+  return split;
 }
 
 const NAME_CHAR_TAGS = new Set(["n", "nr", "nrt", "ns", "nz"]);

@@ -39,7 +39,7 @@ const CHINESE = `
 地 所 如 若 即 则 便 每 各 某 该 哪 谁 啥 么 些 次 种 样 位 只 才 再 既 因 故 由 跟 同 比 被 与 之 乃 而且 并且
 我们 你们 他们 她们 它们 咱们 自己 这个 那个 这些 那些 这样 那样 这种 那种 这里 那里 这么 那么 一个 一些
 一种 一样 一直 一下 一点 一定 一起 一般 可以 可能 可是 没有 因为 所以 因此 于是 但是 然后 然而 不过 虽然 如果
-或者 以及 还是 还有 就是 只是 只有 不是 不会 不能 不要 不同 什么 怎么 怎样 如何 为什么 为何 已经 非常 比较
+基本 或者 以及 还是 还有 就是 只是 只有 不是 不会 不能 不要 不同 什么 怎么 怎样 如何 为什么 为何 已经 非常 比较
 特别 觉得 认为 知道 现在 今天 明天 昨天 时候 所有 每个 其他 其它 另外 其中 之后 之前 以后 以前 之间 通过
 进行 使用 需要 包括 利用 例如 比如 等等 主要 同时 对于 关于 由于 根据 作为 成为 得到 的话 而是 也是 都是 就会
 应该 能够 必须 开始 出来 起来 很多 许多 之一 越来 越来越 当然 其实 确实 真的 还要 似乎 大概 也许 总是 经常 有些
@@ -52,8 +52,8 @@ note notes example examples idea ideas stuff bit part parts step steps time time
 points fact facts number numbers type types year years day days week weeks question questions result results
 problem problems reason reasons people person list lists section sections page pages chapter chapters item items
 summary overview introduction conclusion todo minute minutes hour hours seconds month months min mins
-large long low small high big short
-问题 时间 方法 内容 方式 过程 结果 原因 人们 笔记 总结 例子 部分 情况 东西 事情 地方 大家 方面
+large long low small high big short answer answers difference differences
+问题 时间 方法 内容 方式 过程 结果 原因 人们 笔记 总结 例子 部分 情况 东西 事情 地方 大家 方面 答案 区别 评论区
 `;
 
 function wordSet(list: string): ReadonlySet<string> {
@@ -71,7 +71,8 @@ export const GENERIC_LABELS: ReadonlySet<string> = wordSet(
   tip warning important pros cons ingredients instructions method steps details description contents toc
   index inbox agenda minutes attendees outline abstract preface foreword glossary
   无标题 笔记 读书笔记 日记 随笔 草稿 待办 总结 小结 概述 简介 引言 前言 参考 参考资料 参考文献 备注 问题 思考
-  结论 目录 附录 相关 链接 资源 摘要 要点 重点 心得 感想 注意 提示 例子 示例 步骤 材料 做法`,
+  结论 目录 附录 相关 链接 资源 摘要 要点 重点 心得 感想 注意 提示 例子 示例 步骤 材料 做法
+  参会人 参会人员 与会人员 议程 纪要 会议纪要 待办事项 行动项`,
 );
 export const GENERIC_PHRASES: ReadonlySet<string> = new Set([
   "see also",

@@ -18,6 +18,8 @@ export interface TermOccurrences {
   endsPhrase?: boolean;
   /** A single word outside the English lexicon. */
   rare?: boolean;
+  /** Chinese: occurrences not inside a longer run of nouns (研究基地 in 大熊猫繁育研究基地 is inside). */
+  standalone?: number;
 }
 
 export type TermIndex = Map<string, TermOccurrences>;
@@ -46,6 +48,8 @@ export interface Piece {
 }
 
 const MAX_PHRASE_SIZE = 3;
+// Chinese compounds run longer in pieces (大熊猫 + 繁育 + 研究 + 基地).
+const MAX_CJK_PHRASE_SIZE = 4;
 const PLAIN_ASCII = /^[\x20-\x7E]*$/;
 const BASIC_HAN = /^[\u4E00-\u9FFF]+$/;
 
@@ -58,7 +62,8 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
   for (let first = 0; first < pieces.length; first++) {
     let surface = "";
     let anyLong = false;
-    for (let size = 1; size <= MAX_PHRASE_SIZE && first + size <= pieces.length; size++) {
+    const maxSize = joiner === "" ? MAX_CJK_PHRASE_SIZE : MAX_PHRASE_SIZE;
+    for (let size = 1; size <= maxSize && first + size <= pieces.length; size++) {
       const piece = pieces[first + size - 1]!;
       surface = size === 1 ? piece.text : surface + joiner + piece.text;
       anyLong ||= piece.standsAlone;
@@ -77,6 +82,10 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       if (term && size > 1 && pieces[first]!.cls === WordClass.Modifier) term.modified = true;
       if (term && pieces[first + size]?.cls !== WordClass.Noun) term.endsPhrase = true;
       if (term && size === 1 && piece.rare) term.rare = true;
+      if (term && joiner === "" && size > 1) {
+        const inside = pieces[first - 1]?.cls === WordClass.Noun || pieces[first + size]?.cls === WordClass.Noun;
+        term.standalone = (term.standalone ?? 0) + (inside ? 0 : 1);
+      }
     }
   }
 }

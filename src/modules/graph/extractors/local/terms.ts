@@ -97,7 +97,7 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
         position = wordEnd;
         continue;
       }
-      const word = latinWord(token, position, english.get(position), wordEnd);
+      const word = latinWord(token, position, english.get(position), wordEnd) ?? nameContinuation(token, position, named, prose);
       if (word) run.push(word);
       else flush();
       // "Kahneman's book" is two things, not one phrase.
@@ -113,6 +113,16 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
   verbs.sort((a, b) => a.start - b.start);
   mergePlurals(sink.index);
   return sink.index;
+}
+
+/**
+ * A capitalised word right after a capitalised noun continues a name whatever the tagger calls it:
+ * "Japan Rail Pass", "JR Pass" ("Pass" alone reads as a verb).
+ */
+function nameContinuation(token: string, start: number, previous: Piece | undefined, prose: string): Piece | undefined {
+  if (!previous || previous.cls !== WordClass.Noun || previous.end + 1 !== start || prose[previous.end] !== " ") return undefined;
+  if (!/^[A-Z][a-z]+$/.test(token) || !/^[A-Z]/.test(previous.text) || STOPWORDS.has(token.toLowerCase())) return undefined;
+  return { text: token, start, end: start + token.length, standsAlone: false, cls: WordClass.Noun };
 }
 
 /** A blank line (or the end) follows this line break, or it ends a heading. */
