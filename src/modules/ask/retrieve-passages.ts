@@ -145,7 +145,7 @@ function byNames(candidates: Candidate[], concepts: GraphConcept[]): Candidate[]
  * notes. Every word carries its owner inside MATCH (see search-document.ts), so only the user's
  * notes are read. Document frequencies come from the index's term list (one lookup a term); a
  * word in more than RANKED_DOCUMENTS notes weighs little and BM25 would read all its postings, so
- * it only scores passages and does not rank notes (unless it is one of the two rarest words).
+ * it only scores passages and does not rank notes (unless it is the rarest word).
  */
 async function textRanking(db: Database, userId: number, terms: QuestionTerm[]): Promise<[number[], number[], number]> {
   if (terms.length === 0) return [[], [], AVERAGE_PASSAGE_TOKENS];
@@ -163,7 +163,7 @@ async function textRanking(db: Database, userId: number, terms: QuestionTerm[]):
   const idf = documents.map((matching) => inverseDocumentFrequency(notes, matching));
   const present = terms.map((term, index) => ({ term, matching: documents[index]! })).filter(({ matching }) => matching > 0);
   present.sort((a, b) => a.matching - b.matching);
-  const ranking = present.filter(({ matching }, index) => index < MIN_RANKING_TERMS || matching <= RANKED_DOCUMENTS);
+  const ranking = present.filter(({ matching }, index) => index === 0 || matching <= RANKED_DOCUMENTS);
   if (ranking.length === 0) return [[], idf, AVERAGE_PASSAGE_TOKENS];
   const phrases = ranking.map(({ term }) => `"${(owner + term.token).replaceAll('"', '""')}"${term.prefix ? "*" : ""}`);
   const ranked = await db.all<{ id: number }>(
@@ -172,9 +172,8 @@ async function textRanking(db: Database, userId: number, terms: QuestionTerm[]):
   return [ranked.map((row) => Number(row.id)), idf, AVERAGE_PASSAGE_TOKENS];
 }
 
-// Past this many notes a word no longer ranks notes (see textRanking); the rarest two always do.
+// Past this many notes a word no longer ranks notes (see textRanking); the rarest word always does.
 const RANKED_DOCUMENTS = 1000;
-const MIN_RANKING_TERMS = 2;
 // A typical paragraph's length in tokens: BM25's length normalisation is relative to it.
 const AVERAGE_PASSAGE_TOKENS = 60;
 
