@@ -55,8 +55,10 @@ test("ask in the viewer: the answer streams in, a citation opens the note with t
     await answer.getByText(/\[1\]/).first().waitFor({ timeout: 15_000 });
     expect(fake.calls - calls).toBe(1);
     expect(fake.requests.at(-1)!.body.stream).toBe(true);
-    // The named concept is selected in the graph, and its details shown.
+    // The named concept lights up in the graph and is selected, with its details shown.
     await page.getByRole("heading", { name: "Kyoto" }).first().waitFor({ timeout: 10_000 });
+    const kyoto = (await alice.api.get("/api/knowledge-graph?q=Kyoto")).body.nodes.find((node: { label: string }) => node.label === "Kyoto");
+    expect(await page.getByLabel("Knowledge graph", { exact: true }).getAttribute("data-asked")).toBe(String(kyoto.id));
 
     const source = answer.getByRole("link").first();
     const title = await source.textContent();

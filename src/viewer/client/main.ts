@@ -45,8 +45,15 @@ const positions = new Map<number, Point>();
 const concepts = new ConceptList(byId<HTMLUListElement>("concepts"), byId<HTMLInputElement>("search"), (id) => void select(id, true));
 const notes = setUpNoteView();
 const noteSearch = setUpNoteSearch((id) => void notes.open(id));
-// The concepts a question names light up: the first is selected (with its neighbours) in the graph.
-const asking = setUpAsk({ openNote: (id, quote) => void notes.open(id, quote), showConcepts: (ids) => void (ids[0] !== undefined && nodes.has(ids[0]) ? select(ids[0], true) : undefined) });
+// The concepts a question named light up in the graph; the first is selected, with its details.
+const asking = setUpAsk({
+  openNote: (id, quote) => void notes.open(id, quote),
+  showConcepts: (ids) => {
+    view?.highlight(ids);
+    const first = ids.find((id) => nodes.has(id));
+    if (first !== undefined) void select(first, true);
+  },
+});
 const login = setUpLogin(() => void enter());
 whenUnauthorized(() => leave("Your session has ended: log in again."));
 
