@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { OPENAI_DEFAULT_BASE_URL, OPENAI_DEFAULT_CONTEXT_TOKENS, OPENAI_DEFAULT_TIMEOUT_MS } from "./modules/llm/providers/openai";
 
 const booleanFlag = z
   .enum(["true", "false", "1", "0", "yes", "no", ""])
@@ -25,7 +26,13 @@ const environmentSchema = z.object({
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_BASE_URL: z.url().optional(),
   ANTHROPIC_MODEL: z.string().min(1).optional(),
-  GRAPH_EXTRACTOR: z.enum(["anthropic", "local"]).optional(),
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. http://127.0.0.1:11434/v1" }).optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_MODEL: z.string().min(1).optional(),
+  // Below ~2k tokens the prompt and schema alone would not fit.
+  OPENAI_CONTEXT_TOKENS: z.coerce.number().int().min(2048, "must be at least 2048 tokens").max(10_000_000).default(OPENAI_DEFAULT_CONTEXT_TOKENS),
+  OPENAI_TIMEOUT_MS: z.coerce.number().int().min(1000, "must be at least 1000 (milliseconds)").max(86_400_000).default(OPENAI_DEFAULT_TIMEOUT_MS),
+  GRAPH_EXTRACTOR: z.enum(["anthropic", "openai", "local"]).optional(),
   GRAPH_LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   GRAPH_MAX_LLM_CALLS: z.coerce.number().int().min(1).optional(),
   ASK_MAX_INPUT_TOKENS: z.coerce.number().int().min(500).max(1_000_000).default(8000),
@@ -58,9 +65,15 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
 
 function resolveConfig(env: z.infer<typeof environmentSchema>) {
   const dataDir = path.resolve(env.DATA_DIR);
-  const extractor = env.GRAPH_EXTRACTOR ?? (env.ANTHROPIC_API_KEY ? "anthropic" : "local");
+  const openAiWanted = Boolean(env.OPENAI_BASE_URL || env.OPENAI_API_KEY || env.OPENAI_MODEL);
+  const extractor = env.GRAPH_EXTRACTOR ?? (env.ANTHROPIC_API_KEY ? "anthropic" : openAiWanted ? "openai" : "local");
   if (extractor === "anthropic" && !env.ANTHROPIC_API_KEY) {
     throw new ConfigError("Invalid configuration: GRAPH_EXTRACTOR is anthropic but ANTHROPIC_API_KEY is not set");
+  }
+  if (extractor === "openai" && !env.OPENAI_MODEL) {
+    throw new ConfigError(
+      "Invalid configuration: OPENAI_MODEL is not set; the openai graph extractor needs the model to ask (e.g. OPENAI_MODEL=qwen3:8b for Ollama, deepseek-v4-flash for DeepSeek)",
+    );
   }
   return {
     port: env.PORT,
@@ -89,6 +102,16 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
         baseURL: env.ANTHROPIC_BASE_URL,
         model: env.ANTHROPIC_MODEL,
       },
+      // Whenever a model is named, so other LLM users (ask) can reach the server whatever builds the graph.
+      openai: env.OPENAI_MODEL
+        ? {
+            baseURL: env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL,
+            apiKey: env.OPENAI_API_KEY,
+            model: env.OPENAI_MODEL,
+            contextTokens: env.OPENAI_CONTEXT_TOKENS,
+            timeoutMs: env.OPENAI_TIMEOUT_MS,
+          }
+        : undefined,
     },
   } as const;
 }

@@ -20,7 +20,26 @@ describe("configuration", () => {
     expect(loadConfig({ ANTHROPIC_API_KEY: "k", GRAPH_EXTRACTOR: "local" }).graph.extractor).toBe("local");
   });
 
+  test("OPENAI_* switch the extractor to openai (anthropic wins when both are set), with the contract's defaults", () => {
+    const config = loadConfig({ OPENAI_MODEL: "qwen3:8b" });
+    expect(config.graph.extractor).toBe("openai");
+    expect(config.graph.openai).toEqual({ baseURL: "https://api.openai.com/v1", apiKey: undefined, model: "qwen3:8b", contextTokens: 8192, timeoutMs: 120_000 });
+    expect(loadConfig({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1", OPENAI_MODEL: "m", OPENAI_CONTEXT_TOKENS: "32768", OPENAI_TIMEOUT_MS: "600000" }).graph.openai).toMatchObject({
+      baseURL: "http://127.0.0.1:11434/v1",
+      contextTokens: 32768,
+      timeoutMs: 600_000,
+    });
+    expect(loadConfig({ ANTHROPIC_API_KEY: "k", OPENAI_MODEL: "m" }).graph.extractor).toBe("anthropic");
+    expect(loadConfig({ GRAPH_EXTRACTOR: "openai", OPENAI_MODEL: "m", OPENAI_API_KEY: "" }).graph.openai!.apiKey).toBeUndefined();
+  });
+
   test.each([
+    [{ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" }, "OPENAI_MODEL"],
+    [{ OPENAI_API_KEY: "sk-x" }, "OPENAI_MODEL"],
+    [{ GRAPH_EXTRACTOR: "openai" }, "OPENAI_MODEL"],
+    [{ OPENAI_MODEL: "m", OPENAI_CONTEXT_TOKENS: "1000" }, "OPENAI_CONTEXT_TOKENS"],
+    [{ OPENAI_MODEL: "m", OPENAI_TIMEOUT_MS: "soon" }, "OPENAI_TIMEOUT_MS"],
+    [{ OPENAI_MODEL: "m", OPENAI_BASE_URL: "localhost:11434" }, "OPENAI_BASE_URL"],
     [{ PORT: "http" }, "PORT"],
     [{ PORT: "70000" }, "PORT"],
     [{ ROLE: "both" }, "ROLE"],

@@ -47,6 +47,13 @@ describe("a start-up failure ends the process with one clear line", () => {
     expect(result.code).toBe(2);
   });
 
+  test("the openai extractor without OPENAI_MODEL, before anything starts", async () => {
+    const result = await start({ DATA_DIR: path.join(scratch, "no-model"), OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" });
+    expectOneClearLine(result, "OPENAI_MODEL");
+    expect(result.code).toBe(2);
+    expect(result.seconds).toBeLessThan(10);
+  });
+
   test("a DATA_DIR that cannot be written", async () => {
     const file = path.join(scratch, "a-file");
     await writeFile(file, "");

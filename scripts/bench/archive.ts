@@ -1,10 +1,11 @@
 // `npm run bench:archive`: imports a 10,000-note Markdown vault (~30 MB, nested folders, front
 // matter, inline tags, wikilinks) through POST /api/tasks/archive into one service process
 // (ROLE=all: the API and the worker, with its embedded Postgres). Prints notes/s from upload to
-// completion and the process's peak RSS growth over its idle state, with PASS/FAIL per target.
+// completion, the service process's CPU seconds for it (what it costs on a shared machine) and its
+// peak RSS growth over its idle state, with PASS/FAIL per target.
 import path from "node:path";
 import { zipSync, strToU8 } from "fflate";
-import { benchScratch, residentBytes, watchResidentMemory } from "./server-process";
+import { benchScratch, cpuSeconds, loadAverage, residentBytes, watchResidentMemory } from "./server-process";
 import { registerAndLogin, type Session } from "./tasks-client";
 
 const NOTES = Number(process.env.BENCH_ARCHIVE_NOTES ?? 10_000);
@@ -69,11 +70,14 @@ async function main() {
   await Bun.sleep(2_000);
   const idle = residentBytes(service.pid);
   const watcher = watchResidentMemory(service.pid, 50);
+  const [cpuBefore, load] = [cpuSeconds(service.pid), loadAverage()];
   const { seconds, counts } = await importVault(session, vault);
+  const cpu = cpuSeconds(service.pid) - cpuBefore;
   const peak = watcher.stop();
   const notesPerSecond = NOTES / seconds;
   const growthMiB = (peak - idle) / MiB;
   console.log(`archive import: ${NOTES} notes in ${seconds.toFixed(2)} s = ${notesPerSecond.toFixed(0)} notes/s; counts ${JSON.stringify(counts)}`);
+  console.log(`service CPU: ${cpu.toFixed(2)} s = ${((cpu * 1000) / NOTES).toFixed(2)} ms a note (${(NOTES / cpu).toFixed(0)} notes a CPU-second); load average ${load.toFixed(1)} at the start`);
   console.log(`service (API + worker) RSS: idle ${(idle / MiB).toFixed(1)} MiB, peak ${(peak / MiB).toFixed(1)} MiB, growth ${growthMiB.toFixed(1)} MiB`);
   console.log(`${notesPerSecond >= TARGET.notesPerSecond ? "PASS" : "FAIL"} throughput ≥ ${TARGET.notesPerSecond} notes/s`);
   console.log(`${growthMiB <= TARGET.rssGrowthMiB ? "PASS" : "FAIL"} peak RSS growth ≤ ${TARGET.rssGrowthMiB} MiB`);

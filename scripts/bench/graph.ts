@@ -3,6 +3,8 @@
 // API (tests/support/fake-anthropic.ts, answering after 200 ms) running in this process:
 //   1. a full build of 1,000 notes, then an incremental build after editing 10 of them — LLM calls,
 //      wall time and efficiency = (calls × 200 ms / GRAPH_LLM_CONCURRENCY) ÷ wall time (target ≥ 0.8);
+//   1b. the same full build with the openai extractor, in a second service process, against the
+//      Chat Completions stand-in (tests/support/fake-openai.ts, same answers, same 200 ms);
 //   2. GET /api/knowledge-graph over HTTP on a graph of 5,000 nodes and 20,000 edges seeded straight
 //      into the service's database (target p50 ≤ 100 ms for the default call);
 //   3. the local extractor in-process over 10,000 notes (notes/s), once the service has stopped;
@@ -20,6 +22,7 @@ import { buildCorpusStats, createLocalExtractor } from "../../src/modules/graph/
 import { getGraph } from "../../src/modules/graph/get-graph";
 import { getGraphInput } from "../../src/modules/graph/read-schemas";
 import { defaultRespond, startFakeAnthropic, type FakeAnthropic } from "../../tests/support/fake-anthropic";
+import { startFakeOpenAi, type FakeOpenAi } from "../../tests/support/fake-openai";
 import { seedGraph } from "../../tests/support/graph-seed";
 import { draftEdit, draftNotes, type DraftNote } from "./graph-notes";
 import { measureIncremental, reportIncremental } from "./graph-incremental";
@@ -45,13 +48,17 @@ const workDir = benchWorkDir("rhizome-bench-graph-");
 const dataDir = path.join(workDir, "service");
 let service: ServerProcess | undefined;
 let fake: FakeAnthropic | undefined;
+let fakeOpenAi: FakeOpenAi | undefined;
+/** The stand-in the current build talks to. */
+let llm: { readonly calls: number } | undefined;
 
 const cleanUp = async () => {
-  const [runningService, runningFake] = [service, fake];
-  service = fake = undefined;
+  const [runningService, runningFake, runningOpenAi] = [service, fake, fakeOpenAi];
+  service = fake = fakeOpenAi = llm = undefined;
   // SIGTERM, then wait: the service drains its worker and stops its embedded Postgres before exiting.
   await runningService?.stop();
   await runningFake?.stop();
+  await runningOpenAi?.stop();
   fs.rmSync(workDir, { recursive: true, force: true });
 };
 // Ctrl-C: the service sees it too and stops itself; what is left is the fake and the work directory.
@@ -138,6 +145,7 @@ async function main() {
       return defaultRespond(request);
     },
   });
+  llm = fake;
   // An outside DATABASE_URL or LIBSQL_URL would point the service elsewhere: empty means unset.
   const environment = {
     ROLE: "all",
@@ -185,10 +193,17 @@ async function main() {
   // 2. Reads.
   const reads = await measureReads(service);
 
-  const pid = service.pid;
+  await service.stop();
+  await fake.stop();
+  service = fake = undefined;
+
+  // 1b. The openai extractor, same notes, same answers, same latency.
+  const openai = await measureOpenAiBuild(drafts, concurrency);
+
+  const pid = service!.pid;
   const stopStarted = performance.now();
   await cleanUp();
-  progress(`service (pid ${pid}) and its Postgres stopped in ${elapsed(stopStarted)}; fake stopped; work directory removed`);
+  progress(`service (pid ${pid}) and its Postgres stopped in ${elapsed(stopStarted)}; fakes stopped; work directory removed`);
 
   // 3. The local extractor, on an idle machine.
   const local = await measureLocalExtractor();
@@ -197,7 +212,39 @@ async function main() {
   const edited1 = reportIncremental(await measureIncremental(progress));
   console.log(edited1.text);
 
-  return summary({ full, incremental, reads, local, concurrency }) || (edited1.pass ? 0 : 1);
+  return summary({ full, incremental, openai, reads, local, concurrency }) || (edited1.pass ? 0 : 1);
+}
+
+/** A second service with GRAPH_EXTRACTOR=openai against the Chat Completions stand-in: a full build of the same notes. */
+async function measureOpenAiBuild(drafts: DraftNote[], concurrency: number): Promise<BuildRun> {
+  fakeOpenAi = await startFakeOpenAi({
+    latencyMs: LATENCY_MS,
+    respond: (request) => {
+      answers.push({ at: now(), inFlight: fakeOpenAi!.calls - answers.length });
+      return defaultRespond(request as never);
+    },
+  });
+  answers.length = 0;
+  llm = fakeOpenAi;
+  const environment = {
+    ROLE: "all",
+    DATA_DIR: path.join(workDir, "service-openai"),
+    DATABASE_URL: "",
+    LIBSQL_URL: "",
+    GRAPH_EXTRACTOR: "openai",
+    OPENAI_BASE_URL: fakeOpenAi.url,
+    OPENAI_MODEL: "bench-model",
+    ANTHROPIC_API_KEY: "",
+    GRAPH_LLM_CONCURRENCY: String(concurrency),
+  };
+  service = await startServerProcess("service-openai", "service-server.ts", environment);
+  progress(`openai service pid ${service.pid} on ${service.url}; Chat Completions stand-in on ${fakeOpenAi.url} (latency ${LATENCY_MS} ms)`);
+  const session = await registerAndLogin(service.url, "bench_graph_openai");
+  await createNotes(session, drafts);
+  console.log(`\n== 1b. The same full build with the openai extractor against the Chat Completions stand-in (${LATENCY_MS} ms per call) ==`);
+  const run = await runBuild(session, "full", "openai full", concurrency);
+  reportBuild(run, concurrency, drafts.length);
+  return run;
 }
 
 /** POST /api/notes from a few concurrent loops; returns the ids in draft order. */
@@ -217,7 +264,7 @@ async function createNotes(session: Session, drafts: DraftNote[]): Promise<numbe
 /** POST /api/knowledge-graph/build, then GET …/status every 100 ms until it is over. */
 async function runBuild(session: Session, mode: "full" | "incremental", name: string, concurrency: number): Promise<BuildRun> {
   progress(`${name} build: started`);
-  const callsBefore = fake!.calls;
+  const callsBefore = llm!.calls;
   const answersBefore = answers.length;
   const cpuBefore = cpuMilliseconds(service!.pid);
   const fakeCpuBefore = process.cpuUsage();
@@ -244,7 +291,7 @@ async function runBuild(session: Session, mode: "full" | "incremental", name: st
   const fakeCpu = process.cpuUsage(fakeCpuBefore);
   if (status.build_id !== accepted.build_id) throw new Error(`status shows build ${status.build_id}, not ${accepted.build_id}`);
   const finishedAt = Date.parse(status.finished_at ?? "") || observedAt;
-  const fakeCalls = fake!.calls - callsBefore;
+  const fakeCalls = llm!.calls - callsBefore;
   const during = answers.slice(answersBefore);
   const wallMs = finishedAt - postAt;
   return {
@@ -442,8 +489,8 @@ async function measureLocalExtractor(): Promise<LocalResult> {
   return result;
 }
 
-function summary(figures: { full: BuildRun; incremental: BuildRun; reads: ReadResult[]; local: LocalResult; concurrency: number }): number {
-  const { full, incremental, reads, local, concurrency } = figures;
+function summary(figures: { full: BuildRun; incremental: BuildRun; openai: BuildRun; reads: ReadResult[]; local: LocalResult; concurrency: number }): number {
+  const { full, incremental, openai, reads, local, concurrency } = figures;
   const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
   const [defaultRead, largeRead, neighbourhood] = reads;
   const correctness = [
@@ -451,18 +498,22 @@ function summary(figures: { full: BuildRun; incremental: BuildRun; reads: ReadRe
     full.fakeCalls === full.status.usage.llm_calls,
     incremental.status.status === "completed" && incremental.status.failed_notes.length === 0 && incremental.fakeCalls === EDITS,
     incremental.fakeCalls === incremental.status.usage.llm_calls,
+    openai.status.status === "completed" && openai.status.failed_notes.length === 0 && openai.fakeCalls === NOTES,
+    openai.fakeCalls === openai.status.usage.llm_calls,
   ];
   const cpu = fs.readFileSync("/proc/cpuinfo", "utf8").match(/^model name\s*:\s*(.+)$/m)?.[1] ?? "unknown CPU";
   const machine = `${cpu}, ${os.cpus().length} cores, Bun ${Bun.version}, ${os.platform()} ${os.release()}`;
   const checks = [
     `Full build efficiency (${NOTES} notes): ${format(full.efficiency, 3)} (target ≥ ${TARGET.efficiency}) ${verdict(full.efficiency >= TARGET.efficiency)}`,
+    `openai full build efficiency (${NOTES} notes, Chat Completions stand-in): ${format(openai.efficiency, 3)} (target ≥ ${TARGET.efficiency}) ` +
+      `${verdict(openai.efficiency >= TARGET.efficiency)}; ${format(openai.efficiency / full.efficiency, 3)}× the anthropic extractor's in this run`,
     `Incremental build efficiency (${EDITS} notes, no target): ${format(incremental.efficiency, 3)} — ${incremental.fakeCalls} calls over ${concurrency} lanes ` +
       `are ${ms((incremental.fakeCalls * LATENCY_MS) / concurrency)} of ideal work in ${seconds(incremental.wallMs)}; the fixed per-build cost ` +
       `(pick-up and reading ${ms(incremental.firstRequestAt - incremental.postAt)}, writing the graph (the whole of it for a full build, the changed notes' share for an incremental one) from ${NOTES} notes' extractions ${ms(
         incremental.finishedAt - incremental.lastAnswerAt,
       )}) dominates`,
     `LLM calls agree (fake's counter = status.usage.llm_calls; full ${full.fakeCalls}/${full.status.usage.llm_calls}, ` +
-      `incremental ${incremental.fakeCalls}/${incremental.status.usage.llm_calls}, expected ${NOTES} and ${EDITS}) ${verdict(correctness.every(Boolean))}`,
+      `incremental ${incremental.fakeCalls}/${incremental.status.usage.llm_calls}, openai full ${openai.fakeCalls}/${openai.status.usage.llm_calls}, expected ${NOTES}, ${EDITS} and ${NOTES}) ${verdict(correctness.every(Boolean))}`,
     `GET /api/knowledge-graph p50, the contract's default call (limit=500) on ${format(READ.nodes, 0)} nodes / ${format(READ.edges, 0)} edges: ` +
       `${ms(defaultRead!.p50)} (target ≤ ${TARGET.readP50Ms} ms) ${verdict(defaultRead!.p50 <= TARGET.readP50Ms)}`,
     `  for reference, limit=5000 (the whole graph): p50 ${ms(largeRead!.p50)}, p99 ${ms(largeRead!.p99)}, ${kb(largeRead!.bytes)} ` +
@@ -483,7 +534,7 @@ function summary(figures: { full: BuildRun; incremental: BuildRun; reads: ReadRe
   );
   console.log("| Build | LLM calls (fake / usage) | Wall time | Ideal | Efficiency | First call after | Graph write after last answer |");
   console.log("|---|---:|---:|---:|---:|---:|---:|");
-  for (const run of [full, incremental]) {
+  for (const run of [full, incremental, openai]) {
     console.log(
       `| ${run.name} | ${run.fakeCalls} / ${run.status.usage.llm_calls} | ${seconds(run.wallMs)} | ${seconds((run.fakeCalls * LATENCY_MS) / concurrency)} | ` +
         `${format(run.efficiency, 2)} | ${ms(run.firstRequestAt - run.postAt)} | ${ms(run.finishedAt - run.lastAnswerAt)} |`,

@@ -75,6 +75,19 @@ export const residentBytes = (pid: number) => statusField(pid, "VmRSS");
 /** The kernel's high-water mark of resident memory since the process started, in bytes. */
 export const peakResidentBytes = (pid: number) => statusField(pid, "VmHWM");
 
+/**
+ * CPU seconds the process has used (user + system; its own threads, not its children such as
+ * Postgres). On a shared machine this, not wall time, is what a piece of work costs.
+ */
+export function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The 1-minute load average, to print beside timings taken on a machine others may be using. */
+export const loadAverage = () => Number(fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]);
+
 /** User + system CPU time of the whole process (all threads), in milliseconds. */
 export function cpuMilliseconds(pid: number): number {
   // Fields after the parenthesised command name; utime and stime are the 14th and 15th, in USER_HZ (100/s).

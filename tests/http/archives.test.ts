@@ -207,6 +207,23 @@ describe("a Markdown vault", () => {
   });
 });
 
+describe("many new notes written at once", () => {
+  test("each note's source record points at that note, with other users' notes and deleted ids in between", async () => {
+    const user = (await api.newUser("batched")).api;
+    const other = (await api.newUser("batched-other")).api;
+    const early = await user.post("/api/notes", { title: "Before", content: "x" });
+    await other.post("/api/notes", { title: "Theirs", content: "y" });
+    await user.delete(`/api/notes/${early.body.id}`);
+    const files = (version: string) => Array.from({ length: 6 }, (_, index) => ({ name: `n${index}.md`, data: `${version} of n${index}` }));
+    expect((await importArchive(user, buildZip(files("v1")))).counts).toMatchObject({ created: 6 });
+    await other.post("/api/notes", { title: "Theirs again", content: "z" });
+    // Each source now changes: the update must land on the note that came from it.
+    expect((await importArchive(user, buildZip(files("v2")))).counts).toMatchObject({ created: 0, updated: 6 });
+    const notes = await allNotes(user);
+    expect(notes.map((note) => [note.title, note.content])).toEqual(Array.from({ length: 6 }, (_, index) => [`n${index}`, `v2 of n${index}`]));
+  });
+});
+
 describe("an edit made here while a re-import is being planned", () => {
   test("wins: the planned update does not overwrite it, and the next import skips the note", async () => {
     const { api: user, id: userId } = await api.newUser("race");

@@ -252,6 +252,10 @@ describe("curation", () => {
     const all = (await user.get("/api/knowledge-graph?include_hidden=true")).body;
     expect(all.nodes.length).toBe(visible.nodes.length + 1);
     expect(all.edges.some((edge: any) => edge.source === hiddenId || edge.target === hiddenId)).toBe(true);
+    // Totals count what each read can show: the hidden node's edges only with include_hidden.
+    expect(visible.stats.total_edges).toBe(visible.edges.length);
+    expect(all.stats.total_edges).toBe(all.edges.length);
+    expect(all.stats.total_edges).toBeGreaterThan(visible.stats.total_edges);
     expect((await user.get("/api/knowledge-graph?include_hidden=false")).body.nodes.length).toBe(visible.nodes.length);
   });
 

@@ -11,9 +11,10 @@ import { applyGraphChanges } from "./apply-graph-changes";
 import { createCallBudget } from "./call-budget";
 import { createBuildExtractor, extractorIdentity, type ExtractorSettings } from "./create-extractor";
 import { BudgetExhaustedError, noteText, type ExtractionUsage } from "./extraction";
+import { addUsage } from "../llm/usage";
 import { boundedDiff, type GraphChanges } from "./graph-changes";
 import { refreshCommunities } from "./refresh-communities";
-import { AnthropicRequestError, ExtractionFailedError } from "./extractors/anthropic/errors";
+import { ExtractionFailedError, LlmRequestError } from "./extractors/llm/errors";
 import { failBuild } from "./fail-build";
 import { materializeGraph, needsWholeGraph } from "./materialize-graph";
 import { notesToExtract } from "./notes-to-extract";
@@ -95,6 +96,7 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
         lastWrite = Date.now();
         const usage = { ...pending };
         pending.llm_calls = pending.input_tokens = pending.output_tokens = 0;
+        pending.estimated = false;
         await update({
           notesProcessed: processed,
           progress: Math.max(1, Math.floor((processed / Math.max(total, 1)) * EXTRACTION_SHARE)),
@@ -103,6 +105,9 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
           llmCalls: sql`${graphBuilds.llmCalls} + ${usage.llm_calls}`,
           inputTokens: sql`${graphBuilds.inputTokens} + ${usage.input_tokens}`,
           outputTokens: sql`${graphBuilds.outputTokens} + ${usage.output_tokens}`,
+          ...(usage.estimated ? { usageEstimated: true } : {}),
+          // The step an OpenAI-compatible server accepted, once it is known.
+          ...(extractor.structuredOutput ? { structuredOutput: extractor.structuredOutput() } : {}),
         });
       };
 
@@ -128,8 +133,8 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
             waiting.push(note.id);
             return;
           }
-          if (caught instanceof AnthropicRequestError && caught.stopsBuild) throw new BuildFailure(caught.message);
-          if (!(caught instanceof ExtractionFailedError || caught instanceof AnthropicRequestError)) throw caught;
+          if (caught instanceof LlmRequestError && caught.stopsBuild) throw new BuildFailure(caught.message);
+          if (!(caught instanceof ExtractionFailedError || caught instanceof LlmRequestError)) throw caught;
           addUsage(pending, caught.usage);
           status = "failed";
           error = caught.message;
@@ -152,7 +157,7 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
         await report();
       };
       // Notes in flight, hence LLM calls in flight (each note's calls are sequential); the local extractor is CPU-bound.
-      const limit = pLimit(run.settings.extractor === "anthropic" ? run.settings.llmConcurrency : 1);
+      const limit = pLimit(run.settings.extractor === "local" ? 1 : run.settings.llmConcurrency);
       let stopped = false;
       await limit.map(todo, async (item) => {
         // After a failure that ends the build, the notes not started yet are not sent.
@@ -241,8 +246,3 @@ async function saveExtraction(db: Database, row: Omit<typeof graphNoteExtraction
   }
 }
 
-function addUsage(total: ExtractionUsage, usage: ExtractionUsage): void {
-  total.llm_calls += usage.llm_calls;
-  total.input_tokens += usage.input_tokens;
-  total.output_tokens += usage.output_tokens;
-}

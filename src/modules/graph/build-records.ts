@@ -5,7 +5,7 @@ import type { Database } from "../../db/client";
 import { NotFoundError } from "../errors";
 import { pageOf, type Page } from "../pagination";
 import type { GraphDiff } from "./graph-changes";
-import type { BuildRecord, BuildRecordDetail, listBuildsInput } from "./schemas";
+import { extractorName, type BuildRecord, type BuildRecordDetail, type listBuildsInput } from "./schemas";
 
 type Ctx = { db: Database; userId: number };
 type BuildRow = typeof graphBuilds.$inferSelect;
@@ -22,7 +22,7 @@ export function toBuildRecord(row: BuildRow): BuildRecord {
     notes_total: row.notesTotal,
     notes_processed: row.notesProcessed,
     budget_exhausted: row.budgetExhausted,
-    extractor: row.extractor === "anthropic" ? "anthropic" : "local",
+    extractor: extractorName(row.extractor),
     model: row.model,
     usage: { llm_calls: row.llmCalls, input_tokens: row.inputTokens, output_tokens: row.outputTokens },
     changes: {

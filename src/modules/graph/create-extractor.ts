@@ -1,18 +1,23 @@
-import type { Extractor, NoteForExtraction } from "./extraction";
+import type { Extractor, ExtractorName, NoteForExtraction } from "./extraction";
 import { createAnthropicExtractor, DEFAULT_ANTHROPIC_MODEL } from "./extractors/anthropic";
-import { PROMPT_VERSION } from "./extractors/anthropic/prompt";
+import { PROMPT_VERSION } from "./extractors/llm/prompt";
 import { buildCorpusStats, createLocalExtractor } from "./extractors/local";
+import { createOpenAiExtractor } from "./extractors/openai";
+import type { OpenAiSettings } from "../llm/providers/openai";
+import { rememberedStep, type StructuredOutputStep } from "../llm/providers/openai-structured";
 
 export interface ExtractorSettings {
-  extractor: "anthropic" | "local";
+  extractor: ExtractorName;
   llmConcurrency: number;
   /** GRAPH_MAX_LLM_CALLS: a build's cap when its request sets none. */
   maxLlmCalls?: number;
   anthropic: { apiKey?: string; baseURL?: string; model?: string };
+  /** Set (OPENAI_MODEL required) when the extractor is `openai`. */
+  openai?: OpenAiSettings;
 }
 
 /**
- * The extractor for one build. The Anthropic one makes its calls for a note one after another (the
+ * The extractor for one build. The LLM ones make their calls for a note one after another (the
  * build bounds how many notes are in flight); the local one scores key phrases against all of the
  * user's notes.
  */
@@ -24,6 +29,7 @@ export function createBuildExtractor(settings: ExtractorSettings, allNotes: Note
       model: settings.anthropic.model ?? DEFAULT_ANTHROPIC_MODEL,
     });
   }
+  if (settings.extractor === "openai") return createOpenAiExtractor(settings.openai!);
   return createLocalExtractor(buildCorpusStats(allNotes));
 }
 
@@ -31,18 +37,25 @@ export function createBuildExtractor(settings: ExtractorSettings, allNotes: Note
 export const LOCAL_EXTRACTOR_VERSION = 1;
 
 export interface ExtractorIdentity {
-  extractor: "anthropic" | "local";
+  extractor: ExtractorName;
   /** null for the local extractor. */
   model: string | null;
   promptVersion: number;
-  /** How the provider is made to answer in the schema: Anthropic's forced tool call; null for local. */
-  structuredOutput: "tools" | null;
+  /**
+   * How the provider is made to answer in the schema: Anthropic's forced tool call; for an
+   * OpenAI-compatible server the step it last accepted (a forced tool call until one is known); null for local.
+   */
+  structuredOutput: StructuredOutputStep | null;
 }
 
 /** What a saved extraction records about what made it, and what status and dry runs name. */
 export function extractorIdentity(settings: ExtractorSettings): ExtractorIdentity {
   if (settings.extractor === "anthropic") {
     return { extractor: "anthropic", model: settings.anthropic.model ?? DEFAULT_ANTHROPIC_MODEL, promptVersion: PROMPT_VERSION, structuredOutput: "tools" };
+  }
+  if (settings.extractor === "openai") {
+    const { baseURL, model } = settings.openai!;
+    return { extractor: "openai", model, promptVersion: PROMPT_VERSION, structuredOutput: rememberedStep(baseURL, model) ?? "tools" };
   }
   return { extractor: "local", model: null, promptVersion: LOCAL_EXTRACTOR_VERSION, structuredOutput: null };
 }

@@ -1,3 +1,6 @@
+import type { StructuredOutputStep } from "../llm/providers/openai-structured";
+import type { LlmUsage } from "../llm/usage";
+
 /** What an extractor (LLM or local) reports for one note. Spans index into `noteText(note)`. */
 export interface TextSpan {
   start: number;
@@ -24,11 +27,8 @@ export interface ExtractedRelation {
   span?: TextSpan;
 }
 
-export interface ExtractionUsage {
-  llm_calls: number;
-  input_tokens: number;
-  output_tokens: number;
-}
+/** Calls and tokens, with `estimated` when a server left its usage out. */
+export type ExtractionUsage = LlmUsage;
 
 export interface NoteExtraction {
   concepts: ExtractedConcept[];
@@ -50,11 +50,15 @@ export interface ExtractionContext {
   budget?: CallBudget;
 }
 
+export type ExtractorName = "anthropic" | "openai" | "local";
+
 export interface Extractor {
-  readonly name: "anthropic" | "local";
+  readonly name: ExtractorName;
   extract(note: NoteForExtraction, context: ExtractionContext): Promise<NoteExtraction>;
   /** The calls and tokens `extract` would spend on the note (none for the local extractor), without spending them. */
   estimate?(note: NoteForExtraction, existingConcepts: string[]): ExtractionUsage;
+  /** The structured-output step the server accepted last (OpenAI-compatible servers), for the build status. */
+  structuredOutput?(): StructuredOutputStep;
 }
 
 /** The text spans refer to: the title, a blank line, then the content. */

@@ -2,7 +2,7 @@ import { count, desc, eq } from "drizzle-orm";
 import { graphBuilds, graphEdges, graphNodes } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { extractorIdentity, type ExtractorSettings } from "./create-extractor";
-import type { BuildStatus } from "./schemas";
+import { extractorName, type BuildStatus } from "./schemas";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -50,7 +50,7 @@ export async function getBuildStatus({ ctx }: { ctx: { db: Database; userId: num
     error: build.error,
     failed_notes: JSON.parse(build.failedNotes) as BuildStatus["failed_notes"],
     budget_exhausted: build.budgetExhausted,
-    extractor: build.extractor === "anthropic" ? "anthropic" : "local",
+    extractor: extractorName(build.extractor),
     model: build.model,
     structured_output: build.structuredOutput as BuildStatus["structured_output"],
     usage: { llm_calls: build.llmCalls, input_tokens: build.inputTokens, output_tokens: build.outputTokens, estimated: build.usageEstimated },

@@ -40,9 +40,13 @@ function matchingIds(ctx: Ctx, q: string, limit: number) {
 export async function getGraph({ ctx: base, input }: { ctx: Omit<Ctx, "hidden">; input: GetGraphInput }): Promise<KnowledgeGraph> {
   const ctx: Ctx = { ...base, hidden: input.include_hidden };
   const hiddenIds = sql`(select ${graphNodes.id} from ${graphNodes} where ${graphNodes.userId} = ${ctx.userId} and ${graphNodes.hidden})`;
-  const visibleEdges = ctx.hidden
-    ? eq(graphEdges.userId, ctx.userId)
-    : and(eq(graphEdges.userId, ctx.userId), sql`${graphEdges.sourceId} not in ${hiddenIds} and ${graphEdges.targetId} not in ${hiddenIds}`);
+  // All the user's edges less those touching a hidden node, found through the source and target
+  // indexes: testing every edge against the hidden set cost ten times the plain count.
+  const edgeTotal = ctx.hidden
+    ? sql<number>`(select count(*) from ${graphEdges} where ${graphEdges.userId} = ${ctx.userId})`
+    : sql<number>`(select count(*) from ${graphEdges} where ${graphEdges.userId} = ${ctx.userId})
+        - (select count(*) from ${graphEdges} where ${graphEdges.sourceId} in ${hiddenIds})
+        - (select count(*) from ${graphEdges} where ${graphEdges.targetId} in ${hiddenIds} and ${graphEdges.sourceId} not in ${hiddenIds})`;
   const first =
     input.node !== undefined
       ? and(eq(graphNodes.id, input.node), visible(ctx))
@@ -50,7 +54,7 @@ export async function getGraph({ ctx: base, input }: { ctx: Omit<Ctx, "hidden">;
   // Totals with the heaviest nodes (or the root) in one read transaction; a neighbourhood then takes a query per hop.
   const [[nodeCount], [edgeCount], firstRows] = await ctx.db.batch([
     ctx.db.select({ total: count() }).from(graphNodes).where(and(eq(graphNodes.userId, ctx.userId), visible(ctx))),
-    ctx.db.select({ total: count() }).from(graphEdges).where(visibleEdges),
+    ctx.db.select({ total: edgeTotal }).from(sql`(select 1)`),
     nodesQuery(ctx, first),
   ]);
   const total = { nodes: nodeCount?.total ?? 0, edges: edgeCount?.total ?? 0 };

@@ -26,8 +26,12 @@ export const buildInput = z
   .prefault({});
 
 const count = () => z.number().int().min(0);
+const EXTRACTORS = ["anthropic", "openai", "local"] as const;
+/** A stored extractor name as the API spells it (rows older than an extractor read as local). */
+export const extractorName = (stored: string): (typeof EXTRACTORS)[number] =>
+  (EXTRACTORS as readonly string[]).includes(stored) ? (stored as (typeof EXTRACTORS)[number]) : "local";
 const extractorFields = {
-  extractor: z.enum(["anthropic", "local"]).describe("Which extractor builds (builds) the graph"),
+  extractor: z.enum(EXTRACTORS).describe("Which extractor builds (built) the graph: anthropic (Messages API), openai (any OpenAI-compatible Chat Completions server) or local"),
   model: z.string().nullable().describe("The LLM model; null for the local extractor"),
 };
 const usageSchema = z.object({ llm_calls: count(), input_tokens: count(), output_tokens: count() });
@@ -54,7 +58,7 @@ export const buildStatusSchema = z
     structured_output: z
       .enum(["tools", "json_schema", "json_object", "text"])
       .nullable()
-      .describe("How the provider was made to answer in the schema (tools: a forced tool call); null for the local extractor"),
+      .describe("How the provider was made to answer in the schema, the step the server accepted: tools (a forced tool call), json_schema or json_object (response_format), text (plain text read tolerantly); null for the local extractor"),
     usage: usageSchema.extend({ estimated: z.boolean().describe("True when a server sent no usage and it was estimated from the text") }),
   })
   .meta({ id: "GraphBuildStatus" });
@@ -68,7 +72,7 @@ export const dryRunSchema = z
     notes_outdated: count().describe("Unchanged notes whose saved extraction was made by an older extractor, model or prompt version"),
     notes_to_remove: count().describe("Deleted notes whose removal the build would report"),
     estimated_llm_calls: count(),
-    estimated_input_tokens: count().describe("From the prompts the extractor would send: CJK characters one token each, other text 4.5 characters per token"),
+    estimated_input_tokens: count().describe("From the prompts the extractor would send: other text 4.5 characters per token, CJK characters one token each for Anthropic, 0.75 for OpenAI-compatible servers"),
     estimated_output_tokens: count().describe("A rough guess: about half the note text's tokens per call, plus 150"),
   })
   .meta({ id: "GraphBuildEstimate" });

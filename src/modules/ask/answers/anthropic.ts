@@ -1,7 +1,6 @@
-import Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsBase, TextCitation } from "@anthropic-ai/sdk/resources/messages";
-import { estimateTextTokens } from "../../graph/extractors/anthropic/estimate";
-import { toRequestError } from "../../graph/extractors/anthropic/errors";
+import { estimateTextTokens } from "../../llm/estimate-tokens";
+import { createAnthropicClient, toAnthropicRequestError } from "../../llm/providers/anthropic";
 import { AnswerFailedError, type Answer, type Answerer, type AnswerListener, type AnswerSources } from "./answerer";
 import { AnswerWriter } from "./answer-writer";
 import { blockText, toCitedDocuments } from "./cited-documents";
@@ -36,11 +35,11 @@ export const ANSWER_SYSTEM_PROMPT = [
  * is given (`citations_delta` events arrive inside the text blocks).
  */
 export function createAnthropicAnswerer(options: AnthropicAnswererOptions): Answerer {
-  const client = new Anthropic({
+  const client = createAnthropicClient({
     apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    baseURL: options.baseURL,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
 
   async function answer(sources: AnswerSources, listener: AnswerListener | undefined, signal: AbortSignal | undefined): Promise<Answer> {
@@ -95,7 +94,7 @@ export function createAnthropicAnswerer(options: AnthropicAnswererOptions): Answ
         }
       }
     } catch (error) {
-      throw new AnswerFailedError(toRequestError(error, usage).message, usage);
+      throw new AnswerFailedError(toAnthropicRequestError(error, usage).message, usage);
     }
     const written = writer.result();
     if (!written.text.trim()) throw new AnswerFailedError("the model gave no answer", usage);

@@ -1,5 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
-import type { Message, MessageCreateParamsNonStreaming, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { Message, MessageCreateParamsNonStreaming, MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
 import {
   BudgetExhaustedError,
   noteText,
@@ -9,14 +8,16 @@ import {
   type NoteExtraction,
   type NoteForExtraction,
 } from "../extraction";
-import { ExtractionAssembler } from "./anthropic/assemble";
-import { splitIntoChunks } from "./anthropic/chunk";
-import { ExtractionFailedError, toRequestError } from "./anthropic/errors";
-import { buildUserMessage, chooseExistingConcepts, SYSTEM_PROMPT } from "./anthropic/prompt";
-import { estimateInputTokens, estimateTextTokens } from "./anthropic/estimate";
-import { describeIssues, knowledgeGraphSchema, knowledgeGraphTool, TOOL_NAME, type KnowledgeGraphAnswer } from "./anthropic/schema";
+import { createAnthropicClient, toAnthropicRequestError } from "../../llm/providers/anthropic";
+import { splitIntoChunks } from "../../llm/chunk-text";
+import { CLAUDE_TOKENS, estimateTextTokens } from "../../llm/estimate-tokens";
+import { ExtractionAssembler } from "./llm/assemble";
+import { ExtractionFailedError } from "./llm/errors";
+import { chunkMessage, SYSTEM_PROMPT } from "./llm/prompt";
+import { describeIssues, knowledgeGraphJsonSchema, knowledgeGraphSchema, TOOL_DESCRIPTION, TOOL_NAME, type KnowledgeGraphAnswer } from "./llm/schema";
 
-export { AnthropicRequestError, ExtractionFailedError } from "./anthropic/errors";
+export { AnthropicRequestError } from "../../llm/providers/anthropic";
+export { ExtractionFailedError } from "./llm/errors";
 
 /** The newest Haiku-class model the installed SDK knows: fast and cheap, enough for extraction. */
 export const DEFAULT_ANTHROPIC_MODEL = "claude-haiku-5-5";
@@ -50,11 +51,11 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
   if (!Number.isInteger(maxChunkChars) || maxChunkChars < 50) {
     throw new RangeError("maxChunkChars must be an integer of at least 50");
   }
-  const client = new Anthropic({
+  const client = createAnthropicClient({
     apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    baseURL: options.baseURL,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
 
   async function extract(note: NoteForExtraction, context: ExtractionContext): Promise<NoteExtraction> {
@@ -103,7 +104,7 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
     } catch (error) {
       budget?.settle(reserved, 0, false);
       if (signal?.aborted) throw signal.reason ?? error;
-      throw toRequestError(error, usage);
+      throw toAnthropicRequestError(error, usage);
     }
     budget?.settle(reserved, message.usage?.input_tokens ?? reserved, true);
     usage.llm_calls += 1;
@@ -126,31 +127,14 @@ export function createAnthropicExtractor(options: AnthropicExtractorOptions): Ex
       if (chunk.text.trim() === "") continue;
       const userMessage = chunkMessage(note, chunk.text, { index, count: chunks.length }, existingConcepts);
       usage.llm_calls += 1;
-      usage.input_tokens += fixedTokens() + estimateTextTokens(JSON.stringify(userMessage));
+      usage.input_tokens += fixedTokens() + estimateTextTokens(JSON.stringify(userMessage), CLAUDE_TOKENS);
       // An answer restates the chunk's concepts with short quotes: about half its size, plus the JSON around it.
-      usage.output_tokens += Math.min(MAX_OUTPUT_TOKENS, 150 + Math.ceil(estimateTextTokens(chunk.text) / 2));
+      usage.output_tokens += Math.min(MAX_OUTPUT_TOKENS, 150 + Math.ceil(estimateTextTokens(chunk.text, CLAUDE_TOKENS) / 2));
     }
     return usage;
   }
 
   return { name: "anthropic", extract, estimate };
-}
-
-/** The user message for one chunk, as `extract` sends it and `estimate` counts it; names found in earlier chunks come first. */
-function chunkMessage(
-  note: NoteForExtraction,
-  chunkText: string,
-  part: { index: number; count: number },
-  existingConcepts: string[],
-  foundEarlier: string[] = [],
-): string {
-  return buildUserMessage({
-    title: note.title,
-    tags: note.tags,
-    chunkText,
-    part,
-    existingConcepts: chooseExistingConcepts(existingConcepts, chunkText, foundEarlier),
-  });
 }
 
 /** The request for one chunk (or its one retry). */
@@ -159,10 +143,17 @@ export function requestParams(model: string, messages: MessageParam[]): MessageC
     model,
     max_tokens: MAX_OUTPUT_TOKENS,
     system: SYSTEM_PROMPT,
-    tools: [knowledgeGraphTool],
+    tools: [KNOWLEDGE_GRAPH_TOOL],
     tool_choice: { type: "tool", name: TOOL_NAME, disable_parallel_tool_use: true },
     messages,
   };
+}
+
+const KNOWLEDGE_GRAPH_TOOL: Tool = { name: TOOL_NAME, description: TOOL_DESCRIPTION, input_schema: knowledgeGraphJsonSchema() };
+
+/** The request body as it is sent: system prompt, tool schema and messages all count. */
+function estimateInputTokens(params: MessageCreateParamsNonStreaming): number {
+  return estimateTextTokens(JSON.stringify(params), CLAUDE_TOKENS);
 }
 
 type ReadAnswer = { ok: true; answer: KnowledgeGraphAnswer } | { ok: false; problem: string };

@@ -8,8 +8,8 @@ import {
   ExtractionFailedError,
   type AnthropicExtractorOptions,
 } from "../../../../src/modules/graph/extractors/anthropic";
-import { splitIntoChunks } from "../../../../src/modules/graph/extractors/anthropic/chunk";
-import { knowledgeGraphSchema, TOOL_NAME } from "../../../../src/modules/graph/extractors/anthropic/schema";
+import { splitIntoChunks } from "../../../../src/modules/llm/chunk-text";
+import { knowledgeGraphSchema, TOOL_NAME } from "../../../../src/modules/graph/extractors/llm/schema";
 import { defaultRespond, startFakeAnthropic, type FakeAnthropic } from "../../../support/fake-anthropic";
 
 const note: NoteForExtraction = {

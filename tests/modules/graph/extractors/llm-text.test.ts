@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { splitIntoChunks, truncateText } from "../../../../src/modules/graph/extractors/anthropic/chunk";
-import { TextLocator } from "../../../../src/modules/graph/extractors/anthropic/locate";
-import { buildUserMessage, chooseExistingConcepts } from "../../../../src/modules/graph/extractors/anthropic/prompt";
-import { knowledgeGraphSchema, LIMITS } from "../../../../src/modules/graph/extractors/anthropic/schema";
+import { splitIntoChunks, truncateText } from "../../../../src/modules/llm/chunk-text";
+import { TextLocator } from "../../../../src/modules/graph/extractors/llm/locate";
+import { buildUserMessage, chooseExistingConcepts } from "../../../../src/modules/graph/extractors/llm/prompt";
+import { knowledgeGraphSchema, LIMITS } from "../../../../src/modules/graph/extractors/llm/schema";
 
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 

@@ -1,6 +1,6 @@
 import { conceptKey } from "../../concept-key";
 import type { ExtractedConcept, ExtractedRelation, TextSpan } from "../../extraction";
-import type { TextChunk } from "./chunk";
+import type { TextChunk } from "../../../llm/chunk-text";
 import { TextLocator } from "./locate";
 import type { AnswerConcept, KnowledgeGraphAnswer } from "./schema";
 

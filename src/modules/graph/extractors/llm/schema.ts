@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { Tool } from "@anthropic-ai/sdk/resources/messages";
-import { truncateText } from "./chunk";
+import { truncateText } from "../../../llm/chunk-text";
 
 export const TOOL_NAME = "record_knowledge_graph";
 
@@ -88,18 +87,17 @@ export type KnowledgeGraphAnswer = z.infer<typeof knowledgeGraphSchema>;
 export type AnswerConcept = KnowledgeGraphAnswer["concepts"][number];
 export type AnswerRelation = KnowledgeGraphAnswer["relations"][number];
 
-/** The tool's JSON schema; `$schema` is dropped because the API wants a bare object schema. */
-export function toolInputSchema(): Tool.InputSchema {
+/**
+ * The answer's JSON schema, sent by every LLM extractor (as a tool's parameters, a response format
+ * or in the prompt); `$schema` is dropped because the APIs want a bare object schema.
+ */
+export function knowledgeGraphJsonSchema(): Record<string, unknown> & { type: "object" } {
   const { $schema: _dialect, ...schema } = z.toJSONSchema(knowledgeGraphSchema) as Record<string, unknown>;
   return { ...schema, type: "object" };
 }
 
-export const knowledgeGraphTool: Tool = {
-  name: TOOL_NAME,
-  description:
-    "Records the concepts mentioned in one note of a personal knowledge base and the relations between them.",
-  input_schema: toolInputSchema(),
-};
+export const TOOL_DESCRIPTION =
+  "Records the concepts mentioned in one note of a personal knowledge base and the relations between them.";
 
 /** One short line naming the first problems, never the model's raw output. */
 export function describeIssues(error: z.ZodError): string {
