@@ -3,7 +3,8 @@ import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../../src/trpc/root";
 import { Api, expectError } from "../support/api";
 import { askStreamed } from "../support/ask-stream";
-import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
+import { defaultRespond, startFakeAnthropic, type FakeAnthropic, type ParsedRequest } from "../support/fake-anthropic";
+import { startFakeOpenAi, type FakeOpenAi, type ParsedOpenAiRequest } from "../support/fake-openai";
 import { startTestServer, type TestServer } from "../support/server";
 
 const NOTES = [
@@ -248,5 +249,64 @@ describe("with Anthropic answering", () => {
     expect(body.passages).toEqual([]);
     expect(fake.calls).toBe(before);
     expect(body.usage.llm_calls).toBe(0);
+  });
+});
+
+describe("with an OpenAI-compatible server answering", () => {
+  let fake: FakeOpenAi;
+  let server: TestServer;
+  let alice: Api;
+  let contents: Map<number, string>;
+  // Questions get an answer quoting passage 1 (its first sentence, with its spaces doubled) and one
+  // quote no note holds; graph builds get the extractor stand-in's usual answer.
+  const respond = (request: ParsedOpenAiRequest) => {
+    const first = /<passage 1: [^>]*>\n([\s\S]*?)\n<\/passage 1>/.exec(request.userText);
+    if (!first) return defaultRespond(request as unknown as ParsedRequest);
+    const sentence = first[1]!.split(/(?<=[.。])/)[0]!.trim().replace(/ /g, "  ");
+    return { content: `The notes say so [1]. Bananas are blue [2].\n\nQUOTES\n[1] "${sentence}"\n[2] "Bananas are blue"` };
+  };
+  beforeAll(async () => {
+    fake = await startFakeOpenAi({ respond });
+    server = await startTestServer({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "local-model", GRAPH_EXTRACTOR: "openai" });
+    alice = (await new Api(server.url).newUser("quoter")).api;
+    contents = await seed(alice);
+  });
+  afterAll(async () => {
+    await server.stop();
+    await fake.stop();
+  });
+
+  test("one call; only quotes found in a passage are kept, each exactly the note's text, and markers renumbered", async () => {
+    const before = fake.calls;
+    const { status, body } = await alice.post("/api/ask", { question: "What is anchoring?" });
+    expect(status).toBe(200);
+    expect(fake.calls - before).toBe(1);
+    expect(body.answered_by).toBe("openai");
+    expect(body.error).toBeNull();
+    expect(body.answer).toBe("The notes say so [1]. Bananas are blue.");
+    expect(body.citations).toHaveLength(1);
+    const [citation] = body.citations;
+    expect(contents.get(citation.note_id)!.slice(citation.start, citation.end)).toBe(citation.quote);
+    expect(citation.note_id).toBe(body.passages[0].note_id);
+    expect(body.usage.llm_calls).toBe(1);
+  });
+
+  test("streamed: passages, the answer, its citation, then done", async () => {
+    const { events } = await askStreamed(server.url, alice.token!, { question: "注意力机制是怎么工作的？" });
+    expect(events.map((event) => event.event)).toEqual(["passages", "delta", "citation", "done"]);
+    const done = events.at(-1)!.data;
+    expect(events[1]!.data.text).toBe(done.answer);
+    expect(events[2]!.data).toMatchObject({ n: 1, ...done.citations[0] });
+    expect(contents.get(done.citations[0].note_id)!.slice(done.citations[0].start, done.citations[0].end)).toBe(done.citations[0].quote);
+  });
+
+  test("a server that keeps failing leaves the passages and says why", async () => {
+    fake.failNext(5, "server_error");
+    const { status, body } = await alice.post("/api/ask", { question: "sourdough starter" });
+    fake.reset();
+    expect(status).toBe(200);
+    expect(body.answer).toBeNull();
+    expect(body.error).toBeTruthy();
+    expect(body.passages.length).toBeGreaterThan(0);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { AnswerWriter } from "../../../src/modules/ask/answers/answer-writer";
 import { citationOf, toCitedDocuments } from "../../../src/modules/ask/answers/cited-documents";
 import { passagesWithin } from "../../../src/modules/ask/answers/input-budget";
+import { splitQuotedAnswer } from "../../../src/modules/ask/answers/openai";
 import { citeQuotes, locateQuote } from "../../../src/modules/ask/answers/quoted-answer";
 import type { AskPassage } from "../../../src/modules/ask/schemas";
 
@@ -79,4 +80,15 @@ describe("quoted answers (OpenAI-compatible servers)", () => {
     expect(text).toBe("Anchoring shifts estimates [1]. Bananas are blue. Loss hurts [2].");
     expect(citations.map((citation) => citation.quote)).toEqual(["Anchoring shifts estimates.", "Loss aversion hurts twice!"]);
   });
+});
+
+test("a quoted reply splits into the answer and its [k] quotes, however the model dresses them", () => {
+  expect(splitQuotedAnswer('Anchoring shifts estimates [1].\n\n**Quotes:**\n- [1]: “Anchoring shifts estimates.”\n[2] 「锚定效应很常见」\nnot a quote line')).toEqual({
+    text: "Anchoring shifts estimates [1].",
+    quotes: [
+      { marker: 1, quote: "Anchoring shifts estimates." },
+      { marker: 2, quote: "锚定效应很常见" },
+    ],
+  });
+  expect(splitQuotedAnswer("No quotes at all [1].")).toEqual({ text: "No quotes at all [1].", quotes: [] });
 });

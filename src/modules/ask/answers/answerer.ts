@@ -37,3 +37,12 @@ export class AnswerFailedError extends Error {
     super(message);
   }
 }
+
+/** How long one answer may take, retries and Retry-After waits included: inside the contract's 30 s for a JSON request. */
+export const ANSWER_DEADLINE_MS = 25_000;
+
+/** The caller's signal (a closed stream), or the answer's deadline, whichever comes first. */
+export function withAnswerDeadline(signal: AbortSignal | undefined): AbortSignal {
+  const deadline = AbortSignal.timeout(ANSWER_DEADLINE_MS);
+  return signal ? AbortSignal.any([signal, deadline]) : deadline;
+}

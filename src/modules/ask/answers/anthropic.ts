@@ -1,7 +1,7 @@
 import type { MessageCreateParamsBase, TextCitation } from "@anthropic-ai/sdk/resources/messages";
 import { estimateTextTokens } from "../../llm/estimate-tokens";
 import { createAnthropicClient, toAnthropicRequestError } from "../../llm/providers/anthropic";
-import { AnswerFailedError, type Answer, type Answerer, type AnswerListener, type AnswerSources } from "./answerer";
+import { AnswerFailedError, withAnswerDeadline, type Answer, type Answerer, type AnswerListener, type AnswerSources } from "./answerer";
 import { AnswerWriter } from "./answer-writer";
 import { blockText, toCitedDocuments } from "./cited-documents";
 import { passagesWithin } from "./input-budget";
@@ -70,10 +70,11 @@ export function createAnthropicAnswerer(options: AnthropicAnswererOptions): Answ
       ],
     };
     const writer = new AnswerWriter(documents, sources.contents, listener);
+    const deadline = withAnswerDeadline(signal);
     const usage = { llm_calls: 1, input_tokens: 0, output_tokens: 0 };
     try {
       if (!listener) {
-        const message = await client.messages.create({ ...params, stream: false }, { signal });
+        const message = await client.messages.create({ ...params, stream: false }, { signal: deadline });
         usage.input_tokens = message.usage.input_tokens;
         usage.output_tokens = message.usage.output_tokens;
         for (const block of message.content) {
@@ -82,7 +83,7 @@ export function createAnthropicAnswerer(options: AnthropicAnswererOptions): Answ
           writer.endBlock(locations(block.citations ?? []));
         }
       } else {
-        const stream = await client.messages.create({ ...params, stream: true }, { signal });
+        const stream = await client.messages.create({ ...params, stream: true }, { signal: deadline });
         let cited: TextCitation[] = [];
         for await (const event of stream) {
           if (event.type === "message_start") usage.input_tokens = event.message.usage.input_tokens;

@@ -2,6 +2,7 @@ import type { ExtractorSettings } from "../../graph/create-extractor";
 import { DEFAULT_ANTHROPIC_MODEL } from "../../graph/extractors/anthropic";
 import type { Answerer } from "./answerer";
 import { createAnthropicAnswerer } from "./anthropic";
+import { createOpenAiAnswerer } from "./openai";
 
 export interface AskSettings {
   /** ASK_MAX_INPUT_TOKENS: the most the passages sent to the LLM may cost. */
@@ -10,11 +11,7 @@ export interface AskSettings {
 
 export const DEFAULT_ASK_MAX_INPUT_TOKENS = 8000;
 
-/**
- * The LLM that answers questions is the one that builds graphs; none with the local extractor.
- * An OpenAI-compatible answerer joins here as one more branch (answers/openai.ts) once the shared
- * OpenAI client is in src/modules/llm/.
- */
+/** The LLM that answers questions is the one that builds graphs; none with the local extractor. */
 export function createAnswerer(graph: ExtractorSettings, ask: AskSettings = { maxInputTokens: DEFAULT_ASK_MAX_INPUT_TOKENS }): Answerer | null {
   if (graph.extractor === "anthropic" && graph.anthropic.apiKey) {
     return createAnthropicAnswerer({
@@ -24,5 +21,6 @@ export function createAnswerer(graph: ExtractorSettings, ask: AskSettings = { ma
       maxInputTokens: ask.maxInputTokens,
     });
   }
+  if (graph.extractor === "openai" && graph.openai) return createOpenAiAnswerer({ settings: graph.openai, maxInputTokens: ask.maxInputTokens });
   return null;
 }
