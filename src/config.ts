@@ -36,6 +36,7 @@ const environmentSchema = z.object({
   GRAPH_EXTRACTOR: z.enum(["anthropic", "openai", "local"]).optional(),
   GRAPH_LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   GRAPH_MAX_LLM_CALLS: z.coerce.number().int().min(1).optional(),
+  ASK_MAX_INPUT_TOKENS: z.coerce.number().int().min(500).max(1_000_000).default(8000),
   IMPORT_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   IMPORT_RESOLVE: z
     .string()
@@ -111,6 +112,7 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
       maxBytesPerUser: env.FILES_MAX_BYTES_PER_USER,
     },
     worker: { concurrency: env.WORKER_CONCURRENCY },
+    ask: { maxInputTokens: env.ASK_MAX_INPUT_TOKENS },
     graph: {
       extractor,
       llmConcurrency: env.GRAPH_LLM_CONCURRENCY,

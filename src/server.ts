@@ -96,7 +96,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await listener.ready;
       const app = createHttpApp({
         router: appRouter,
-        services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph, files: config.files },
+        services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph, files: config.files, askSettings: config.ask },
         events: feed,
         archivesDir: config.imports.archivesDir,
         document: buildOpenApiDocument(appRouter),

@@ -13,6 +13,7 @@ describe("configuration", () => {
     expect(config.role).toBe("all");
     expect(config.graph.extractor).toBe("local");
     expect(config.imports.allowPrivateNetworks).toBe(false);
+    expect(config.ask.maxInputTokens).toBe(8000);
   });
 
   test("an API key switches the extractor to anthropic unless overridden", () => {
@@ -50,6 +51,8 @@ describe("configuration", () => {
     [{ IMPORT_RESOLVE: "mp.weixin.qq.com" }, "IMPORT_RESOLVE"],
     [{ IMPORT_RESOLVE: "mp.weixin.qq.com=not-an-address" }, "IMPORT_RESOLVE"],
     [{ GRAPH_EXTRACTOR: "anthropic" }, "GRAPH_EXTRACTOR"],
+    [{ ASK_MAX_INPUT_TOKENS: "100" }, "ASK_MAX_INPUT_TOKENS"],
+    [{ ASK_MAX_INPUT_TOKENS: "lots" }, "ASK_MAX_INPUT_TOKENS"],
   ])("%j stops start-up with one line naming the variable", (environment, variable) => {
     expect(() => loadConfig(environment)).toThrow(ConfigError);
     try {

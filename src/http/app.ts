@@ -11,6 +11,7 @@ import { bodyLimits, DEFAULT_BODY_LIMIT, REST_PREFIX } from "./procedure-meta";
 import { answerWithin, REQUEST_DEADLINE_MS } from "./request-deadline";
 import { ARCHIVE_BODY_LIMIT } from "../modules/archives/limits";
 import { createArchiveUploadRoute } from "./archive-upload-route";
+import { createAskStreamRoute, wantsEventStream } from "./ask-stream-route";
 import { createEventStreamRoute } from "./event-stream-route";
 import { createFileRoutes } from "./file-routes";
 import { MAX_FILE_BYTES } from "../modules/files/blob-store";
@@ -51,6 +52,7 @@ export function createHttpApp(options: HttpAppOptions) {
   const largestBody = Math.max(DEFAULT_BODY_LIMIT, ARCHIVE_BODY_LIMIT, MAX_FILE_BYTES, ...bodyLimits(options.router).values());
   const archiveUpload = createArchiveUploadRoute({ ...options.services, archivesDir: options.archivesDir });
   const fileRoutes = createFileRoutes(options.services);
+  const askStream = createAskStreamRoute({ services: options.services, keepOpen: (request) => server?.timeout(request, 0) });
   const events = createEventStreamRoute({ db: options.services.db, feed: options.events, keepOpen: (request) => server?.timeout(request, 0) });
 
   const app = new Elysia({ serve: { maxRequestBodySize: largestBody + SERVER_BODY_SLACK } })
@@ -81,6 +83,10 @@ export function createHttpApp(options: HttpAppOptions) {
     // Raw image bodies (10 MiB, streamed to disk) and raw bytes out: beside the JSON procedures.
     .all(`${REST_PREFIX}/files`, ({ request }) => fileRoutes.upload(request), { parse: "none" })
     .all(`${REST_PREFIX}/files/:id`, ({ request, params }) => fileRoutes.read(request, params.id), { parse: "none" })
+    // A streamed question stays open while the answer is written; the JSON one keeps the deadline.
+    .all(`${REST_PREFIX}/ask`, ({ request }) => (wantsEventStream(request) ? askStream(request) : answerWithin(deadlineMs, request, () => rest(request))), {
+      parse: "none",
+    })
     .all(`${REST_PREFIX}/*`, ({ request }) => answerWithin(deadlineMs, request, () => rest(request)), { parse: "none" })
     .all("/trpc/*", ({ request }) => answerWithin(deadlineMs, request, () => trpc(request)), { parse: "none" });
   return app;

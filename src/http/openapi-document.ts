@@ -78,8 +78,20 @@ export function buildOpenApiDocument(router: AnyRouter): OpenAPIObject {
       operation.responses["413"] = errorResponse(`Request body over this operation's ${formatBytes(bodyLimit)} limit`);
     }
   }
+  addAskStream(document);
   removeUnusedComponents(document);
   return document;
+}
+
+/** POST /api/ask also answers `Accept: text/event-stream` (a plain route beside the procedure): its second media type. */
+function addAskStream(document: OpenAPIObject): void {
+  const ok = document.paths?.[`${REST_PREFIX}/ask`]?.post?.responses?.["200"] as { content?: Record<string, unknown> } | undefined;
+  if (!ok?.content) return;
+  ok.content["text/event-stream"] = {
+    schema: { type: "string", description: "Events: `passages` ({passages, concepts}), `delta` ({text}), `citation` ({n, note_id, title, start, end, quote}), `done` (the whole AskResult)" },
+    example:
+      'event: passages\ndata: {"passages":[...],"concepts":[...]}\n\nevent: delta\ndata: {"text":"Anchoring shifts estimates"}\n\nevent: citation\ndata: {"n":1,"note_id":3,"title":"Thinking, Fast and Slow","start":120,"end":188,"quote":"..."}\n\nevent: delta\ndata: {"text":" [1]"}\n\nevent: done\ndata: {"question":"...","answer":"Anchoring shifts estimates [1]",...}\n\n',
+  };
 }
 
 /** GET /api/events is a plain route (a stream, not a procedure), so it is written here by hand. */

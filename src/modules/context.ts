@@ -2,6 +2,7 @@ import type { Database } from "../db/client";
 import type { SecretBox } from "./auth/secret-box";
 import type { ChangePublisher } from "./events/change";
 import type { Session, SessionUser } from "./auth/sessions";
+import type { AskSettings } from "./ask/answers/create-answerer";
 import type { ExtractorSettings } from "./graph/create-extractor";
 import type { GraphQueue } from "./graph/graph-queue";
 import type { FileStorage } from "./files/blob-store";
@@ -19,6 +20,8 @@ export interface ServiceContext {
   graphSettings: ExtractorSettings;
   /** Where stored images live; without it, file uploads answer 503 and deletes leave files alone. */
   files?: FileStorage;
+  /** How questions are answered (ASK_MAX_INPUT_TOKENS); the defaults when absent. */
+  askSettings?: AskSettings;
 }
 
 export interface RequestContext extends ServiceContext {

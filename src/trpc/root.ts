@@ -1,3 +1,4 @@
+import { askRouter } from "../modules/ask/router";
 import { authRouter } from "../modules/auth/router";
 import { filesRouter } from "../modules/files/router";
 import { graphRouter } from "../modules/graph/router";
@@ -11,6 +12,7 @@ export const appRouter = router({
   tasks: importsRouter,
   graph: graphRouter,
   files: filesRouter,
+  ask: askRouter,
 });
 
 /** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */

@@ -309,8 +309,8 @@ describe("the current user", () => {
     const { api: alice, username, id } = await api.newUser("me");
     const response = await alice.get("/api/auth/me");
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(["created_at", "id", "storage", "totp_enabled", "username"]);
-    expect(response.body).toMatchObject({ id, username, totp_enabled: false, storage: { files: 0, bytes: 0 } });
+    expect(Object.keys(response.body).sort()).toEqual(["created_at", "id", "storage", "totp_enabled", "usage", "username"]);
+    expect(response.body).toMatchObject({ id, username, totp_enabled: false, storage: { files: 0, bytes: 0 }, usage: { llm_calls: 0, input_tokens: 0, output_tokens: 0 } });
   });
 
   test("a missing token is a 401 with a Bearer challenge", async () => {

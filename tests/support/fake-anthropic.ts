@@ -15,6 +15,12 @@
  *   30, each with a verbatim `evidence` quote around its first occurrence;
  * - relations: "mentioned with" between each pair of consecutive concepts.
  * Input tokens ≈ request body chars / 4; output tokens ≈ answer JSON chars / 4.
+ *
+ * A request whose user turn holds `document` blocks with `citations: {enabled: true}` (how questions
+ * are asked) is answered by `citingRespond` instead: plain text blocks carrying the API's
+ * `content_block_location` citations of custom-content documents. With `stream: true`, any text
+ * answer is sent as the API's server-sent events (`message_start`, `content_block_start`,
+ * `text_delta` and `citations_delta` deltas, `content_block_stop`, `message_delta`, `message_stop`).
  */
 import { z } from "zod";
 
@@ -32,6 +38,8 @@ export interface ParsedRequest {
   noteText: string | null;
   /** Names between the `<existing_concepts_…>` tags, or []. */
   existingConcepts: string[];
+  /** The `document` blocks of the first user turn: title, the text of each content block, citations on or off. */
+  documents: { title: string | null; blocks: string[]; citations: boolean }[];
 }
 
 export type FakeReply =
@@ -160,6 +168,44 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     );
   }
 
+  /** A text answer as the API streams it: each block's text in small `text_delta`s, then its `citations_delta`s. */
+  function streamed(body: MessagesRequest, rawLength: number, content: TextReplyBlock[], stopReason: string): Response {
+    const inputTokens = Math.ceil(rawLength / 4);
+    const outputTokens = Math.ceil(JSON.stringify(content).length / 4);
+    usage = { input_tokens: usage.input_tokens + inputTokens, output_tokens: usage.output_tokens + outputTokens };
+    const events: [string, unknown][] = [
+      [
+        "message_start",
+        {
+          type: "message_start",
+          message: {
+            id: `msg_fake_${nextId()}`,
+            type: "message",
+            role: "assistant",
+            model: body.model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+          },
+        },
+      ],
+      ["ping", { type: "ping" }],
+    ];
+    content.forEach((block, index) => {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "", ...(block.citations ? { citations: [] } : {}) } }]);
+      for (let at = 0; at < block.text.length; at += 12) {
+        events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text.slice(at, at + 12) } }]);
+      }
+      for (const citation of block.citations ?? []) events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "citations_delta", citation } }]);
+      events.push(["content_block_stop", { type: "content_block_stop", index }]);
+    });
+    events.push(["message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens } }]);
+    events.push(["message_stop", { type: "message_stop" }]);
+    const text = events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join("");
+    return new Response(text, { headers: { "content-type": "text/event-stream", "request-id": `req_fake_${nextId()}` } });
+  }
+
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname !== "/v1/messages" || request.method !== "POST") {
@@ -188,7 +234,6 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       return error(400, "invalid_request_error", `${issue.path.join(".") || "body"}: ${issue.message}`);
     }
     const body = parsed.data;
-    if (body.stream) return error(400, "invalid_request_error", "stream: this fake server only answers non-streaming requests");
     const choice = body.tool_choice;
     if (choice?.type === "tool" && !body.tools?.some((tool) => tool.name === choice.name)) {
       return error(400, "invalid_request_error", `tool_choice: tool \`${choice.name}\` is not in tools`);
@@ -201,9 +246,15 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const injected = pending.shift();
     if (injected) return failure(injected, body, raw.length, toolName);
 
-    const reply = await respond(parsedRequest);
+    const reply = await (parsedRequest.documents.some((document) => document.citations) && !options.respond ? citingRespond : respond)(parsedRequest);
     if ("fail" in reply) return failure(reply.fail, body, raw.length, toolName);
     if ("error" in reply) return error(reply.status, reply.error.type, reply.error.message);
+    if (body.stream) {
+      if (!("content" in reply) || reply.content.some((block) => (block as { type?: string }).type !== "text")) {
+        return error(400, "invalid_request_error", "stream: this fake server streams text answers only");
+      }
+      return streamed(body, raw.length, reply.content as TextReplyBlock[], reply.stop_reason ?? "end_turn");
+    }
     if ("content" in reply) return message(body, raw.length, reply.content, reply.stop_reason ?? "end_turn");
     return message(body, raw.length, toolUse(toolName, reply.input), reply.stop_reason ?? "tool_use");
   }
@@ -270,7 +321,67 @@ function describeRequest(headers: Headers, body: MessagesRequest): ParsedRequest
       .split("\n")
       .map((line) => line.trim())
       .filter(Boolean),
+    documents: documentsOf(body.messages.find((turn) => turn.role === "user")),
   };
+}
+
+function documentsOf(turn: z.infer<typeof messageSchema> | undefined): ParsedRequest["documents"] {
+  if (!turn || typeof turn.content === "string") return [];
+  return turn.content
+    .filter((block) => block.type === "document")
+    .map((block) => {
+      const source = block.source as { type?: string; content?: unknown; data?: unknown } | undefined;
+      const blocks =
+        source?.type === "content" && Array.isArray(source.content)
+          ? source.content.map((part: { text?: unknown }) => (typeof part.text === "string" ? part.text : ""))
+          : typeof source?.data === "string"
+            ? [source.data]
+            : [];
+      return {
+        title: typeof block.title === "string" ? block.title : null,
+        blocks,
+        citations: (block.citations as { enabled?: boolean } | undefined)?.enabled === true,
+      };
+    });
+}
+
+export interface TextReplyBlock {
+  type: "text";
+  text: string;
+  citations?: unknown[];
+}
+
+/**
+ * The deterministic answer to a question asked with cited documents: for each of the first three
+ * documents, a lead-in ("<title>: ") and then its first block (the first two for the first document,
+ * when it has two) restated and cited as `content_block_location`; a closing full stop.
+ */
+export function citingRespond(request: ParsedRequest): FakeReply {
+  const content: TextReplyBlock[] = [];
+  request.documents.slice(0, 3).forEach((document, index) => {
+    if (!document.citations || document.blocks.length === 0) return;
+    const end = index === 0 ? Math.min(2, document.blocks.length) : 1;
+    const cited = document.blocks.slice(0, end).join("");
+    content.push({ type: "text", text: `${index === 0 ? "" : " "}${document.title ?? "A note"}: ` });
+    content.push({
+      type: "text",
+      text: cited.slice(0, 80),
+      citations: [
+        {
+          type: "content_block_location",
+          cited_text: cited,
+          document_index: index,
+          document_title: document.title,
+          start_block_index: 0,
+          end_block_index: end,
+          file_id: null,
+        },
+      ],
+    });
+  });
+  if (content.length === 0) content.push({ type: "text", text: "The notes do not say." });
+  else content.push({ type: "text", text: "." });
+  return { content };
 }
 
 function textOf(turn: z.infer<typeof messageSchema>): string {

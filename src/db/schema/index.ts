@@ -4,3 +4,4 @@ export * from "./imports";
 export * from "./graph";
 export * from "./events";
 export * from "./files";
+export * from "./ask";

@@ -8,6 +8,7 @@ import { registerUser } from "./register";
 import * as s from "./schemas";
 import { disableTotp, enableTotp, setupTotp } from "./totp-enrolment";
 import { verifyTotpLogin } from "./totp-verify";
+import { accountUsage } from "./account-usage";
 import { toUserRecord } from "./user-record";
 import { pendingTotpProcedure, protectedProcedure, publicProcedure, router } from "../../trpc/procedures";
 
@@ -41,7 +42,10 @@ export const authRouter = router({
     .meta({ openapi: { method: "GET", path: "/auth/me", tags, summary: "The current user" } })
     .input(z.void())
     .output(s.currentUserSchema)
-    .query(async ({ ctx }) => ({ ...toUserRecord(ctx.user), storage: await storageUsage(ctx.db, ctx.user.id) })),
+    .query(async ({ ctx }) => {
+      const [storage, usage] = await Promise.all([storageUsage(ctx.db, ctx.user.id), accountUsage(ctx.db, ctx.userId)]);
+      return { ...toUserRecord(ctx.user), storage, usage };
+    }),
 
   logout: protectedProcedure
     .meta({ openapi: { method: "POST", path: "/auth/logout", tags, summary: "Revoke this token" }, successStatus: 204 })

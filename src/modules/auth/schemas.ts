@@ -22,8 +22,6 @@ export const userSchema = z
   })
   .meta({ id: "User" });
 
-/** `GET /api/auth/me`: the user record and what the account keeps. */
-export const currentUserSchema = userSchema.extend({ storage: storageSchema }).meta({ id: "CurrentUser" });
 
 export const registerInput = z.object({ username: usernameSchema, password: passwordSchema });
 
@@ -58,4 +56,15 @@ export const recoveryCodesOutput = z.object({ recovery_codes: z.array(z.string()
 export const totpDisableInput = z.object({ password: z.string().min(1).max(1024), code: secondFactorCodeSchema });
 
 export type UserRecord = z.infer<typeof userSchema>;
+
+const usageCount = () => z.number().int().min(0);
+/** `GET /api/auth/me`: the user record, what the account keeps and what it has spent. */
+export const currentUserSchema = userSchema
+  .extend({
+    storage: storageSchema,
+    usage: z
+      .object({ llm_calls: usageCount(), input_tokens: usageCount(), output_tokens: usageCount() })
+      .describe("The account's all-time LLM usage: graph builds and questions together"),
+  })
+  .meta({ id: "CurrentUser" });
 export type TokenRecord = z.infer<typeof tokenSchema>;

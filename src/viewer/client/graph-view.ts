@@ -45,6 +45,8 @@ export class GraphView {
   private selected: string | null = null;
   private hovered: string | null = null;
   private focusNeighbours = new Set<string>();
+  /** The concepts a question named: lit, labelled and drawn above the rest. */
+  private asked = new Set<string>();
   private kindFilter: string | null = null;
   private communityFilter: number | null = null;
   private maxWeight = 1;
@@ -143,6 +145,13 @@ export class GraphView {
     this.refocus();
   }
 
+  /** Lights up the concepts a question named (none: back to normal); `data-asked` lists them for tests and styles. */
+  highlight(ids: number[]): void {
+    this.asked = new Set(ids.map(String).filter((key) => this.graph.hasNode(key)));
+    this.container.dataset.asked = [...this.asked].join(",");
+    this.refocus();
+  }
+
   /** Flies the camera to a node. */
   focus(id: number): void {
     const display = this.renderer.getNodeDisplayData(String(id));
@@ -187,6 +196,7 @@ export class GraphView {
         for (const neighbour of this.graph.neighbors(key)) this.focusNeighbours.add(neighbour);
       }
     }
+    for (const key of this.asked) this.focusNeighbours.add(key);
     this.renderer.refresh({ skipIndexation: true });
   }
 
@@ -198,7 +208,7 @@ export class GraphView {
     if (this.filteredOut(data)) return { ...data, hidden: true };
     if (this.focusNeighbours.size === 0) return data;
     if (!this.focusNeighbours.has(node)) return { ...data, color: FADED_COLOUR, label: "", zIndex: 0 };
-    const focused = node === this.selected || node === this.hovered;
+    const focused = node === this.selected || node === this.hovered || this.asked.has(node);
     return { ...data, forceLabel: true, highlighted: focused, zIndex: focused ? 2 : 1 };
   }
 

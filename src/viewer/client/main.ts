@@ -1,5 +1,6 @@
 // The /graph page: log in, draw the user's knowledge graph, explore it, build it, follow the build.
 import { ApiError, get, post, whenUnauthorized } from "./api";
+import { setUpAsk } from "./ask";
 import { ConceptList } from "./concept-list";
 import { renderDetails, renderDetailsMessage } from "./details";
 import { byId } from "./dom";
@@ -44,6 +45,15 @@ const positions = new Map<number, Point>();
 const concepts = new ConceptList(byId<HTMLUListElement>("concepts"), byId<HTMLInputElement>("search"), (id) => void select(id, true));
 const notes = setUpNoteView();
 const noteSearch = setUpNoteSearch((id) => void notes.open(id));
+// The concepts a question named light up in the graph; the first is selected, with its details.
+const asking = setUpAsk({
+  openNote: (id, quote) => void notes.open(id, quote),
+  showConcepts: (ids) => {
+    view?.highlight(ids);
+    const first = ids.find((id) => nodes.has(id));
+    if (first !== undefined) void select(first, true);
+  },
+});
 const login = setUpLogin(() => void enter());
 whenUnauthorized(() => leave("Your session has ended: log in again."));
 
@@ -102,6 +112,7 @@ function leave(message: string) {
   renderDetailsMessage(details, "");
   notes.close();
   noteSearch.reset();
+  asking.reset();
   showing.textContent = "";
   showMessage("");
   delete graphElement.dataset.drawn;

@@ -4,7 +4,7 @@ import { byId, make } from "./dom";
 import { renderMarkdown } from "./markdown";
 import type { Note } from "./types";
 
-export function setUpNoteView(): { open(id: number): Promise<void>; close(): void } {
+export function setUpNoteView(): { open(id: number, quote?: string): Promise<void>; close(): void } {
   const article = byId("note");
   const title = byId("note-title");
   const tags = byId("note-tags");
@@ -41,7 +41,7 @@ export function setUpNoteView(): { open(id: number): Promise<void>; close(): voi
   }
   byId("close-note").addEventListener("click", close);
 
-  async function open(id: number) {
+  async function open(id: number, quote?: string) {
     const attempt = ++opening;
     article.hidden = false;
     title.textContent = "Loading the note…";
@@ -55,9 +55,11 @@ export function setUpNoteView(): { open(id: number): Promise<void>; close(): voi
       tags.textContent = note.tags.length ? `Tags: ${note.tags.join(", ")}` : "";
       body.replaceChildren(renderMarkdown(note.content));
       showPictures(attempt);
+      const marked = quote ? markQuote(body, quote) : null;
       title.tabIndex = -1;
       title.focus();
       article.scrollIntoView({ block: "nearest" });
+      marked?.scrollIntoView({ block: "nearest" });
     } catch (error) {
       if (attempt !== opening) return;
       title.textContent = "The note could not be opened";
@@ -65,4 +67,28 @@ export function setUpNoteView(): { open(id: number): Promise<void>; close(): voi
     }
   }
   return { open, close };
+}
+
+/**
+ * Puts the cited quote inside a <mark>: where the rendered note holds it in one text node (most
+ * sentences), there; otherwise (Markdown split it across elements) in a cited block above the note.
+ */
+function markQuote(body: HTMLElement, quote: string): HTMLElement {
+  const wanted = quote.replace(/\s+/g, " ").trim();
+  const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+    const at = node.data.indexOf(quote);
+    if (at < 0) continue;
+    const mark = make("mark");
+    const middle = node.splitText(at);
+    middle.splitText(quote.length);
+    middle.replaceWith(mark);
+    mark.append(middle);
+    return mark;
+  }
+  const block = make("blockquote", undefined, "cited");
+  const mark = make("mark", wanted);
+  block.append(mark);
+  body.prepend(block);
+  return mark;
 }

@@ -358,7 +358,7 @@ describe("the fake server", () => {
     expect(await response.json()).toMatchObject({ type: "error", error: { type: "authentication_error" } });
   });
 
-  test("refuses streaming requests so misuse is visible", async () => {
+  test("refuses to stream a tool answer (it streams text answers only), so misuse is visible", async () => {
     const response = await fetch(`${fake.url}/v1/messages`, {
       method: "POST",
       headers: { "x-api-key": "k", "anthropic-version": "2023-06-01", "content-type": "application/json" },
@@ -376,6 +376,7 @@ describe("the fake server", () => {
       userText: "",
       system: "",
       noteText: text,
+      documents: [],
       existingConcepts: ["go"],
     });
     const input = knowledgeGraphSchema.parse((reply as { input: unknown }).input);

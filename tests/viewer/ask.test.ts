@@ -1,0 +1,76 @@
+// Asking from the /graph page in real headless Chromium, with the Messages API stand-in answering:
+// the answer streams into the `Answer` region, a citation opens the note with its quote in <mark>,
+// and a named concept is selected in the graph.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { Api } from "../support/api";
+import { launchChromium, watchPage } from "../support/browser";
+import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
+import { startTestServer, type TestServer } from "../support/server";
+
+let server: TestServer;
+let fake: FakeAnthropic;
+let browser: Browser;
+let alice: { api: Api; username: string; password: string };
+
+const NOTES = [
+  { title: "Learning plan", content: "Study [[Machine Learning]] with [[Andrew Ng]].\n\nThen read about [[Neural Networks]] and backpropagation." },
+  { title: "Weekend", content: "Visited [[Kyoto]] with [[Hana]].\n\nThe [[Golden Pavilion]] was crowded at noon." },
+];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  fake = await startFakeAnthropic();
+  server = await startTestServer({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MODEL: "claude-haiku-4-5" });
+  alice = await new Api(server.url).newUser("viewer");
+  for (const note of NOTES) expect((await alice.api.post("/api/notes", note)).status).toBe(201);
+  expect((await alice.api.post("/api/knowledge-graph/build", { mode: "full" })).status).toBe(202);
+  for (;;) {
+    const { body } = await alice.api.get("/api/knowledge-graph/status");
+    if (body.status !== "building") break;
+    await Bun.sleep(25);
+  }
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await fake?.stop();
+});
+
+test("ask in the viewer: the answer streams in, a citation opens the note with the quote marked, the named concept is selected", async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const watch = watchPage(page);
+  try {
+    await page.goto(`${server.url}/graph`);
+    await page.getByLabel("Username").fill(alice.username);
+    await page.getByLabel("Password").fill(alice.password);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.locator('[aria-label="Knowledge graph"][data-layout="settled"]').waitFor({ timeout: 30_000 });
+
+    const calls = fake.calls;
+    await page.getByLabel("Ask your notes").fill("What did I visit in Kyoto?");
+    await page.getByLabel("Ask your notes").press("Enter");
+    const answer = page.getByRole("region", { name: "Answer" });
+    await answer.getByText(/\[1\]/).first().waitFor({ timeout: 15_000 });
+    expect(fake.calls - calls).toBe(1);
+    expect(fake.requests.at(-1)!.body.stream).toBe(true);
+    // The named concept lights up in the graph and is selected, with its details shown.
+    await page.getByRole("heading", { name: "Kyoto" }).first().waitFor({ timeout: 10_000 });
+    const kyoto = (await alice.api.get("/api/knowledge-graph?q=Kyoto")).body.nodes.find((node: { label: string }) => node.label === "Kyoto");
+    expect(await page.getByLabel("Knowledge graph", { exact: true }).getAttribute("data-asked")).toBe(String(kyoto.id));
+
+    const source = answer.getByRole("link").first();
+    const title = await source.textContent();
+    const quote = (await answer.locator("q").first().textContent())!.replace(/…$/, "");
+    await source.click();
+    await page.locator("#note-title", { hasText: title! }).waitFor();
+    const marked = page.locator("#note mark").first();
+    await marked.waitFor();
+    expect(await marked.textContent()).toContain(quote.slice(0, 20));
+    expect(watch.errors).toEqual([]);
+    expect(watch.requests.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}, 90_000);
