@@ -41,6 +41,18 @@ interface RouteResult {
   baseline: LoadResult;
 }
 
+/** How each pair of servers runs: as `npm start` runs the service (runtime defaults, API and worker in one process) and as `npm run start:api` does. */
+interface RuntimeSetting {
+  name: string;
+  service: Record<string, string>;
+  baseline: Record<string, string>;
+}
+
+const RUNTIME_SETTINGS: RuntimeSetting[] = [
+  { name: "start:api", service: API_NODE_ENVIRONMENT, baseline: runtimeSettings(API_NODE_ENVIRONMENT) },
+  { name: "npm start", service: {}, baseline: {} },
+];
+
 const workDir = benchWorkDir("rhizome-bench-");
 const serviceDir = path.join(workDir, "service");
 const baselineDir = path.join(workDir, "baseline");
@@ -62,18 +74,6 @@ try {
 } finally {
   await cleanUp();
 }
-
-/** How each pair of servers runs: as `npm start` runs the service (runtime defaults, API and worker in one process) and as `npm run start:api` does. */
-interface RuntimeSetting {
-  name: string;
-  service: Record<string, string>;
-  baseline: Record<string, string>;
-}
-
-const RUNTIME_SETTINGS: RuntimeSetting[] = [
-  { name: "start:api", service: API_NODE_ENVIRONMENT, baseline: runtimeSettings(API_NODE_ENVIRONMENT) },
-  { name: "npm start", service: {}, baseline: {} },
-];
 
 async function main() {
   progress(`work directory ${workDir}`);
@@ -146,13 +146,20 @@ async function main() {
   const servicePeak = Math.max(serviceRss.stop(), peakResidentBytes(service.pid));
   await stop(service);
 
-  // The same routes again with both servers as `npm start` runs them, on a fresh copy of the same file.
+  // The same routes again with both servers as `npm start` runs them, in fresh data directories
+  // seeded alike (a restarted service would index the search backlog of every seeded note meanwhile).
   progress(`routes again with ${startSetting.name}'s runtime settings`);
-  service = await start("service", "service-server.ts", serviceDir, startSetting.service);
-  await copyDatabase(dbFile, path.join(baselineDir, "rhizome.db"));
-  baseline = await start("baseline", "baseline-server.ts", baselineDir, startSetting.baseline);
-  await assertSameAnswers(service, baseline, owner, routes.filter((route) => route.read));
-  for (const route of routes) results.push(await load(service, baseline, owner, route, startSetting));
+  const startServiceDir = path.join(workDir, "service-start");
+  const startBaselineDir = path.join(workDir, "baseline-start");
+  service = await start("service", "service-server.ts", startServiceDir, startSetting.service);
+  const startOwner = await registerAndLogin(service.url, "bench");
+  const startDbFile = path.join(startServiceDir, "rhizome.db");
+  const seeded = await seedNotes({ dbFile: startDbFile, userId: startOwner.userId, count: NOTES, seed: 1 });
+  if (seeded.minId !== minId || seeded.maxId !== maxId) throw new Error("the second seeding gave other note ids");
+  await copyDatabase(startDbFile, path.join(startBaselineDir, "rhizome.db"));
+  baseline = await start("baseline", "baseline-server.ts", startBaselineDir, startSetting.baseline);
+  await assertSameAnswers(service, baseline, startOwner, routes.filter((route) => route.read));
+  for (const route of routes) results.push(await load(service, baseline, startOwner, route, startSetting));
   await stop(baseline);
   await stop(service);
 
@@ -178,8 +185,6 @@ async function copyDatabase(source: string, target: string) {
     const [row] = (await client.execute("PRAGMA wal_checkpoint(TRUNCATE)")).rows;
     if (Number(row![0]) !== 0) throw new Error("could not checkpoint the database to copy it (busy)");
     fs.mkdirSync(path.dirname(target), { recursive: true });
-    // An earlier copy's WAL must not be replayed over the new one.
-    for (const suffix of ["-wal", "-shm"]) fs.rmSync(target + suffix, { force: true });
     fs.copyFileSync(source, target);
   } finally {
     client.close();
