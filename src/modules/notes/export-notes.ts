@@ -1,5 +1,4 @@
 import { and, asc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
-import { downloadZip } from "client-zip";
 import type { z } from "zod";
 import { notes, noteTags } from "../../db/schema";
 import type { Database } from "../../db/client";
@@ -8,8 +7,11 @@ import { MAX_GRAPH_LIMIT } from "../graph/read-schemas";
 import { exportEntryName, exportFileName } from "./export-names";
 import { toNoteSource } from "./note-record";
 import type { exportNotesInput } from "./schemas";
+import { zipStream } from "./zip-stream";
 
-const PAGE_SIZE = 100;
+// Pages of 500 notes (about 1 MB of Markdown): fewer queries, and still one turn of the event loop
+// in a few milliseconds.
+const PAGE_SIZE = 500;
 let exportsRunning = 0;
 
 /**
@@ -26,7 +28,8 @@ function reclaimMemory() {
 const EXPORTED_COLUMNS = {
   id: notes.id,
   title: notes.title,
-  content: notes.content,
+  // As UTF-8 bytes, which is what the ZIP holds: no decoding into a JavaScript string and back.
+  content: sql<ArrayBuffer>`cast(${notes.content} as blob)`,
   tags: notes.tags,
   createdAt: notes.createdAt,
   updatedAt: notes.updatedAt,
@@ -35,7 +38,6 @@ const EXPORTED_COLUMNS = {
   sourceAuthor: notes.sourceAuthor,
   sourcePublishedAt: notes.sourcePublishedAt,
 };
-type ExportedNote = { [K in keyof typeof EXPORTED_COLUMNS]: (typeof notes.$inferSelect)[K] };
 
 /**
  * Streams the user's matching notes as a ZIP of Markdown files with YAML front matter. Notes are
@@ -43,17 +45,17 @@ type ExportedNote = { [K in keyof typeof EXPORTED_COLUMNS]: (typeof notes.$infer
  * flat however many notes there are.
  */
 export function exportNotes({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof exportNotesInput> }): Response {
-  const zip = downloadZip(noteFiles(ctx.db, ctx.userId, input));
-  const headers = new Headers(zip.headers);
-  headers.set("Content-Type", "application/zip");
-  headers.set("Content-Disposition", `attachment; filename="${exportFileName()}"`);
-  headers.set("Cache-Control", "no-store");
-  return new Response(zip.body, { status: 200, headers });
+  const headers = new Headers({
+    "Content-Type": "application/zip",
+    "Content-Disposition": `attachment; filename="${exportFileName()}"`,
+    "Cache-Control": "no-store",
+  });
+  return new Response(zipStream(noteFiles(ctx.db, ctx.userId, input)), { status: 200, headers });
 }
 
 async function* noteFiles(db: Database, userId: number, input: z.infer<typeof exportNotesInput>) {
   // The YAML writer is only needed here, so it is loaded with the first export, not at start-up.
-  const { dump } = await import("js-yaml");
+  const { exportFrontMatter } = await import("./export-front-matter");
   const filters: SQL[] = [eq(notes.userId, userId)];
   if (input.ids) filters.push(inArray(notes.id, input.ids.length ? input.ids : [0]));
   if (input.tag !== undefined) {
@@ -70,7 +72,11 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
         .orderBy(asc(notes.id))
         .limit(PAGE_SIZE);
       for (const note of page) {
-        yield { name: exportEntryName(note), lastModified: new Date(note.updatedAt), input: markdownFile(note, dump) };
+        yield {
+          name: exportEntryName(note),
+          lastModified: new Date(note.updatedAt),
+          input: [`---\n${exportFrontMatter(note, toNoteSource(note))}---\n\n`, new Uint8Array(note.content)],
+        };
       }
       if (page.length < PAGE_SIZE) break;
       // libSQL answers synchronously and the ZIP stream is pulled in microtasks, so without a
@@ -91,24 +97,4 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
 async function graphFile(db: Database, userId: number): Promise<string> {
   const { nodes, edges } = await getGraph({ ctx: { db, userId }, input: { limit: MAX_GRAPH_LIMIT, depth: 1, include_hidden: false } });
   return JSON.stringify({ nodes, edges });
-}
-
-// js-yaml rather than the `yaml` package: the front matter is most of an export's CPU, and js-yaml
-// writes it about four times faster (10 against 43 µs a note), so the export is faster and makes
-// less garbage. No anchors (`noRefs`) and no line folding (`lineWidth: -1`): each note's front
-// matter is plain, standalone YAML with the title on one line.
-const FRONT_MATTER_OPTIONS = { noRefs: true, lineWidth: -1 } as const;
-
-function markdownFile(note: ExportedNote, dump: (value: unknown, options: typeof FRONT_MATTER_OPTIONS) => string): string {
-  const source = toNoteSource(note);
-  const frontMatter = dump({
-    id: note.id,
-    title: note.title,
-    tags: JSON.parse(note.tags) as string[],
-    created_at: new Date(note.createdAt).toISOString(),
-    updated_at: new Date(note.updatedAt).toISOString(),
-    // Only imported notes carry where they came from.
-    ...(source && { source_platform: source.platform, source_url: source.url, author: source.author, published_at: source.published_at }),
-  }, FRONT_MATTER_OPTIONS);
-  return `---\n${frontMatter}---\n\n${note.content}`;
 }
