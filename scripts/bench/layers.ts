@@ -83,7 +83,7 @@ async function main() {
   };
   const context = (request: Request, transport: TrpcContext["transport"]): TrpcContext => ({
     ...services,
-    clientAddress: "127.0.0.1",
+    clientAddress: () => "127.0.0.1",
     authorization: request.headers.get("authorization"),
     transport,
   });
