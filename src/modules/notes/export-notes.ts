@@ -9,9 +9,7 @@ import { toNoteSource } from "./note-record";
 import type { exportNotesInput } from "./schemas";
 import { zipStream } from "./zip-stream";
 
-// Pages of 500 notes (about 1 MB of Markdown): fewer queries, and still one turn of the event loop
-// in a few milliseconds.
-const PAGE_SIZE = 500;
+const PAGE_SIZE = 100;
 let exportsRunning = 0;
 
 /**
