@@ -85,7 +85,7 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
     }
     if (input.include_graph) yield { name: "graph.json", lastModified: new Date(), input: await graphFile(db, userId) };
   } finally {
-    // Also when the client goes away: client-zip ends this generator when its stream is cancelled.
+    // Also when the client goes away: the ZIP stream ends this generator when it is cancelled.
     exportsRunning -= 1;
     if (exportsRunning === 0 && pages > 0) setImmediate(reclaimMemory);
   }
