@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
 import { and, eq, lte, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
+import { packedRow } from "../../db/packed-row";
 import { preparedPerDatabase } from "../../db/prepared";
 import { sessions, users } from "../../db/schema";
 
@@ -36,19 +37,21 @@ export function sessionIdFromToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-// Every authenticated request runs the lookup; a renewal or an expiry is the rare second statement.
+// Every authenticated request runs the lookup (one JSON column, see packedRow; the ids are known
+// without it); a renewal or an expiry is the rare second statement.
+const sessionRow = packedRow({
+  userId: sessions.userId,
+  expiresAt: sessions.expiresAt,
+  pendingTotp: sessions.pendingTotp,
+  failedTotpAttempts: sessions.failedTotpAttempts,
+  username: users.username,
+  createdAt: users.createdAt,
+  totpEnabled: users.totpEnabled,
+});
+
 const statements = preparedPerDatabase((db) => ({
   lookup: db
-    .select({
-      session: {
-        id: sessions.id,
-        userId: sessions.userId,
-        expiresAt: sessions.expiresAt,
-        pendingTotp: sessions.pendingTotp,
-        failedTotpAttempts: sessions.failedTotpAttempts,
-      },
-      user: { id: users.id, username: users.username, createdAt: users.createdAt, totpEnabled: users.totpEnabled },
-    })
+    .select({ row: sessionRow.column })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(eq(sessions.id, sql.placeholder("id")))
@@ -86,8 +89,13 @@ export async function validateSessionToken(
 ): Promise<{ session: Session; user: SessionUser } | null> {
   const id = sessionIdFromToken(token);
   const { lookup, renew } = statements(db);
-  const row = await lookup.get({ id });
-  if (!row) return null;
+  const found = await lookup.get({ id });
+  if (!found) return null;
+  const fields = sessionRow.unpack(found.row);
+  const row = {
+    session: { id, userId: fields.userId, expiresAt: fields.expiresAt, pendingTotp: fields.pendingTotp, failedTotpAttempts: fields.failedTotpAttempts },
+    user: { id: fields.userId, username: fields.username, createdAt: fields.createdAt, totpEnabled: fields.totpEnabled },
+  };
   if (now >= row.session.expiresAt) {
     await invalidateSession(db, id);
     return null;

@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { noteCounts, notes, noteTags, tagCounts } from "../../db/schema";
 import type { Database } from "../../db/client";
+import { packedRow } from "../../db/packed-row";
 import { preparedPerDatabase } from "../../db/prepared";
 import { searchNotes } from "../search/search-notes";
 import { noteSnippets } from "../search/snippet";
@@ -27,11 +28,14 @@ const tag = sql.placeholder("tag");
 const limit = sql.placeholder("limit");
 const offset = sql.placeholder("offset");
 
+// A page's twenty rows of ten columns each come back as one JSON column a row (see packedRow).
+const listRow = packedRow(listColumns);
+
 const statements = preparedPerDatabase((db) => ({
-  page: db.select(listColumns).from(notes).where(eq(notes.userId, userId))
+  page: db.select({ row: listRow.column }).from(notes).where(eq(notes.userId, userId))
     .orderBy(desc(notes.updatedAt), desc(notes.id)).limit(limit).offset(offset).prepare(),
   total: db.select({ total: noteCounts.total }).from(noteCounts).where(eq(noteCounts.userId, userId)).prepare(),
-  tagPage: db.select(listColumns).from(noteTags).innerJoin(notes, eq(notes.id, noteTags.noteId))
+  tagPage: db.select({ row: listRow.column }).from(noteTags).innerJoin(notes, eq(notes.id, noteTags.noteId))
     .where(and(eq(noteTags.userId, userId), eq(noteTags.tag, tag)))
     .orderBy(desc(noteTags.updatedAt), desc(noteTags.noteId)).limit(limit).offset(offset).prepare(),
   tagTotal: db.select({ total: tagCounts.total }).from(tagCounts).where(and(eq(tagCounts.userId, userId), eq(tagCounts.tag, tag))).prepare(),
@@ -51,7 +55,7 @@ export async function listNotes({ ctx, input }: { ctx: { db: Database; userId: n
   const [rows, count] = input.tag === undefined
     ? await Promise.all([page.all(values), total.get(values)])
     : await Promise.all([tagPage.all(values), tagTotal.get(values)]);
-  return pageOf(rows.map(toNoteListItem), count?.total ?? 0, input);
+  return pageOf(rows.map(({ row }) => toNoteListItem(listRow.unpack(row))), count?.total ?? 0, input);
 }
 
 async function searchNoteList({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof listNotesInput> & { q: string } }): Promise<Page<NoteListItem>> {
