@@ -1,25 +1,25 @@
 import type { z } from "zod";
 import { notes } from "../../db/schema";
 import type { Database } from "../../db/client";
-import { newNoteIndexStatements } from "../search/index-notes";
+import { indexNote } from "../search/index-notes";
 import { searchDocument } from "../search/search-document";
 import { excerptOfPlainText, plainTextExcerpt } from "./excerpt";
 import { toNoteRecord } from "./note-record";
 import type { createNoteInput, NoteRecord, NoteSource } from "./schemas";
 
 /**
- * The note and its search entry in one batch (one transaction, one trip to the database); the tag
- * index and counters follow from triggers.
+ * The tag index and counters follow from triggers; the search entry is written in the same
+ * transaction. The note's plain text is worked out once, for the entry and the excerpt.
  */
 export async function createNote({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof createNoteInput> }): Promise<NoteRecord> {
   const document = searchDocument({ userId: ctx.userId, ...input });
-  const [[inserted]] = await ctx.db.batch([
-    ctx.db.insert(notes).values(newNoteRow(ctx.userId, input, Date.now(), excerptOfPlainText(input.content, document.text))).returning(),
-    ...newNoteIndexStatements(ctx.db, document),
-  ]);
-  return toNoteRecord(inserted!);
+  const row = await ctx.db.transaction(async (tx) => {
+    const [inserted] = await tx.insert(notes).values(newNoteRow(ctx.userId, input, Date.now(), excerptOfPlainText(input.content, document.text))).returning();
+    await indexNote(tx, { ...inserted!, tags: input.tags }, document);
+    return inserted!;
+  });
+  return toNoteRecord(row);
 }
-
 /** The row of a new note from already-validated fields; only imports give a `source`. */
 export function newNoteRow(
   userId: number,

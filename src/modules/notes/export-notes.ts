@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { notes, noteTags } from "../../db/schema";
 import type { Database } from "../../db/client";
+import { packedRow } from "../../db/packed-row";
 import { getGraph } from "../graph/get-graph";
 import { MAX_GRAPH_LIMIT } from "../graph/read-schemas";
 import { exportEntryName, exportFileName } from "./export-names";
@@ -22,12 +23,14 @@ function reclaimMemory() {
   if (exportsRunning === 0) Bun.gc(true);
 }
 
-/** What a note's file is made of (not the excerpt, which is derived from the content). */
-const EXPORTED_COLUMNS = {
+/**
+ * What a note's file is made of (not the excerpt, which is derived from the content): the content
+ * as UTF-8 bytes, which is what the ZIP holds (no decoding into a JavaScript string and back), and
+ * the rest in one JSON column (see packedRow).
+ */
+const noteFields = packedRow({
   id: notes.id,
   title: notes.title,
-  // As UTF-8 bytes, which is what the ZIP holds: no decoding into a JavaScript string and back.
-  content: sql<ArrayBuffer>`cast(${notes.content} as blob)`,
   tags: notes.tags,
   createdAt: notes.createdAt,
   updatedAt: notes.updatedAt,
@@ -35,7 +38,8 @@ const EXPORTED_COLUMNS = {
   sourceUrl: notes.sourceUrl,
   sourceAuthor: notes.sourceAuthor,
   sourcePublishedAt: notes.sourcePublishedAt,
-};
+});
+const EXPORTED_COLUMNS = { id: notes.id, fields: noteFields.column, content: sql<ArrayBuffer>`cast(${notes.content} as blob)` };
 
 /**
  * Streams the user's matching notes as a ZIP of Markdown files with YAML front matter. Notes are
@@ -69,11 +73,12 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
         .where(and(...filters, gt(notes.id, afterId)))
         .orderBy(asc(notes.id))
         .limit(PAGE_SIZE);
-      for (const note of page) {
+      for (const row of page) {
+        const note = noteFields.unpack(row.fields);
         yield {
           name: exportEntryName(note),
           lastModified: new Date(note.updatedAt),
-          input: [`---\n${exportFrontMatter(note, toNoteSource(note))}---\n\n`, new Uint8Array(note.content)],
+          input: [`---\n${exportFrontMatter(note, toNoteSource(note))}---\n\n`, new Uint8Array(row.content)],
         };
       }
       if (page.length < PAGE_SIZE) break;

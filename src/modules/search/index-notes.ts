@@ -7,7 +7,7 @@ type Runner = { run: Database["run"] };
 
 const BACKLOG_BATCH = 200;
 
-function insertEntry(noteId: number | SQL, document: SearchDocument, when: SQL = sql`1`): SQL[] {
+function insertEntry(noteId: number, document: SearchDocument, when: SQL = sql`1`): SQL[] {
   return [
     sql`insert into notes_fts (rowid, scope, title, tags, body)
       select ${noteId}, ${document.scope}, ${document.title}, ${document.tags}, ${document.body} where ${when}`,
@@ -16,21 +16,14 @@ function insertEntry(noteId: number | SQL, document: SearchDocument, when: SQL =
 }
 
 /** Replaces a note's index entry; call it inside the transaction that wrote the note. */
-export async function indexNote(tx: Runner, note: { id: number; userId: number; title: string; content: string; tags: string[] }): Promise<void> {
-  const document = searchDocument(note);
+export async function indexNote(
+  tx: Runner,
+  note: { id: number; userId: number; title: string; content: string; tags: string[] },
+  document: SearchDocument = searchDocument(note),
+): Promise<void> {
   await tx.run(sql`delete from notes_fts where rowid = ${note.id}`);
   for (const statement of insertEntry(note.id, document)) await tx.run(statement);
   await tx.run(sql`delete from search_backlog where note_id = ${note.id}`);
-}
-
-/**
- * The index entry of the note the statement before these inserted (`last_insert_rowid()`: the
- * FTS row and `search_texts` take the note's id as their rowid, so it holds through all three),
- * for a batch that writes a new note and its entry in one transaction.
- */
-export function newNoteIndexStatements(db: Database, document: SearchDocument) {
-  const [fts, text] = insertEntry(sql`last_insert_rowid()`, document);
-  return [db.run(fts!), db.run(sql`delete from search_backlog where note_id = last_insert_rowid()`), db.run(text!)] as const;
 }
 
 /**
