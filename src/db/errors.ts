@@ -11,3 +11,13 @@ export function sqliteErrorCode(error: unknown): string {
 }
 
 export const isConstraintViolation = (error: unknown) => sqliteErrorCode(error).startsWith("SQLITE_CONSTRAINT");
+
+/**
+ * libSQL 0.18 leaves a statement that failed with SQLITE_BUSY un-reset on its pooled connection
+ * until the garbage collector finalises it, and until then a COMMIT on that connection fails ("SQL
+ * statements in progress"), so writes kept answering 503 for seconds after a lock was gone — the
+ * less garbage requests make, the longer. A busy database is rare; when it happens, collect at once.
+ */
+export function releaseStatementsLeftByBusy(): void {
+  Bun.gc(true);
+}

@@ -1,8 +1,18 @@
-import { TRPCError, type AnyRouter } from "@trpc/server";
+import { TRPCError, type AnyProcedure, type AnyRouter } from "@trpc/server";
 import { getErrorShape } from "@trpc/server/unstable-core-do-not-import";
-import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
+import {
+  coerceSchema,
+  getInputOutputParsers,
+  getPathRegExp,
+  instanceofZodTypeLikeVoid,
+  instanceofZodTypeObject,
+  instanceofZodTypeOptional,
+  normalizePath,
+  unwrapZodType,
+  zodSupportsCoerce,
+} from "trpc-to-openapi";
+import { ZodArray, type ZodType } from "zod/v4";
 import type { TrpcContext } from "../trpc/context";
-import { errorHeaders } from "../trpc/errors";
 import { logUnexpected } from "../trpc/init";
 import { edgeError, PayloadTooLargeError, trpcErrorResponse } from "./error-response";
 import { bodyLimitOf, proceduresWithMeta, REST_PREFIX, type RestProcedure } from "./procedure-meta";
@@ -10,36 +20,46 @@ import { mediaType, readBodyText } from "./request-body";
 
 const FORM = "application/x-www-form-urlencoded";
 const JSON_TYPE = "application/json";
+const JSON_HEADERS = { "content-type": JSON_TYPE };
 
 interface Route extends RestProcedure {
   method: string;
   pattern: RegExp;
+  /** trpc-to-openapi's own pattern for the path: its named groups are the path parameters. */
+  parameters: RegExp;
+  procedure: AnyProcedure;
+  /** The input schema as trpc-to-openapi sees it (unwrapped); undefined when the procedure takes none. */
+  inputSchema: ZodType | undefined;
+  /** Whether trpc-to-openapi's coercion has been applied to the schema: on the route's first request, as the library did. */
+  coerced: boolean;
 }
 
 type ContextFactory = (request: Request, transport: TrpcContext["transport"]) => TrpcContext;
 
 /**
- * The REST surface at /api: trpc-to-openapi's handler, built once (its fetch adapter rebuilds it
- * per request), behind our own edge. The edge matches the route first (404 vs 405), enforces the
- * route's body limit, turns JSON or the OAuth2 login form into input (the library reads only
- * JSON), streams binary downloads, and gives every error the contract's body.
+ * The REST surface at /api, with trpc-to-openapi's semantics (its route meta and document; its
+ * query-string and path-parameter input, coerced alike) but not its per-request adapter, whose
+ * request copy, body re-serialisation and error round trip cost more than the work of a read. The
+ * edge matches the route (404 vs 405), enforces the route's body limit, turns JSON or the OAuth2
+ * login form into input, calls the procedure and writes its JSON once; binary downloads are
+ * streamed; every error gets the contract's body.
  */
 export function createRestHandler(router: AnyRouter, createContext: ContextFactory) {
-  const routes: Route[] = proceduresWithMeta(router).map((procedure) => ({
-    ...procedure,
-    method: procedure.meta.openapi.method,
-    pattern: new RegExp(`^${procedure.meta.openapi.path.replace(/\{(\w+)\}/g, "([^/]+)")}/?$`),
-  }));
+  const procedures = router._def.procedures as Record<string, AnyProcedure>;
+  const routes: Route[] = proceduresWithMeta(router).map((meta) => {
+    const procedure = procedures[meta.path]!;
+    const inputSchema = unwrapZodType(getInputOutputParsers(procedure).inputParser, true);
+    return {
+      ...meta,
+      method: meta.meta.openapi.method,
+      pattern: new RegExp(`^${meta.meta.openapi.path.replace(/\{(\w+)\}/g, "([^/]+)")}/?$`),
+      parameters: getPathRegExp(normalizePath(meta.meta.openapi.path)),
+      procedure,
+      inputSchema: instanceofZodTypeLikeVoid(inputSchema) ? undefined : inputSchema,
+      coerced: false,
+    };
+  });
   const successStatus = new Map(routes.map((route) => [route.path, route.meta.successStatus ?? 200]));
-  const contexts = new WeakMap<object, TrpcContext>();
-
-  const handler = createOpenApiNodeHttpHandler({
-    router,
-    createContext: ({ req }: { req: object }) => contexts.get(req)!,
-    responseMeta: ({ ctx, paths, errors }: { ctx?: TrpcContext; paths?: string[]; errors: TRPCError[] }) =>
-      errors[0] ? { headers: errorHeaders(errors[0]) } : { status: ctx?.response?.status ?? successStatus.get(paths?.[0] ?? "") ?? 200 },
-    onError: ({ error, path }: { error: TRPCError; path?: string }) => logUnexpected(error, path),
-  } as unknown as Parameters<typeof createOpenApiNodeHttpHandler>[0]);
 
   return async function handleRest(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -55,62 +75,32 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
       return edgeError("METHOD_NOT_SUPPORTED", `${request.method} is not allowed on ${url.pathname}; use ${allow}`, { Allow: allow });
     }
 
-    let input: unknown;
+    const hasBody = request.method !== "GET" && request.method !== "DELETE";
+    let body: unknown;
     try {
-      input = request.method === "GET" || request.method === "DELETE" ? undefined : await readInput(request, route);
+      body = hasBody ? await readInput(request, route) : undefined;
     } catch (error) {
       if (error instanceof PayloadTooLargeError) return edgeError("PAYLOAD_TOO_LARGE", error.message);
       if (error instanceof TRPCError) return edgeError(error.code, error.message);
       throw error;
     }
 
-    if (route.meta.download) return download(route, request, input);
+    if (route.meta.download) return download(route, request, body);
 
-    const headers = new Headers(request.headers);
-    headers.set("content-type", JSON_TYPE);
-    const proxied = new Proxy(request, {
-      get(target, property) {
-        if (property === "url") return `${url.origin}${path}${url.search}`;
-        if (property === "body") return input;
-        if (property === "headers") return headers;
-        const value = Reflect.get(target, property, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    contexts.set(proxied, { ...createContext(request, "rest"), response: {} });
-    return toContractResponse(await runHandler(proxied));
+    const input = restInput(route, url, path, hasBody, body);
+    const ctx: TrpcContext = { ...createContext(request, "rest"), response: {} };
+    const type = route.procedure._def.type;
+    try {
+      const data = await route.procedure({ ctx, path: route.path, type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+      const status = ctx.response?.status ?? successStatus.get(route.path) ?? 200;
+      return new Response(status === 204 ? null : JSON.stringify(data), { status, headers: JSON_HEADERS });
+    } catch (cause) {
+      const error = cause instanceof Error && cause.name === "TRPCError" ? (cause as TRPCError) : new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause });
+      logUnexpected(error, route.path);
+      const shape = getErrorShape({ config: router._def._config, error, type, path: route.path, input, ctx });
+      return trpcErrorResponse(error, shape as never);
+    }
   };
-
-  /**
-   * Runs trpc-to-openapi's handler against a response object that collects what it writes. The
-   * handler ends every request it knows; should it reject or return without ending, the request
-   * still ends (as a 500, through the edge's error handler).
-   */
-  function runHandler(request: Request): Promise<Response> {
-    return new Promise((resolve, reject) => {
-      const headers = new Headers();
-      let status = 200;
-      let ended = false;
-      const response = {
-        setHeader: (key: string, value: string | string[]) => {
-          for (const item of Array.isArray(value) ? value : [value]) headers.append(key, item);
-        },
-        get statusCode() {
-          return status;
-        },
-        set statusCode(code: number) {
-          status = code;
-        },
-        end: (body?: string) => {
-          ended = true;
-          resolve(new Response(status === 204 ? null : body, { status, headers }));
-        },
-      };
-      (handler as unknown as (req: unknown, res: unknown) => Promise<void>)(request, response).then(() => {
-        if (!ended) reject(new Error(`the REST handler returned without answering ${request.method} ${request.url}`));
-      }, reject);
-    });
-  }
 
   async function download(route: Route, request: Request, input: unknown): Promise<Response> {
     const ctx = createContext(request, "download");
@@ -148,14 +138,35 @@ async function readInput(request: Request, route: Route): Promise<unknown> {
   });
 }
 
-/** trpc-to-openapi's error body spreads the whole tRPC shape; reduce it to `{code, message, issues?}`. */
-async function toContractResponse(response: Response): Promise<Response> {
-  if (response.status < 400) return response;
-  const body = (await response.json()) as { code: string; message: string; data?: { issues?: unknown } };
-  const contract: Record<string, unknown> = { code: body.code, message: body.message };
-  if (body.data?.issues) contract.issues = body.data.issues;
-  const headers = new Headers(response.headers);
-  headers.delete("content-length");
-  return Response.json(contract, { status: response.status, headers });
+/**
+ * A REST request's input as trpc-to-openapi builds it: the query string (a key given once is a
+ * string, more often an array; an array field is always an array) or the body, the path
+ * parameters over it, and the schema's numbers, booleans and dates coerced from strings.
+ */
+function restInput(route: Route, url: URL, path: string, hasBody: boolean, body: unknown): unknown {
+  const schema = route.inputSchema;
+  if (schema === undefined) return undefined;
+  const parameters = route.parameters.exec(normalizePath(path))?.groups ?? {};
+  const input: Record<string, unknown> = { ...(hasBody ? (body as object) : queryInput(url)), ...parameters };
+  if (zodSupportsCoerce && instanceofZodTypeObject(schema)) {
+    if (!hasBody) {
+      for (const [key, shape] of Object.entries(schema.shape)) {
+        const isArray = shape instanceof ZodArray || (instanceofZodTypeOptional(shape) && (shape as { unwrap(): unknown }).unwrap() instanceof ZodArray);
+        if (isArray && input[key] !== undefined && !Array.isArray(input[key])) input[key] = [input[key]];
+      }
+    }
+    if (!route.coerced) {
+      coerceSchema(schema);
+      route.coerced = true;
+    }
+  }
+  return input;
 }
 
+function queryInput(url: URL): Record<string, string | string[]> {
+  const query: Record<string, string[]> = {};
+  url.searchParams.forEach((value, key) => (query[key] ??= []).push(value));
+  const input: Record<string, string | string[]> = {};
+  for (const key in query) input[key] = query[key]!.length === 1 ? query[key]![0]! : query[key]!;
+  return input;
+}

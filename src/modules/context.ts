@@ -25,8 +25,8 @@ export interface ServiceContext {
 }
 
 export interface RequestContext extends ServiceContext {
-  /** The peer address, for per-address throttling. */
-  clientAddress: string;
+  /** The peer address, for per-address throttling; looked up only when asked (the server's lookup is not free). */
+  clientAddress: () => string;
 }
 
 export interface AuthedContext extends RequestContext {

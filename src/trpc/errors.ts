@@ -1,5 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import { sqliteErrorCode } from "../db/errors";
+import { releaseStatementsLeftByBusy, sqliteErrorCode } from "../db/errors";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import {
   ConflictError,
@@ -29,7 +29,10 @@ const CODES: [new (...args: never[]) => ServiceError, TRPC_ERROR_CODE_KEY][] = [
  * original stays as `cause`. Undefined for anything else: an unexpected error.
  */
 export function toTrpcError(error: unknown): TRPCError | undefined {
-  if (isDatabaseBusy(error)) return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "The database is busy; retry shortly", cause: error });
+  if (isDatabaseBusy(error)) {
+    releaseStatementsLeftByBusy();
+    return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "The database is busy; retry shortly", cause: error });
+  }
   if (!(error instanceof ServiceError)) return undefined;
   const code = CODES.find(([type]) => error instanceof type)?.[1] ?? "INTERNAL_SERVER_ERROR";
   return new TRPCError({ code, message: error.message, cause: error });

@@ -17,7 +17,7 @@ export const WRONG_CREDENTIALS = "Incorrect username or password";
  */
 export async function login({ ctx, input }: { ctx: RequestContext; input: z.infer<typeof loginInput> }): Promise<TokenRecord> {
   const userKey = throttleKeys.loginUsername(input.username);
-  const addressKey = throttleKeys.loginAddress(ctx.clientAddress);
+  const addressKey = throttleKeys.loginAddress(ctx.clientAddress());
   await assertNotThrottled(ctx.db, [userKey, addressKey], "Too many failed login attempts; try again later");
 
   const [user] = await ctx.db.select().from(users).where(eq(users.usernameKey, input.username.toLowerCase()));

@@ -1,7 +1,9 @@
-import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
-import { sha256 } from "@oslojs/crypto/sha2";
+import { createHash } from "node:crypto";
+import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
 import { and, eq, lte, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
+import { packedRow } from "../../db/packed-row";
+import { preparedPerDatabase } from "../../db/prepared";
 import { sessions, users } from "../../db/schema";
 
 // Lucia's session guide, as this service's contract shapes it: opaque tokens, only their SHA-256 kept.
@@ -30,9 +32,33 @@ export function generateSessionToken(): string {
   return encodeBase32LowerCaseNoPadding(crypto.getRandomValues(new Uint8Array(24)));
 }
 
+/** The native SHA-256: this runs on every authenticated request. */
 export function sessionIdFromToken(token: string): string {
-  return encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
+  return createHash("sha256").update(token).digest("hex");
 }
+
+// Every authenticated request runs the lookup (one JSON column, see packedRow; the ids are known
+// without it); a renewal or an expiry is the rare second statement.
+const sessionRow = packedRow({
+  userId: sessions.userId,
+  expiresAt: sessions.expiresAt,
+  pendingTotp: sessions.pendingTotp,
+  failedTotpAttempts: sessions.failedTotpAttempts,
+  username: users.username,
+  createdAt: users.createdAt,
+  totpEnabled: users.totpEnabled,
+});
+
+const statements = preparedPerDatabase((db) => ({
+  lookup: db
+    .select({ row: sessionRow.column })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.id, sql.placeholder("id")))
+    .prepare(),
+  renew: db.update(sessions).set({ expiresAt: sql`${sql.placeholder("expiresAt")}` }).where(eq(sessions.id, sql.placeholder("id"))).prepare(),
+  remove: db.delete(sessions).where(eq(sessions.id, sql.placeholder("id"))).prepare(),
+}));
 
 export async function createSession(
   db: Database,
@@ -52,41 +78,37 @@ export async function createSession(
   return { token, session };
 }
 
-/** The session and user behind a token, renewing a full session that is past half its life. */
+/**
+ * The session and user behind a token, in one joined read; a full session past half its life is
+ * renewed (a write only then), an expired one deleted.
+ */
 export async function validateSessionToken(
   db: Database,
   token: string,
   now = Date.now(),
 ): Promise<{ session: Session; user: SessionUser } | null> {
   const id = sessionIdFromToken(token);
-  const [row] = await db
-    .select({
-      session: {
-        id: sessions.id,
-        userId: sessions.userId,
-        expiresAt: sessions.expiresAt,
-        pendingTotp: sessions.pendingTotp,
-        failedTotpAttempts: sessions.failedTotpAttempts,
-      },
-      user: { id: users.id, username: users.username, createdAt: users.createdAt, totpEnabled: users.totpEnabled },
-    })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(eq(sessions.id, id));
-  if (!row) return null;
+  const { lookup, renew } = statements(db);
+  const found = await lookup.get({ id });
+  if (!found) return null;
+  const fields = sessionRow.unpack(found.row);
+  const row = {
+    session: { id, userId: fields.userId, expiresAt: fields.expiresAt, pendingTotp: fields.pendingTotp, failedTotpAttempts: fields.failedTotpAttempts },
+    user: { id: fields.userId, username: fields.username, createdAt: fields.createdAt, totpEnabled: fields.totpEnabled },
+  };
   if (now >= row.session.expiresAt) {
     await invalidateSession(db, id);
     return null;
   }
   if (!row.session.pendingTotp && row.session.expiresAt - now < RENEW_WHEN_LEFT_MS) {
     row.session.expiresAt = now + SESSION_LIFETIME_MS;
-    await db.update(sessions).set({ expiresAt: row.session.expiresAt }).where(eq(sessions.id, id));
+    await renew.run({ id, expiresAt: row.session.expiresAt });
   }
   return row;
 }
 
 export async function invalidateSession(db: Database, sessionId: string): Promise<void> {
-  await db.delete(sessions).where(eq(sessions.id, sessionId));
+  await statements(db).remove.run({ id: sessionId });
 }
 
 /** Counts a wrong second-factor code on a pending session; returns the new count. */

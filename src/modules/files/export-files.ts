@@ -47,7 +47,8 @@ export function createExportedFiles(ctx: { db: Database; userId: number; storage
       if (!ctx.storage) return;
       for (const [name, sha256] of toWrite) {
         const file = Bun.file(blobPath(ctx.storage.dir, sha256));
-        if (await file.exists()) yield { name, lastModified: new Date(file.lastModified), input: file };
+        // One picture in memory at a time (at most 10 MiB): the ZIP writer takes bytes.
+        if (await file.exists()) yield { name, lastModified: new Date(file.lastModified), input: new Uint8Array(await file.arrayBuffer()) };
       }
     },
   };

@@ -19,11 +19,25 @@ export function plainTextExcerpt(markdown: string): string {
     for (const from of TRIES) {
       const cut = safeCut(source, from);
       if (cut < 0) continue;
-      const text = Array.from(markdownPlainText(source.slice(0, cut)));
-      if (text.length >= EXCERPT_LENGTH) return text.slice(0, EXCERPT_LENGTH).join("");
+      const text = markdownPlainText(source.slice(0, cut));
+      // Enough text when 200 code points fit in it (a UTF-16 length of 400 surely holds them).
+      if (text.length >= 2 * EXCERPT_LENGTH || Array.from(text).length >= EXCERPT_LENGTH) return firstCharacters(text);
     }
   }
-  return Array.from(markdownPlainText(source)).slice(0, EXCERPT_LENGTH).join("");
+  return firstCharacters(markdownPlainText(source));
+}
+
+/**
+ * The same excerpt from the plain text of the whole note when it is already at hand (the search
+ * entry needs it): for a note within the prefix it is the very text the excerpt is cut from.
+ */
+export function excerptOfPlainText(markdown: string, plainText: string): string {
+  return markdown.length <= SOURCE_PREFIX ? firstCharacters(plainText) : plainTextExcerpt(markdown);
+}
+
+function firstCharacters(text: string): string {
+  // 200 code points lie within the first 400 UTF-16 units.
+  return Array.from(text.slice(0, 2 * EXCERPT_LENGTH)).slice(0, EXCERPT_LENGTH).join("");
 }
 
 /**
@@ -34,9 +48,13 @@ export function plainTextExcerpt(markdown: string): string {
  */
 function safeCut(source: string, from: number): number {
   if (source.length <= from) return -1;
-  const cut = source.indexOf("\n", from);
+  const cut = source.indexOf("
+", from);
   if (cut < 0) return -1;
-  if (source[cut + 1] === "\n") return cut;
-  const blockStart = source.lastIndexOf("\n\n", cut) + 1;
+  if (source[cut + 1] === "
+") return cut;
+  const blockStart = source.lastIndexOf("
+
+", cut) + 1;
   return INLINE_MARKUP.test(source.slice(blockStart, cut)) ? -1 : cut;
 }

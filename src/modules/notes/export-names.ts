@@ -26,6 +26,8 @@ export function exportFileName(now = new Date()): string {
 }
 
 function truncateUtf8(text: string, maxBytes: number): string {
+  // Most slugs fit: one measurement instead of one per character.
+  if (Buffer.byteLength(text, "utf8") <= maxBytes) return text;
   let bytes = 0;
   let out = "";
   for (const char of text) {

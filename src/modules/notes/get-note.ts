@@ -1,12 +1,35 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { notes } from "../../db/schema";
 import type { Database } from "../../db/client";
+import { packedRow } from "../../db/packed-row";
+import { preparedPerDatabase } from "../../db/prepared";
 import { NotFoundError } from "../errors";
 import { toNoteRecord } from "./note-record";
 import type { NoteRecord } from "./schemas";
 
+// Every field but the content in one JSON column (see packedRow); the content, up to 1 MiB, as itself.
+const noteRow = packedRow({
+  id: notes.id,
+  title: notes.title,
+  tags: notes.tags,
+  sourcePlatform: notes.sourcePlatform,
+  sourceUrl: notes.sourceUrl,
+  sourceAuthor: notes.sourceAuthor,
+  sourcePublishedAt: notes.sourcePublishedAt,
+  createdAt: notes.createdAt,
+  updatedAt: notes.updatedAt,
+});
+
+const statements = preparedPerDatabase((db) => ({
+  note: db
+    .select({ row: noteRow.column, content: notes.content })
+    .from(notes)
+    .where(and(eq(notes.id, sql.placeholder("id")), eq(notes.userId, sql.placeholder("userId"))))
+    .prepare(),
+}));
+
 export async function getNote({ ctx, input }: { ctx: { db: Database; userId: number }; input: { id: number } }): Promise<NoteRecord> {
-  const [row] = await ctx.db.select().from(notes).where(and(eq(notes.id, input.id), eq(notes.userId, ctx.userId)));
-  if (!row) throw new NotFoundError(`Note ${input.id}`);
-  return toNoteRecord(row);
+  const found = await statements(ctx.db).note.get({ id: input.id, userId: ctx.userId });
+  if (!found) throw new NotFoundError(`Note ${input.id}`);
+  return toNoteRecord({ ...noteRow.unpack(found.row), content: found.content });
 }

@@ -1,7 +1,9 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { noteCounts, notes, noteTags, tagCounts } from "../../db/schema";
 import type { Database } from "../../db/client";
+import { packedRow } from "../../db/packed-row";
+import { preparedPerDatabase } from "../../db/prepared";
 import { searchNotes } from "../search/search-notes";
 import { noteSnippets } from "../search/snippet";
 import { toNoteListItem } from "./note-record";
@@ -21,6 +23,24 @@ const listColumns = {
   updatedAt: notes.updatedAt,
 };
 
+const userId = sql.placeholder("userId");
+const tag = sql.placeholder("tag");
+const limit = sql.placeholder("limit");
+const offset = sql.placeholder("offset");
+
+// A page's twenty rows of ten columns each come back as one JSON column a row (see packedRow).
+const listRow = packedRow(listColumns);
+
+const statements = preparedPerDatabase((db) => ({
+  page: db.select({ row: listRow.column }).from(notes).where(eq(notes.userId, userId))
+    .orderBy(desc(notes.updatedAt), desc(notes.id)).limit(limit).offset(offset).prepare(),
+  total: db.select({ total: noteCounts.total }).from(noteCounts).where(eq(noteCounts.userId, userId)).prepare(),
+  tagPage: db.select({ row: listRow.column }).from(noteTags).innerJoin(notes, eq(notes.id, noteTags.noteId))
+    .where(and(eq(noteTags.userId, userId), eq(noteTags.tag, tag)))
+    .orderBy(desc(noteTags.updatedAt), desc(noteTags.noteId)).limit(limit).offset(offset).prepare(),
+  tagTotal: db.select({ total: tagCounts.total }).from(tagCounts).where(and(eq(tagCounts.userId, userId), eq(tagCounts.tag, tag))).prepare(),
+}));
+
 /**
  * Newest `updated_at` first, ties by id. Both paths walk one index range and read totals from
  * trigger-kept counters, so a page costs the same at 1,000 notes as at 100,000. With `q`, the
@@ -28,21 +48,14 @@ const listColumns = {
  */
 export async function listNotes({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof listNotesInput> }): Promise<Page<NoteListItem>> {
   if (input.q) return searchNoteList({ ctx, input: { ...input, q: input.q } });
-  const offset = (input.page - 1) * input.size;
-  const [rows, [count]] = input.tag === undefined
-    ? await ctx.db.batch([
-        ctx.db.select(listColumns).from(notes).where(eq(notes.userId, ctx.userId))
-          .orderBy(desc(notes.updatedAt), desc(notes.id)).limit(input.size).offset(offset),
-        ctx.db.select({ total: noteCounts.total }).from(noteCounts).where(eq(noteCounts.userId, ctx.userId)),
-      ])
-    : await ctx.db.batch([
-        ctx.db.select(listColumns).from(noteTags).innerJoin(notes, eq(notes.id, noteTags.noteId))
-          .where(and(eq(noteTags.userId, ctx.userId), eq(noteTags.tag, input.tag)))
-          .orderBy(desc(noteTags.updatedAt), desc(noteTags.noteId)).limit(input.size).offset(offset),
-        ctx.db.select({ total: tagCounts.total }).from(tagCounts)
-          .where(and(eq(tagCounts.userId, ctx.userId), eq(tagCounts.tag, input.tag))),
-      ]);
-  return pageOf(rows.map(toNoteListItem), count?.total ?? 0, input);
+  const { page, total, tagPage, tagTotal } = statements(ctx.db);
+  const values = { userId: ctx.userId, tag: input.tag, limit: input.size, offset: (input.page - 1) * input.size };
+  // Two reads side by side, no transaction: the counter is kept by triggers in the writes' own
+  // transactions, so a page and its total can differ only by a write landing in between.
+  const [rows, count] = input.tag === undefined
+    ? await Promise.all([page.all(values), total.get(values)])
+    : await Promise.all([tagPage.all(values), tagTotal.get(values)]);
+  return pageOf(rows.map(({ row }) => toNoteListItem(listRow.unpack(row))), count?.total ?? 0, input);
 }
 
 async function searchNoteList({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof listNotesInput> & { q: string } }): Promise<Page<NoteListItem>> {

@@ -4,7 +4,7 @@ import type { NoteListItem, NoteRecord, NoteSource } from "./schemas";
 type NoteRow = typeof notes.$inferSelect;
 type SourceColumns = Pick<NoteRow, "sourcePlatform" | "sourceUrl" | "sourceAuthor" | "sourcePublishedAt">;
 
-export function toNoteRecord(row: NoteRow): NoteRecord {
+export function toNoteRecord(row: Omit<NoteRow, "userId" | "excerpt">): NoteRecord {
   return {
     id: row.id,
     title: row.title,

@@ -16,8 +16,11 @@ function insertEntry(noteId: number, document: SearchDocument, when: SQL = sql`1
 }
 
 /** Replaces a note's index entry; call it inside the transaction that wrote the note. */
-export async function indexNote(tx: Runner, note: { id: number; userId: number; title: string; content: string; tags: string[] }): Promise<void> {
-  const document = searchDocument(note);
+export async function indexNote(
+  tx: Runner,
+  note: { id: number; userId: number; title: string; content: string; tags: string[] },
+  document: SearchDocument = searchDocument(note),
+): Promise<void> {
   await tx.run(sql`delete from notes_fts where rowid = ${note.id}`);
   for (const statement of insertEntry(note.id, document)) await tx.run(statement);
   await tx.run(sql`delete from search_backlog where note_id = ${note.id}`);
