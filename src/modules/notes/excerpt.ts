@@ -48,13 +48,9 @@ function firstCharacters(text: string): string {
  */
 function safeCut(source: string, from: number): number {
   if (source.length <= from) return -1;
-  const cut = source.indexOf("
-", from);
+  const cut = source.indexOf("\n", from);
   if (cut < 0) return -1;
-  if (source[cut + 1] === "
-") return cut;
-  const blockStart = source.lastIndexOf("
-
-", cut) + 1;
+  if (source[cut + 1] === "\n") return cut;
+  const blockStart = source.lastIndexOf("\n\n", cut) + 1;
   return INLINE_MARKUP.test(source.slice(blockStart, cut)) ? -1 : cut;
 }
