@@ -21,10 +21,18 @@ interface Group {
   key: string;
   keys: string[];
   stats: NodeStats;
-  /** Ascending, edited in place: a concept in 10,000 notes is not re-sorted for one note. */
-  noteIds: number[];
-  /** The list as stored, so an unchanged one (a note edited, not added or removed) is not rewritten. */
+  /** The stats as stored: a node its notes' edits leave as it was is not rewritten. */
+  storedStats: string | null;
+  /**
+   * Ascending, edited in place (a concept in 10,000 notes is not re-sorted for one note); read from
+   * `stored` only when a note joins or leaves the node (an edited note usually does neither).
+   */
+  noteIds: number[] | undefined;
+  /** The list as stored. */
   stored: string | null;
+  /** The pending notes that named it before, and after. */
+  before: Set<number>;
+  after: Set<number>;
 }
 
 /** Inserts or removes `id` in an ascending list. */
@@ -88,14 +96,17 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
     }
   }
   const existing = new Map<number, Group>(
-    rows.map((row) => [row.id, { id: row.id, key: row.key, keys: members.get(row.id) ?? [row.key], stats: parseStats(row.stats!), noteIds: JSON.parse(row.noteIds) as number[], stored: row.noteIds }]),
+    rows.map((row) => [
+      row.id,
+      { id: row.id, key: row.key, keys: members.get(row.id) ?? [row.key], stats: parseStats(row.stats!), storedStats: row.stats, noteIds: undefined, stored: row.noteIds, before: new Set(), after: new Set() },
+    ]),
   );
   const fresh = new Map<string, Group>();
   const groupOf = (key: string): Group => {
     const owner = ownerOf.get(key);
     if (owner !== undefined) return existing.get(owner)!;
     let group = fresh.get(key);
-    if (!group) fresh.set(key, (group = { id: undefined, key, keys: [key], stats: emptyStats(), noteIds: [], stored: null }));
+    if (!group) fresh.set(key, (group = { id: undefined, key, keys: [key], stats: emptyStats(), storedStats: null, noteIds: undefined, stored: null, before: new Set(), after: new Set() }));
     return group;
   };
 
@@ -109,7 +120,7 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
       if (!key) continue;
       const group = groupOf(key);
       countConcept(group.stats, concept, sign);
-      edit(group.noteIds, noteId, sign === 1);
+      (sign === 1 ? group.after : group.before).add(noteId);
       own.add(key);
       for (const alias of concept.aliases) own.add(conceptKey(alias));
     }
@@ -127,10 +138,20 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
   };
   for (const note of pending) share(note.noteId, note.before, -1);
   for (const note of pending) share(note.noteId, note.after, 1);
+  // Membership changes only where a note joins or leaves a node; only those lists are read and edited.
+  for (const group of [...existing.values(), ...fresh.values()]) {
+    const leaving = [...group.before].filter((id) => !group.after.has(id));
+    const joining = [...group.after].filter((id) => !group.before.has(id));
+    if (leaving.length + joining.length === 0) continue;
+    const list: number[] = group.stored === null ? [] : JSON.parse(group.stored);
+    for (const id of leaving) edit(list, id, false);
+    for (const id of joining) edit(list, id, true);
+    group.noteIds = list;
+  }
 
   const changes = noChanges();
   // New concepts become nodes (with their keys); their mentions come with everyone's below.
-  const born = [...fresh.values()].filter((group) => group.noteIds.length > 0);
+  const born = [...fresh.values()].filter((group) => (group.noteIds?.length ?? 0) > 0);
   const bornIds = await insertNodes(
     tx,
     userId,
@@ -140,7 +161,7 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
       keys: group.keys,
       stats: group.stats,
       mentions: [],
-      noteIds: group.noteIds,
+      noteIds: group.noteIds!,
       id: undefined,
       degree: 0,
       community: 0,
@@ -225,24 +246,29 @@ export async function applyNoteDeltas(tx: GraphWriter, userId: number, pending: 
   // Existing nodes: recomputed from their stats, or gone with their last note.
   const gone: number[] = [];
   for (const group of existing.values()) {
-    if (group.noteIds.length === 0) {
+    if (group.noteIds?.length === 0) {
       gone.push(group.id!);
       changes.nodesRemoved++;
       changes.diff.removed.push({ label: describeNode(group.stats, group.key, group.keys, rules).label });
       continue;
     }
+    const weight = weightChange.get(group.id!) ?? 0;
+    const stats = serializeStats(group.stats);
+    // A node its notes left as they were (an edit elsewhere in the note) is not rewritten: SQLite
+    // rewrites a whole row, and a concept in thousands of notes carries a long list.
+    if (group.noteIds === undefined && weight === 0 && stats === group.storedStats) continue;
     const shown = describeNode(group.stats, group.key, group.keys, rules);
     await tx
       .update(graphNodes)
       .set({
-        weight: sql`${graphNodes.weight} + ${weightChange.get(group.id!) ?? 0}`,
+        weight: sql`${graphNodes.weight} + ${weight}`,
         label: shown.label,
         type: shown.type,
         description: shown.description,
         aliases: JSON.stringify(shown.aliases),
         hidden: shown.hidden,
-        ...(JSON.stringify(group.noteIds) !== group.stored && { noteIds: JSON.stringify(group.noteIds) }),
-        stats: serializeStats(group.stats),
+        ...(group.noteIds !== undefined && { noteIds: JSON.stringify(group.noteIds) }),
+        stats,
       })
       .where(eq(graphNodes.id, group.id!));
   }
