@@ -1,7 +1,7 @@
 // Part of `bun run bench:graph` (alone: `bun run scripts/bench/graph-incremental.ts`): does an
 // incremental build cost what changed? In-process, on a libSQL file, with the Anthropic extractor
 // against the fake Messages API: N notes are extracted once (fake answering at once, 32 in flight),
-// then one note is edited and an incremental build runs with the fake answering after 200 ms (five
+// then one note is edited and an incremental build runs with the fake answering after 200 ms (nine
 // times, a different note each time; medians reported).
 // Printed per N (1,000 and 10,000): the build's wall time (start → completed), the time after the
 // model's answer (last answer → completed: writing the difference), and the ratio 10,000/1,000 of
@@ -23,7 +23,7 @@ const SIZES = (process.env.BENCH_GRAPH_INCREMENTAL_SIZES ?? "1000,10000").split(
 const LATENCY_MS = 200;
 const SEED_CONCURRENCY = 32;
 /** Incremental builds per size, each after editing a different note; the median is reported (tens of ms on a shared machine are noisy). */
-const REPEATS = 5;
+const REPEATS = 9;
 export const INCREMENTAL_TARGET_RATIO = 1.3;
 
 export interface IncrementalResult {
