@@ -73,7 +73,19 @@ const ES_SINGULARS = [
 const IRREGULAR_SINGULAR = new Map(ES_SINGULARS.map((word) => [`${word}es`, word]));
 const ES_SINGULAR = new Set(ES_SINGULARS);
 
+// Asked for the same names note after note (every concept's name and aliases): remembered.
+const variants = new Map<string, string | undefined>();
+const MAX_VARIANTS = 20_000;
+
 export function numberVariant(name: string): string | undefined {
+  if (variants.has(name)) return variants.get(name);
+  const variant = computeNumberVariant(name);
+  if (variants.size >= MAX_VARIANTS) variants.clear();
+  variants.set(name, variant);
+  return variant;
+}
+
+function computeNumberVariant(name: string): string | undefined {
   if (!/^[\p{Script=Latin}\d .'-]+$/u.test(name)) return undefined;
   const last = name.slice(name.lastIndexOf(" ") + 1);
   if (last.length < 3 && !/^\p{Lu}{2,}$/u.test(last)) return undefined;
