@@ -12,6 +12,7 @@ import { planNoteWrite } from "../../src/modules/archives/reimport";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ChangePublisher } from "../../src/modules/events/change";
 import { Api } from "../support/api";
+import { importArchive, settleTask as settle, uploadArchive as upload } from "../support/archive-import";
 import { startTestServer, type TestServer } from "../support/server";
 import { unheardChanges } from "../support/changes";
 import { buildZip, type ZipEntrySpec } from "../support/zip-builder";
@@ -26,30 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.stop();
 });
-
-function upload(client: Api, zip: Uint8Array | string, format?: string) {
-  return client.request("POST", `/api/tasks/archive${format ? `?format=${format}` : ""}`, {
-    body: zip as BodyInit,
-    headers: { "content-type": "application/zip" },
-  });
-}
-
-async function settle(client: Api, id: number, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { body } = await client.get(`/api/tasks/${id}`);
-    if (body.status === "completed" || body.status === "failed") return body;
-    if (Date.now() > deadline) throw new Error(`task ${id} still ${body.status}`);
-    await Bun.sleep(50);
-  }
-}
-
-async function importArchive(client: Api, zip: Uint8Array, format?: string) {
-  const created = await upload(client, zip, format);
-  expect(created.status).toBe(201);
-  expect(created.body).toMatchObject({ platform: "archive", status: "pending", counts: null, failures: [] });
-  return settle(client, created.body.id);
-}
 
 async function allNotes(client: Api) {
   const notes = [];

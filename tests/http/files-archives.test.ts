@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { strFromU8, unzipSync } from "fflate";
 import { Api } from "../support/api";
+import { importArchive } from "../support/archive-import";
 import { imageBytes } from "../support/images";
 import { startTestServer, type TestServer } from "../support/server";
 import { buildZip } from "../support/zip-builder";
@@ -29,18 +30,6 @@ async function exportZip(client: Api): Promise<Record<string, Uint8Array>> {
   const response = await fetch(`${server.url}/api/notes/export`, { method: "POST", headers: { authorization: `Bearer ${client.token}`, "content-type": "application/json" }, body: "{}" });
   expect(response.status).toBe(200);
   return unzipSync(new Uint8Array(await response.arrayBuffer()));
-}
-
-async function importArchive(client: Api, zip: Uint8Array) {
-  const created = await client.request("POST", "/api/tasks/archive", { body: zip as BodyInit, headers: { "content-type": "application/zip" } });
-  expect(created.status).toBe(201);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { body } = await client.get(`/api/tasks/${created.body.id}`);
-    if (body.status === "completed" || body.status === "failed") return body;
-    if (Date.now() > deadline) throw new Error(`archive task still ${body.status}`);
-    await Bun.sleep(50);
-  }
 }
 
 async function fileBytes(client: Api, url: string): Promise<Uint8Array> {
