@@ -164,7 +164,8 @@ class BlockReader extends yauzl.RandomAccessReader {
 
   override _readStreamForRange(start: number, end: number): Readable {
     try {
-      return Readable.from([Buffer.from(this.bytes(start, end))], { objectMode: false });
+      // No copy: a cached block is replaced by a new buffer, never written over.
+      return Readable.from([this.bytes(start, end)], { objectMode: false });
     } catch (error) {
       return new Readable({ read() { this.destroy(error as Error); } });
     }
