@@ -198,19 +198,24 @@ describe("a model slower than OPENAI_TIMEOUT_MS", () => {
 describe("the same answers through Anthropic's Messages API", () => {
   let anthropic: FakeAnthropic;
   let anthropicServer: TestServer;
+  let openAiServer: TestServer;
   beforeAll(async () => {
     anthropic = await startFakeAnthropic();
+    // One call at a time on both sides: an answer depends on the concepts found before it (as a real
+    // model's does), so the two builds must take the notes in the same order to be comparable.
     // A base URL that is not Anthropic's, as for DeepSeek's, Kimi's, DashScope's or Ollama's Messages endpoints.
-    anthropicServer = await startTestServer({ ANTHROPIC_API_KEY: "sk-other", ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_MODEL: "deepseek-v4-flash" });
+    anthropicServer = await startTestServer({ ANTHROPIC_API_KEY: "sk-other", ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_MODEL: "deepseek-v4-flash", GRAPH_LLM_CONCURRENCY: "1" });
+    openAiServer = await startTestServer({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "qwen3:8b", GRAPH_LLM_CONCURRENCY: "1" });
   });
   afterAll(async () => {
     await anthropicServer.stop();
+    await openAiServer.stop();
     await anthropic.stop();
   });
 
   test("build the graph identical in shape to the openai path's", async () => {
     const viaAnthropic = (await new Api(anthropicServer.url).newUser("shape")).api;
-    const viaOpenAi = (await api.newUser("shape")).api;
+    const viaOpenAi = (await new Api(openAiServer.url).newUser("shape")).api;
     for (const client of [viaAnthropic, viaOpenAi]) {
       for (let i = 0; i < 6; i++) await client.post("/api/notes", note(i, i % 2 ? " Later [[Harbour]] with Captain Nemo." : ""));
     }
