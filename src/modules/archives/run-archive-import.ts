@@ -43,10 +43,10 @@ const SLICE_ENTRIES = 200;
 const SLICE_CHARS = 8 * 1024 * 1024;
 /**
  * A vault's notes leave their garbage (texts, Markdown tokens, statements) faster than the GC
- * returns it, so the process would grow ~100 MiB over 10,000 notes; a full collection every
- * 2,000 entries (a few tens of ms) keeps it to ~65 MiB (bench:archive).
+ * returns it; at ~1,700 notes/s a full collection every 2,000 entries let the process grow 90–101
+ * MiB over 10,000 notes, one every 1,000 (a few tens of ms each) keeps it to 83–87 MiB (bench:archive).
  */
-const GC_EVERY_SLICES = 10;
+const GC_EVERY_SLICES = 5;
 const utf8 = new TextDecoder();
 
 type Task = typeof importTasks.$inferSelect;
