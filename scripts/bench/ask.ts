@@ -6,6 +6,7 @@ import path from "node:path";
 import { seededRandom } from "../../src/modules/graph/seeded-random";
 import { plainTextExcerpt } from "../../src/modules/notes/excerpt";
 import { searchDocument } from "../../src/modules/search/search-document";
+import { insertIndexEntries } from "./seed-notes";
 import { askEval, seedAskEval } from "../../tests/fixtures/ask-eval/through-api";
 import { formatScores, LANGUAGES, loadAskEvalSet, scoreAnswers } from "../../tests/fixtures/ask-eval/score";
 import { percentile } from "./load";
@@ -104,15 +105,10 @@ async function seedFiller(dbFile: string, userId: number): Promise<number> {
           select ?, value ->> 0, value ->> 1, value ->> 2, '[]', value ->> 3, value ->> 3 from json_each(?) returning id, title, content`,
         args: [userId, JSON.stringify(rows)],
       });
-      const entries = inserted.rows.map((row) => {
-        const document = searchDocument({ userId, title: String(row.title), content: String(row.content), tags: [] });
-        return [Number(row.id), document.scope, document.title, document.tags, document.body];
-      });
-      await client.execute({
-        sql: `insert into notes_fts (rowid, scope, title, tags, body)
-          select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(?)`,
-        args: [JSON.stringify(entries)],
-      });
+      await insertIndexEntries(
+        client,
+        inserted.rows.map((row) => [Number(row.id), searchDocument({ userId, title: String(row.title), content: String(row.content), tags: [] })]),
+      );
     }
     await client.execute({ sql: "delete from search_backlog where user_id = ?", args: [userId] });
     await client.execute("insert into notes_fts (notes_fts) values ('optimize')");

@@ -106,7 +106,15 @@ function plainText(markdown: string): string {
 
 // The index's word form for ASCII text (what the benchmark writes): lower-case letter and digit runs,
 // each prefixed with the owner's 8 hex digits; tags become per-user hashed scope tokens.
-const owned = (owner: string, text: string) => (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).map((word) => owner + word).join(" ");
+const words = (text: string) => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+const owned = (owner: string, text: string) => words(text).map((word) => owner + word).join(" ");
+// Adjacent words as one token each: a 64-bit hash of owner and both words as six ideographs.
+const pairToken = (owner: string, first: string, second: string) => {
+  const hash = Bun.hash.xxHash64(`${owner}\u0000${first}\u0000${second}`);
+  const [low, high] = [Number(hash & 0xffffffffn), Number(hash >> 32n)];
+  return String.fromCharCode(...[low & 0x7ff, (low >>> 11) & 0x7ff, low >>> 22, high & 0x7ff, (high >>> 11) & 0x7ff, high >>> 22].map((bits) => 0x4e00 + bits));
+};
+const pairs = (owner: string, list: string[]) => list.slice(1).map((word, at) => pairToken(owner, list[at]!, word)).join(" ");
 const tagToken = (userId: number, tag: string) => `t${createHash("sha256").update(`${userId}\u0000${tag}`).digest("hex").slice(0, 24)}`;
 
 /** The note, its search entry and the backlog row the insert trigger left, in one write batch (one transaction). */
@@ -120,8 +128,17 @@ async function createNote(userId: number, body: { title: string; content?: strin
     [
       { sql: INSERT_NOTE, args: [userId, body.title, content, Array.from(text.slice(0, 400)).slice(0, 200).join(""), JSON.stringify(tags), now, now] },
       {
-        sql: "insert into notes_fts (rowid, scope, title, tags, body) values (last_insert_rowid(), ?, ?, ?, ?)",
-        args: [[`u${owner}`, ...tags.map((tag) => tagToken(userId, tag))].join(" "), owned(owner, body.title), tags.map((tag) => owned(owner, tag)).join(" "), owned(owner, text)],
+        sql: `insert into notes_fts (rowid, scope, title, tags, body, title_pairs, tags_pairs, body_pairs)
+          values (last_insert_rowid(), ?, ?, ?, ?, ?, ?, ?)`,
+        args: [
+          [`u${owner}`, ...tags.map((tag) => tagToken(userId, tag))].join(" "),
+          owned(owner, body.title),
+          tags.map((tag) => owned(owner, tag)).join(" "),
+          owned(owner, text),
+          pairs(owner, words(body.title)),
+          pairs(owner, tags.flatMap(words)),
+          pairs(owner, words(text)),
+        ],
       },
       { sql: "insert or replace into search_texts (note_id, body) values (last_insert_rowid(), ?)", args: [text] },
       { sql: "delete from search_backlog where note_id = last_insert_rowid()", args: [] },

@@ -10,11 +10,11 @@ import { notes } from "../../src/db/schema";
 import { seededRandom } from "../../src/modules/graph/seeded-random";
 import { createNote, newNoteRow } from "../../src/modules/notes/create-note";
 import { plainTextExcerpt } from "../../src/modules/notes/excerpt";
-import { searchDocument } from "../../src/modules/search/search-document";
+import { searchDocument, type SearchDocument } from "../../src/modules/search/search-document";
 import { percentile } from "./load";
 import { benchScratch } from "./server-process";
 import { chineseVocabulary, mixedContent } from "./search-content";
-import { draftTags } from "./seed-notes";
+import { draftTags, insertIndexEntries } from "./seed-notes";
 import { registerAndLogin, type Session } from "./tasks-client";
 
 const NOTES = Number(process.env.BENCH_NOTES ?? 100_000);
@@ -72,7 +72,7 @@ async function seed(dbFile: string, userId: number) {
   const vocabulary = chineseVocabulary(random);
   const pool = Array.from({ length: BODY_POOL }, (_, index) => {
     const content = mixedContent(random, index, vocabulary);
-    return { content, excerpt: plainTextExcerpt(content), body: searchDocument({ userId, title: "", content, tags: [] }).body };
+    return { content, excerpt: plainTextExcerpt(content), document: searchDocument({ userId, title: "", content, tags: [] }) };
   });
   const client = createClient({ url: `file:${dbFile}` });
   try {
@@ -82,7 +82,7 @@ async function seed(dbFile: string, userId: number) {
     const batchSize = 2000;
     const yearMs = 365 * 24 * 3600 * 1000;
     const now = Date.now();
-    const documents: [number, string, string, string][] = [];
+    const documents: SearchDocument[] = [];
     for (let start = 0; start < NOTES; start += batchSize) {
       const rows = [];
       for (let index = start; index < Math.min(NOTES, start + batchSize); index++) {
@@ -91,8 +91,9 @@ async function seed(dbFile: string, userId: number) {
         const tags = draftTags(random);
         const createdAt = now - yearMs + Math.floor((index / NOTES) * yearMs);
         rows.push([title, body.content, body.excerpt, JSON.stringify(tags), createdAt, createdAt]);
-        const document = searchDocument({ userId, title, content: "", tags });
-        documents.push([index % BODY_POOL, document.scope, document.title, document.tags]);
+        // Title and tags tokenised per note, the body once per pooled text.
+        const { document: pooled } = body;
+        documents.push({ ...searchDocument({ userId, title, content: "", tags }), body: pooled.body, bodyPairs: pooled.bodyPairs });
       }
       await client.execute({
         sql: `insert into notes (user_id, title, content, excerpt, tags, created_at, updated_at)
@@ -104,15 +105,7 @@ async function seed(dbFile: string, userId: number) {
     const notesBytes = fs.statSync(dbFile).size;
     const ids = (await client.execute({ sql: "select id from notes where user_id = ? order by id", args: [userId] })).rows.map((row) => Number(row.id));
     for (let start = 0; start < ids.length; start += batchSize) {
-      const rows = ids.slice(start, start + batchSize).map((id, offset) => {
-        const [bodyIndex, scope, title, tags] = documents[start + offset]!;
-        return [id, scope, title, tags, pool[bodyIndex]!.body];
-      });
-      await client.execute({
-        sql: `insert into notes_fts (rowid, scope, title, tags, body)
-          select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(?)`,
-        args: [JSON.stringify(rows)],
-      });
+      await insertIndexEntries(client, ids.slice(start, start + batchSize).map((id, offset) => [id, documents[start + offset]!]));
     }
     // Indexed here, so the service has no backlog to catch up on.
     await client.execute({ sql: "delete from search_backlog where user_id = ?", args: [userId] });

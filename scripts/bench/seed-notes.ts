@@ -1,4 +1,5 @@
-import { createClient } from "@libsql/client";
+import { createClient, type Client } from "@libsql/client";
+import type { SearchDocument } from "../../src/modules/search/search-document";
 import { plainTextExcerpt } from "../../src/modules/notes/excerpt";
 import { seededRandom } from "../../src/modules/graph/seeded-random";
 
@@ -91,4 +92,14 @@ export async function seedNotes(options: { dbFile: string; userId: number; count
   } finally {
     client.close();
   }
+}
+
+/** Search index entries straight into `notes_fts` (documents made by the service's own code), one statement. */
+export async function insertIndexEntries(client: Client, entries: [noteId: number, document: SearchDocument][]) {
+  const rows = entries.map(([id, doc]) => [id, doc.scope, doc.title, doc.tags, doc.body, doc.titlePairs, doc.tagsPairs, doc.bodyPairs]);
+  await client.execute({
+    sql: `insert into notes_fts (rowid, scope, title, tags, body, title_pairs, tags_pairs, body_pairs)
+      select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7 from json_each(?)`,
+    args: [JSON.stringify(rows)],
+  });
 }

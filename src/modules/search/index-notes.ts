@@ -9,8 +9,9 @@ const BACKLOG_BATCH = 200;
 
 function insertEntry(noteId: number, document: SearchDocument, when: SQL = sql`1`): SQL[] {
   return [
-    sql`insert into notes_fts (rowid, scope, title, tags, body)
-      select ${noteId}, ${document.scope}, ${document.title}, ${document.tags}, ${document.body} where ${when}`,
+    sql`insert into notes_fts (rowid, scope, title, tags, body, title_pairs, tags_pairs, body_pairs)
+      select ${noteId}, ${document.scope}, ${document.title}, ${document.tags}, ${document.body},
+        ${document.titlePairs}, ${document.tagsPairs}, ${document.bodyPairs} where ${when}`,
     sql`insert or replace into search_texts (note_id, body) select ${noteId}, ${document.text} where ${when}`,
   ];
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { markdownPlainText } from "../../text/markdown-text";
 import { indexTokens, tokenize } from "./tokens";
+import { pairTokens } from "./word-pairs";
 
 /** What the index holds for one note: the columns of `notes_fts`, in its order. */
 export interface SearchDocument {
@@ -8,6 +9,10 @@ export interface SearchDocument {
   title: string;
   tags: string;
   body: string;
+  /** The pairs of adjacent tokens of each text column (see word-pairs.ts), for phrases. */
+  titlePairs: string;
+  tagsPairs: string;
+  bodyPairs: string;
   /** The body as plain text, kept for snippets. */
   text: string;
 }
@@ -31,20 +36,30 @@ export function tagToken(userId: number, tag: string): string {
   return `t${createHash("sha256").update(`${userId}\u0000${tag}`).digest("hex").slice(0, 24)}`;
 }
 
-function ownedText(userId: number, text: string): string {
+/** A column's words (each carrying its owner) and the pairs of adjacent ones. */
+function column(userId: number, tokens: string[]): { words: string; pairs: string } {
   const owner = ownerPrefix(userId);
-  return indexTokens(tokenize(text).map((token) => token.text))
-    .map((token) => owner + token)
-    .join(" ");
+  return { words: tokens.map((token) => owner + token).join(" "), pairs: pairTokens(owner, tokens).join(" ") };
+}
+
+function textTokens(text: string): string[] {
+  return indexTokens(tokenize(text).map((token) => token.text));
 }
 
 export function searchDocument(note: { userId: number; title: string; content: string; tags: string[] }): SearchDocument {
   const text = markdownPlainText(note.content);
+  const title = column(note.userId, textTokens(note.title));
+  // The tags are one run of tokens, as their column holds them: a phrase may span two tags.
+  const tags = column(note.userId, note.tags.flatMap(textTokens));
+  const body = column(note.userId, textTokens(text));
   return {
     scope: scopeTokens(note.userId, note.tags).join(" "),
-    title: ownedText(note.userId, note.title),
-    tags: note.tags.map((tag) => ownedText(note.userId, tag)).join(" "),
-    body: ownedText(note.userId, text),
+    title: title.words,
+    tags: tags.words,
+    body: body.words,
+    titlePairs: title.pairs,
+    tagsPairs: tags.pairs,
+    bodyPairs: body.pairs,
     text,
   };
 }

@@ -1,14 +1,22 @@
 import type { QueryTerm } from "./parse-query";
 import { ownerPrefix, scopeTokens, tagToken } from "./search-document";
 import { queryTokens } from "./tokens";
+import { pairable, pairTokens } from "./word-pairs";
 
-const TEXT_COLUMNS = "{title tags body}";
-const NAMED_COLUMNS = "{title tags}";
+/** Title and tags with their pair twins: a term is found there in its words or in its pairs. */
+const NAMED_COLUMNS = "{title tags title_pairs tags_pairs}";
 
-/** Tokens hold only letters and digits, but a doubled quote keeps any token a literal string. */
+/**
+ * One term as FTS5 syntax: a phrase of two or more whole words (no CJK) is the phrase of its word
+ * pairs (short postings, see word-pairs.ts); anything else (a word, CJK text, a phrase ending in a
+ * prefix) is the phrase of its tokens. Tokens hold only letters and digits, but a doubled quote keeps any token a literal.
+ * No column filter is needed: words live only in title, tags and body, pairs only in their
+ * twins, scope tokens only in `scope`.
+ */
 function phrase(term: QueryTerm, owner: string): string {
   const { tokens, prefix } = queryTokens(term.tokens, term.prefix);
-  return `"${tokens.map((token) => owner + token).join(" ").replaceAll('"', '""')}"${prefix ? "*" : ""}`;
+  const indexed = pairable(tokens) && !prefix ? pairTokens(owner, tokens) : tokens.map((token) => owner + token);
+  return `"${indexed.join(" ").replaceAll('"', '""')}"${prefix ? "*" : ""}`;
 }
 
 export interface SearchExpressions {
@@ -33,12 +41,8 @@ export function searchExpressions(terms: QueryTerm[], scope: { userId: number; t
     ...(positive.length === 0 ? [scopeTokens(scope.userId)[0]!] : []),
     ...(scope.tag === undefined ? [] : [tagToken(scope.userId, scope.tag)]),
   ].map((token) => `"${token}"`);
-  const parts = [
-    ...(scopeFilter.length > 0 ? [`{scope}: (${scopeFilter.join(" AND ")})`] : []),
-    ...(positive.length > 0 ? [`${TEXT_COLUMNS}: (${positive.join(" AND ")})`] : []),
-  ];
-  const matching = parts.join(" AND ");
-  const excluded = negative.length > 0 ? `${TEXT_COLUMNS}: (${negative.join(" OR ")})` : null;
+  const matching = [...scopeFilter, ...positive].join(" AND ");
+  const excluded = negative.length > 0 ? negative.join(" OR ") : null;
   const all = excluded ? `(${matching}) NOT (${excluded})` : matching;
   if (positive.length === 0) return { all, named: null, bodyOnly: all };
   const inNames = `${NAMED_COLUMNS}: (${positive.join(" OR ")})`;

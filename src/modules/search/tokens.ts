@@ -32,6 +32,7 @@ export function foldCluster(cluster: string): string {
   return result;
 }
 
+/** Whether a character (or any character of a token) is Han or kana. */
 export function isCjk(char: string): boolean {
   return CJK_CHAR.test(char);
 }
