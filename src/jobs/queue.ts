@@ -117,18 +117,23 @@ export class InvalidPayloadError extends Error {
 }
 
 const CONNECTIONS_CLOSE_TIMEOUT_MS = 5_000;
+/** pg waits for a connection forever by default: a server that stops answering would hold requests open. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export function createQueue<const Tasks extends readonly AnyTask[]>({
   connectionString,
   tasks,
   log,
   maxConnections = 10,
+  connectTimeoutMs = CONNECT_TIMEOUT_MS,
 }: {
   connectionString: string;
   tasks: Tasks;
   log: JobLog;
   /** Size of the one pool; a worker holds concurrency + 1 (its LISTEN connection), enqueue borrows briefly. */
   maxConnections?: number;
+  /** A new connection that gets no answer within this fails (enqueue with it: the caller's 503). */
+  connectTimeoutMs?: number;
 }): Queue<Tasks> {
   assertSupportedGraphileWorker();
   const byName = new Map<string, AnyTask>();
@@ -143,7 +148,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
   const hooks = new Set<Promise<void>>();
 
   // One pool for enqueueing and the worker. Without these handlers a dropped connection (a DB restart) crashes the process.
-  const pool = new pg.Pool({ connectionString, max: maxConnections, application_name: "rhizome-jobs" });
+  const pool = new pg.Pool({ connectionString, max: maxConnections, connectionTimeoutMillis: connectTimeoutMs, application_name: "rhizome-jobs" });
   pool.on("error", (error) => log.warn(`idle Postgres connection lost: ${error.message}`));
   // pool.end() resolves once it has asked its clients to end, not when they have: close() waits for each, so the
   // embedded Postgres stopped right after it finds no session to terminate.

@@ -399,6 +399,26 @@ describe("job queue", () => {
   }, 30_000);
 });
 
+test("enqueue against a Postgres that accepts connections but never answers fails within the connect timeout", async () => {
+  // A listener that takes the TCP connection and says nothing: a hung server or a dropped route.
+  const silent = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const name = uniqueName("silent");
+  const queue = createQueue({
+    connectionString: `postgres://rhizome@127.0.0.1:${silent.port}/rhizome`,
+    tasks: [defineTask({ name, payload: notePayload, maxAttempts: 1, handler: async () => {} })],
+    log: testLog,
+    connectTimeoutMs: 300,
+  });
+  try {
+    const started = performance.now();
+    await expect(queue.enqueue(name, { noteId: 1 })).rejects.toThrow(/timeout/i);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  } finally {
+    await queue.close();
+    silent.stop(true);
+  }
+});
+
 describe("scheduled tasks", () => {
   test("a task with a schedule is registered with graphile-worker's cron when a worker starts", async () => {
     const task = defineTask({ name: uniqueName("hourly"), payload: z.object({}), maxAttempts: 1, schedule: "17 * * * *", handler: async () => {} });
