@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { conceptKey } from "../../../../src/modules/graph/concept-key";
 import { type NoteExtraction, type NoteForExtraction, noteText } from "../../../../src/modules/graph/extraction";
 import { buildCorpusStats, createLocalExtractor } from "../../../../src/modules/graph/extractors/local";
+import { createNlp } from "../../../../src/modules/graph/extractors/local/nlp";
 import { resolveEntities } from "../../../../src/modules/graph/resolve-entities";
 import { toStoredExtraction } from "../../../../src/modules/graph/stored-extraction";
 
@@ -138,5 +139,25 @@ describe("local extractor: corpus statistics across builds", () => {
     expect(second.tags.has(edited[1]!)).toBe(true);
     expect(second.documentFrequency.get("quorum protocol")).toBe(2);
     expect(keys(await createLocalExtractor(second).extract(edited[0]!, noContext))).toContain("quorum protocol");
+  });
+});
+
+describe("local extractor: the English tagger's vocabulary", () => {
+  test("words it learns are forgotten past the limit, and tagging is unchanged by the fresh start", async () => {
+    const nlp = await createNlp({ vocabularyLimit: 500 });
+    const sentence = "The gardener planted zorbleflax seeds in the garden.";
+    const first = [...nlp.tagEnglish(sentence).values()];
+    let most = 0;
+    for (let batch = 0; batch < 12; batch++) {
+      nlp.tagEnglish(Array.from({ length: 100 }, (_, at) => `qv${(batch * 100 + at).toString(36)}zk`).join(" "));
+      most = Math.max(most, nlp.learntWords());
+    }
+    // 1,200 new words in reads of 100: never more than the limit and one read's worth held.
+    expect(most).toBeGreaterThanOrEqual(400);
+    expect(most).toBeLessThan(600);
+    expect(nlp.learntWords()).toBeLessThan(500);
+    expect([...nlp.tagEnglish(sentence).values()]).toEqual(first);
+    expect(first.find((word) => sentence.slice(word.start, word.end) === "zorbleflax")?.rare).toBe(true);
+    expect(first.find((word) => sentence.slice(word.start, word.end) === "garden")?.rare).toBe(false);
   });
 });

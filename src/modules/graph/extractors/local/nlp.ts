@@ -30,7 +30,16 @@ export interface Nlp {
   tagChinese(text: string): { word: string; tag: string }[];
   /** How specific a Chinese word is in general use (jieba's IDF table): below 1 for everyday words (数据, 模型), above for rare ones. */
   chineseSpecificity(word: string): number;
+  /** Words outside the English lexicon that the current wink instance has learnt (see VOCABULARY_LIMIT). */
+  learntWords(): number;
 }
+
+/**
+ * wink keeps every word it has not seen before for the life of its instance (~450 bytes each: 1M
+ * new words cost a long-lived worker ~450 MB). Past this many, the next read uses a fresh instance
+ * (~0.1 s to make), which knows the lexicon again and nothing else.
+ */
+const VOCABULARY_LIMIT = 50_000;
 
 // jieba's IDF runs from about 2 (的-like) to 13.9 (rarest); squared against this, an everyday word weighs a quarter.
 const TYPICAL_IDF = 10;
@@ -46,24 +55,35 @@ const SENTENCE_CAPITAL = /(?:^|[.!?]\s+|\n[ \t]*(?:[-*+>][ \t]+|\d{1,3}[.)][ \t]
 let loading: Promise<Nlp> | undefined;
 
 export function loadNlp(): Promise<Nlp> {
-  loading ??= load().catch((error) => {
+  loading ??= createNlp().catch((error) => {
     loading = undefined;
     throw error;
   });
   return loading;
 }
 
-async function load(): Promise<Nlp> {
+/** The taggers themselves; `loadNlp` shares one set per process. */
+export async function createNlp(options: { vocabularyLimit?: number } = {}): Promise<Nlp> {
+  const vocabularyLimit = options.vocabularyLimit ?? VOCABULARY_LIMIT;
   const [{ default: winkNLP }, { default: model }, jiebaModule, { dict, idf }] = await Promise.all([
     import("wink-nlp"),
     import("wink-eng-lite-web-model"),
     import("@node-rs/jieba"),
     import("@node-rs/jieba/dict"),
   ]);
-  const wink = winkNLP(model, ["pos"]);
+  // The model hands each instance its own copy of the lexicon, so a new instance starts clean.
+  let wink = winkNLP(model, ["pos"]);
   const its = wink.its;
   // The lexicon's words have the lowest ids; a word read for the first time gets the next free one.
   const lexiconSize = wink.readDoc("qzxjvkwq").tokens().out(its.uniqueId)[0] as unknown as number;
+  let learnt = 1; // the probe above
+  const learn = (ids: number[]) => {
+    for (const id of ids) learnt = Math.max(learnt, id - lexiconSize + 1);
+    if (learnt >= vocabularyLimit) {
+      wink = winkNLP(model, ["pos"]);
+      learnt = 0;
+    }
+  };
   const jieba: Jieba = jiebaModule.Jieba.withDict(dict);
   const generalIdf = new Map<string, number>();
   for (const line of new TextDecoder().decode(idf).split("\n")) {
@@ -80,6 +100,7 @@ async function load(): Promise<Nlp> {
       const values = tokens.out() as string[];
       const tags = tokens.out(its.pos) as string[];
       const ids = tokens.out(its.uniqueId) as unknown as number[];
+      let lowerIds: number[] = [];
       let cursor = 0;
       for (let at = 0; at < values.length; at++) {
         const value = values[at]!;
@@ -92,7 +113,7 @@ async function load(): Promise<Nlp> {
       // A sentence-initial word is looked up in lower case ("Chunking" → "chunking"), in one more small read.
       const initials = [...text.matchAll(SENTENCE_CAPITAL)].filter((match) => tagged.has(match.index + match[0].length - match[1]!.length));
       if (initials.length > 0) {
-        const lowerIds = wink.readDoc(initials.map((match) => match[1]!.toLowerCase()).join(" ")).tokens().out(its.uniqueId) as unknown as number[];
+        lowerIds = wink.readDoc(initials.map((match) => match[1]!.toLowerCase()).join(" ")).tokens().out(its.uniqueId) as unknown as number[];
         if (lowerIds.length === initials.length) {
           initials.forEach((match, index) => {
             const word = tagged.get(match.index + match[0].length - match[1]!.length)!;
@@ -100,6 +121,8 @@ async function load(): Promise<Nlp> {
           });
         }
       }
+      learn(ids);
+      learn(lowerIds);
       return tagged;
     },
     tagChinese(text) {
@@ -109,6 +132,7 @@ async function load(): Promise<Nlp> {
       const value = generalIdf.get(word);
       return value === undefined ? 1 : Math.min(1.5, (value / TYPICAL_IDF) ** 2);
     },
+    learntWords: () => learnt,
   };
 }
 
