@@ -10,6 +10,7 @@ import { markTaskFailed, runImportTask, type ImportRun } from "../modules/import
 import { resolverWith, type ResolveOverrides } from "../modules/imports/resolve-overrides";
 import { removeArchiveFile } from "../modules/archives/archive-file";
 import type { FileStorage } from "../modules/files/blob-store";
+import { sweepUnclaimedBlobs } from "../modules/files/sweep-unclaimed-blobs";
 import { defineTask } from "./define-task";
 import type { Queue } from "./queue";
 
@@ -17,7 +18,7 @@ import type { Queue } from "./queue";
 const IMPORT_MAX_ATTEMPTS = 4;
 /** A build resumes where it stopped, so a few attempts cover a worker restart without retrying for days. */
 const GRAPH_BUILD_MAX_ATTEMPTS = 3;
-/** The sweep runs again within the hour anyway. */
+/** A sweep runs again at its next scheduled time anyway. */
 const SWEEP_MAX_ATTEMPTS = 1;
 
 export interface JobDependencies {
@@ -97,6 +98,17 @@ export function createJobCatalogue(deps: JobDependencies) {
         if (swept.sessions || swept.throttles) {
           helpers.log.info(`deleted ${swept.sessions} expired session(s) and ${swept.throttles} spent throttle row(s)`);
         }
+      },
+    }),
+    defineTask({
+      name: "files-sweep",
+      payload: z.object({}),
+      maxAttempts: SWEEP_MAX_ATTEMPTS,
+      schedule: "43 4 * * *", // daily: leftovers need a crash to exist, and listing the store reads every shard
+      handler: async (_payload, helpers) => {
+        if (!deps.files) return;
+        const removed = await sweepUnclaimedBlobs({ db: deps.db, storage: deps.files });
+        if (removed) helpers.log.info(`removed ${removed} stored file(s) no row claimed (left by an interrupted write or delete)`);
       },
     }),
   ] as const;
