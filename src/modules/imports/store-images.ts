@@ -1,4 +1,5 @@
 import pLimit from "p-limit";
+import { abortableSleep } from "../../abortable-sleep";
 import type { Database } from "../../db/client";
 import { ServiceError, UnsupportedMediaTypeError } from "../errors";
 import { log } from "../../log";
@@ -12,6 +13,13 @@ import type { Downloader } from "./platforms/types";
 export const MAX_IMAGES_PER_NOTE = 50;
 /** A few at a time: quick for a 30-picture post, gentle on the image host and on memory (each is streamed). */
 const IMAGES_AT_ONCE = 4;
+
+/**
+ * A picture whose host failed in a way that passes (a timeout, a dropped connection, 5xx, 429) is
+ * asked for again after each of these pauses; the import itself does not wait for a job retry,
+ * and a picture given up on keeps its remote link, which on most platforms expires.
+ */
+export const IMAGE_RETRY_DELAYS_MS = [1_000, 4_000];
 
 /** `![alt](https://…)` as the page parsers write images (URLs normalised, parentheses escaped). */
 const REMOTE_IMAGE = /!\[((?:\\.|[^\]\\])*)\]\((https?:\/\/[^\s)]+)\)/g;
@@ -27,6 +35,8 @@ export interface ImageStoreRun {
   signal: AbortSignal;
   /** Called as each picture is done (stored or not), for progress. */
   onImage?: (done: number, total: number) => Promise<void> | void;
+  /** Pauses before asking again for a picture that failed transiently (IMAGE_RETRY_DELAYS_MS). */
+  retryDelaysMs?: number[];
 }
 
 export interface StoredImages {
@@ -66,7 +76,7 @@ export async function storeNoteImages(run: ImageStoreRun, markdown: string): Pro
         limit(async () => {
           if (run.signal.aborted) throw run.signal.reason;
           try {
-            staged.set(url, await run.download(url, { headers: run.referer ? { referer: run.referer } : {}, signal: run.signal }, (body) => stageImage(run.storage, body)));
+            staged.set(url, await downloadImage(run, url));
           } catch (error) {
             // A cancelled job is retried as a whole; a picture that failed on its own is only listed.
             if (run.signal.aborted) throw error;
@@ -97,6 +107,19 @@ export async function storeNoteImages(run: ImageStoreRun, markdown: string): Pro
   // Ids in the order the pictures appear, whichever arrived first.
   const fileIds = [...new Set(taken.flatMap((url) => (stored.has(url) ? [stored.get(url)!] : [])))];
   return { markdown: rewritten, fileIds, failures };
+}
+
+async function downloadImage(run: ImageStoreRun, url: string): Promise<StagedImage> {
+  const delays = run.retryDelaysMs ?? IMAGE_RETRY_DELAYS_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await run.download(url, { headers: run.referer ? { referer: run.referer } : {}, signal: run.signal }, (body) => stageImage(run.storage, body));
+    } catch (error) {
+      const transient = error instanceof ImportError && !error.permanent;
+      if (!transient || attempt >= delays.length || run.signal.aborted) throw error;
+      await abortableSleep(delays[attempt]!, run.signal);
+    }
+  }
 }
 
 /** Our own words for why a picture was not stored. */

@@ -30,7 +30,12 @@ const host = Bun.serve({
     const url = new URL(request.url);
     seen.push({ path: url.pathname, referer: request.headers.get("referer") });
     if (url.pathname.startsWith("/pic/")) return new Response(imageBytes("jpeg", 2000, Number(url.pathname.slice(5))), { headers: { "content-type": "image/jpeg" } });
+    const asked = seen.filter((request) => request.path === url.pathname).length;
     switch (url.pathname) {
+      case "/flaky.png":
+        return asked <= 2 ? new Response("busy", { status: 503 }) : new Response(picture, { headers: { "content-type": "image/png" } });
+      case "/down.png":
+        return new Response("busy", { status: 502 });
       case "/good.png":
         return new Response(picture, { headers: { "content-type": "image/png" } });
       case "/to-private.png":
@@ -66,7 +71,7 @@ afterAll(() => {
 });
 
 function run(download: ImageStoreRun["download"], extra: Partial<ImageStoreRun> = {}): ImageStoreRun {
-  return { db: database.db, storage, download, userId, taskId: ++taskIds, referer: undefined, signal: new AbortController().signal, ...extra };
+  return { db: database.db, storage, download, userId, taskId: ++taskIds, referer: undefined, signal: new AbortController().signal, retryDelaysMs: [20, 20], ...extra };
 }
 
 describe("storeNoteImages", () => {
@@ -83,6 +88,28 @@ describe("storeNoteImages", () => {
     const result = await storeNoteImages(run(downloader({ timeoutMs: 300 })), `![](${origin}/slow.png) ![](${origin}/good.png)`);
     expect(result.failures).toEqual([{ name: `${origin}/slow.png`, error: `Could not fetch ${origin}/slow.png: timed out after 0.3 s` }]);
     expect(result.fileIds).toHaveLength(1);
+  });
+
+  test("a host failing transiently is asked again, twice; a 404 is not", async () => {
+    seen = [];
+    const result = await storeNoteImages(run(downloader()), `![](${origin}/flaky.png) ![](${origin}/down.png) ![](${origin}/gone.png)`);
+    expect(result.fileIds).toHaveLength(1);
+    expect(result.markdown).toStartWith(`![](/api/files/${result.fileIds[0]})`);
+    expect(result.failures).toEqual([
+      { name: `${origin}/down.png`, error: `Could not fetch ${origin}/down.png: the server answered 502` },
+      { name: `${origin}/gone.png`, error: `Could not fetch ${origin}/gone.png: the server answered 404` },
+    ]);
+    const asked = (name: string) => seen.filter((request) => request.path === name).length;
+    expect([asked("/flaky.png"), asked("/down.png"), asked("/gone.png")]).toEqual([3, 3, 1]);
+  });
+
+  test("a cancelled import stops waiting to ask again", async () => {
+    const controller = new AbortController();
+    const started = performance.now();
+    const storing = storeNoteImages(run(downloader(), { signal: controller.signal, retryDelaysMs: [60_000] }), `![](${origin}/down.png)`);
+    setTimeout(() => controller.abort(new Error("stopped")), 200);
+    await expect(storing).rejects.toThrow("stopped");
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   test("an oversize picture is stopped at 10 MiB, leaving no file or temporary file behind", async () => {

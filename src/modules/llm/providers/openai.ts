@@ -5,6 +5,7 @@ import { truncateText } from "../chunk-text";
 import { estimateTextTokens, OPENAI_COMPATIBLE_TOKENS } from "../estimate-tokens";
 import { LlmRequestError } from "../request-error";
 import type { LlmUsage } from "../usage";
+import { abortableSleep } from "../../../abortable-sleep";
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const OPENAI_DEFAULT_CONTEXT_TOKENS = 8192;
@@ -89,7 +90,7 @@ export function createOpenAiClient(settings: OpenAiSettings): OpenAiClient {
         const status = error instanceof APIError ? error.status : undefined;
         const refused = status !== undefined && (options.isRefusal?.(status, serverMessage(error as APIError)) ?? false);
         if (attempt < maxRetries && !refused && isTransient(error)) {
-          await sleep(retryDelayMs(error, attempt), options.signal);
+          await abortableSleep(retryDelayMs(error, attempt), options.signal);
           continue;
         }
         throw toOpenAiRequestError(error, settings);
@@ -213,20 +214,6 @@ function retryDelayMs(error: unknown, attempt: number): number {
   return Math.min(500 * 2 ** attempt, 8_000) * (0.75 + Math.random() * 0.5);
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 // What to check when the server says the setup itself is wrong.
 const SETTING_HINTS: Record<number, string> = {
