@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { conceptKey } from "../graph/concept-key";
-import { catchUpSearchIndex } from "../search/index-notes";
+import { searchIndexReady } from "../search/index-ready";
 import { ownerPrefix } from "../search/search-document";
 import { conceptNames, namedConcepts, type GraphConcept } from "./named-concepts";
 import { bm25, containsName, inverseDocumentFrequency, nameTokens, passageWords, type PassageWords } from "./passage-match";
@@ -59,7 +59,7 @@ interface Candidate {
  */
 export async function retrievePassages(db: Database, input: { userId: number; question: string; limit: number }): Promise<Retrieval> {
   const { userId, question } = input;
-  await catchUpSearchIndex(db, { userId });
+  await searchIndexReady(db, userId);
   const terms = questionTerms(question);
   const named = await namedConcepts(db, userId, question);
   const neighbours = await neighbourConcepts(db, userId, named);

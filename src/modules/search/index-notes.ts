@@ -53,6 +53,9 @@ export async function catchUpSearchIndex(db: Database, options: { userId?: numbe
     const [first, ...rest] = statements.map((statement) => db.run(statement));
     await db.batch([first!, ...rest]);
     indexed += rows.length;
+    // libSQL answers a local file synchronously, so without this the whole backlog would hold the
+    // event loop: no request served, no timer run, until the last note is indexed.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return indexed;
 }

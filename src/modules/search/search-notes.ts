@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { catchUpSearchIndex } from "./index-notes";
+import { searchIndexReady } from "./index-ready";
 import { parseQuery, type QueryTerm } from "./parse-query";
 import { searchExpressions } from "./search-expression";
 
@@ -37,7 +37,7 @@ export async function searchNotes(
 ): Promise<SearchPage> {
   const terms = parseQuery(input.q);
   // Notes written by imports since the last search are indexed before this one reads.
-  await catchUpSearchIndex(db, { userId: input.userId });
+  await searchIndexReady(db, input.userId);
   const { all, named, bodyOnly } = searchExpressions(terms, { userId: input.userId, tag: input.tag });
   const offset = (input.page - 1) * input.size;
   const end = offset + input.size;
