@@ -1,7 +1,8 @@
 /**
  * A ZIP of stored (uncompressed) files, streamed as its entries arrive. Each entry's bytes are at
  * hand before it is written, so its CRC-32 (native, `Bun.hash.crc32`) and sizes go in its local
- * header and no data descriptor follows; headers and small files are packed into large chunks.
+ * header and no data descriptor follows; headers, text and small files are packed into shared
+ * buffers, and larger byte parts go out as they are.
  * client-zip, which this replaces for the export, computes CRC-32 in JavaScript and enqueues five
  * small chunks per file: two thirds of an export's time. ZIP64 records are added when the archive
  * passes 4 GiB or 65,535 entries, as client-zip did.
@@ -10,7 +11,10 @@ export interface ZipEntry {
   /** The path inside the archive, UTF-8. */
   name: string;
   lastModified: Date;
-  /** The file's bytes, or its parts one after another (text is written as UTF-8). */
+  /**
+   * The file's bytes, or its parts one after another (text is written as UTF-8). Byte parts are
+   * handed to the stream without a copy, so they must not change afterwards.
+   */
   input: string | Uint8Array | (string | Uint8Array)[];
 }
 
@@ -25,8 +29,12 @@ const UTF8_NAMES = 0x0800;
 const FILE_MODE = 0o100664;
 const MAX_32 = 0xffffffff;
 const MAX_16 = 0xffff;
-/** Chunks of about this size leave the stream (a larger file goes out in its own). */
+/** A pull hands the stream about this many bytes. */
 const CHUNK = 256 * 1024;
+/** Headers and text are written into buffers of this size. */
+const BUFFER = 64 * 1024;
+/** Byte parts this size and larger go out as they are, not copied. */
+const SHARED_COPY_LIMIT = 512;
 
 const encoder = new TextEncoder();
 
@@ -74,24 +82,16 @@ export function zipStream(entries: AsyncIterable<ZipEntry>): ReadableStream<Uint
 function writeEntry(chunk: ChunkWriter, entry: ZipEntry, records: CentralRecord[], offset: number): number {
   const name = encoder.encode(entry.name);
   if (name.length === 0 || name.length > MAX_16) throw new Error(`A ZIP entry name must be 1..65535 bytes: ${JSON.stringify(entry.name)}`);
-  const parts = Array.isArray(entry.input) ? entry.input : [entry.input];
-  // Text takes at most three UTF-8 bytes per UTF-16 unit; what is not used is given back below.
-  let room = 0;
-  for (const part of parts) room += typeof part === "string" ? part.length * 3 : part.byteLength;
-  const { bytes, view, at } = chunk.reserve(LOCAL_HEADER + name.length + room);
-  const start = at + LOCAL_HEADER + name.length;
-  let end = start;
-  for (const part of parts) {
-    if (typeof part === "string") end += encoder.encodeInto(part, bytes.subarray(end)).written;
-    else {
-      bytes.set(part, end);
-      end += part.byteLength;
-    }
+  const { bytes: header, view, at } = chunk.reserve(LOCAL_HEADER + name.length);
+  let crc = 0;
+  let size = 0;
+  for (const part of Array.isArray(entry.input) ? entry.input : [entry.input]) {
+    const written = typeof part === "string" ? chunk.writeText(part) : chunk.writeBytes(part);
+    crc = Bun.hash.crc32(written, crc);
+    size += written.byteLength;
   }
-  const size = end - start;
   if (size >= MAX_32) throw new Error(`A ZIP entry over 4 GiB is not supported: ${entry.name}`);
-  chunk.giveBack(room - size);
-  const crc = Bun.hash.crc32(bytes.subarray(start, end)) >>> 0;
+  crc >>>= 0;
   const { time, date } = dosDateTime(entry.lastModified);
   view.setUint32(at, 0x04034b50, true);
   view.setUint16(at + 4, VERSION, true);
@@ -104,7 +104,7 @@ function writeEntry(chunk: ChunkWriter, entry: ZipEntry, records: CentralRecord[
   view.setUint32(at + 22, size, true);
   view.setUint16(at + 26, name.length, true);
   view.setUint16(at + 28, 0, true);
-  bytes.set(name, at + LOCAL_HEADER);
+  header.set(name, at + LOCAL_HEADER);
   records.push({ name, crc, size, offset, time, date });
   return LOCAL_HEADER + name.length + size;
 }
@@ -181,19 +181,27 @@ function dosDateTime(date: Date): { time: number; date: number } {
   };
 }
 
-/** Space handed out from ~256 KiB buffers; a request larger than what is left gets a buffer of its own. */
+/**
+ * A pull's output as a list of parts: headers and text written into shared buffers, and byte
+ * parts of at least SHARED_COPY_LIMIT handed on as they are. A note's content is not copied: the
+ * copies (into 256 KiB buffers) were half the bytes an export allocated, and the bytes allocated
+ * are what sets how often the GC runs (with `start:api`'s memory settings, every few MB).
+ */
 class ChunkWriter {
   private done: Uint8Array[] = [];
   private current = new Uint8Array(0);
   private view = new DataView(this.current.buffer);
+  /** Where the part being written into `current` starts, and where it ends so far. */
+  private start = 0;
   private used = 0;
   length = 0;
 
   reserve(size: number): { bytes: Uint8Array; view: DataView; at: number } {
     if (this.used + size > this.current.length) {
-      this.flush();
-      this.current = new Uint8Array(Math.max(CHUNK, size));
+      this.endPart();
+      this.current = new Uint8Array(Math.max(BUFFER, size));
       this.view = new DataView(this.current.buffer);
+      this.start = this.used = 0;
     }
     const at = this.used;
     this.used += size;
@@ -201,20 +209,37 @@ class ChunkWriter {
     return { bytes: this.current, view: this.view, at };
   }
 
-  /** Returns the unused end of the last reservation. */
-  giveBack(size: number) {
-    this.used -= size;
-    this.length -= size;
+  /** Writes text as UTF-8; returns the bytes written. */
+  writeText(text: string): Uint8Array {
+    // At most three UTF-8 bytes per UTF-16 unit; what is not used is given back.
+    const room = text.length * 3;
+    const { bytes, at } = this.reserve(room);
+    const { written } = encoder.encodeInto(text, bytes.subarray(at, at + room));
+    this.used -= room - written;
+    this.length -= room - written;
+    return bytes.subarray(at, at + written);
+  }
+
+  /** Writes bytes, copying small ones; returns them (or their copy). */
+  writeBytes(part: Uint8Array): Uint8Array {
+    if (part.byteLength < SHARED_COPY_LIMIT) {
+      const { bytes, at } = this.reserve(part.byteLength);
+      bytes.set(part, at);
+      return bytes.subarray(at, at + part.byteLength);
+    }
+    this.endPart();
+    this.done.push(part);
+    this.length += part.byteLength;
+    return part;
   }
 
   parts(): Uint8Array[] {
-    this.flush();
+    this.endPart();
     return this.done;
   }
 
-  private flush() {
-    if (this.used > 0) this.done.push(this.current.subarray(0, this.used));
-    this.current = new Uint8Array(0);
-    this.used = 0;
+  private endPart() {
+    if (this.used > this.start) this.done.push(this.current.subarray(this.start, this.used));
+    this.start = this.used;
   }
 }
