@@ -59,12 +59,12 @@ const pageStatements = preparedPerDatabase((db) => {
       .where(and(eq(notes.userId, userIdValue), gt(notes.id, afterIdValue), ...filters))
       .orderBy(asc(notes.id))
       .limit(PAGE_SIZE);
-    const content = sql`cast(${notes.content} as blob)`;
+    // The text joined, then taken as bytes: casting each note's content first cost a third more.
     return db
       .select({
         fields: sql<string>`json_group_array(${noteFields.column})`,
-        sizes: sql<string>`json_group_array(length(${content}))`,
-        contents: sql<ArrayBuffer | null>`cast(group_concat(${content}, '') as blob)`,
+        sizes: sql<string>`json_group_array(octet_length(${notes.content}))`,
+        contents: sql<ArrayBuffer | null>`cast(group_concat(${notes.content}, '') as blob)`,
       })
       .from(sql`(${rows}) as ${notes}`)
       .prepare();
