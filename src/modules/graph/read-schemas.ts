@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { compiledSchema } from "../compiled-schema";
 
 export const MAX_GRAPH_LIMIT = 5000;
 export const DEFAULT_GRAPH_LIMIT = 500;
@@ -48,8 +49,9 @@ export const graphEdgeSchema = z
 
 const count = () => z.number().int().min(0);
 
-export const graphSchema = z
-  .object({
+// Compiled: `limit=5000` answers 25,000 objects, which the interpreter took ~25–35 ms to check.
+export const graphSchema = compiledSchema(
+  z.object({
     nodes: z.array(graphNodeSchema).describe("Nearest first when a node was asked for, otherwise heaviest first"),
     edges: z.array(graphEdgeSchema).describe("Only edges whose two ends are among `nodes`"),
     stats: z.object({
@@ -59,8 +61,9 @@ export const graphSchema = z
       total_edges: count().describe("Edges in the user's whole graph"),
       communities: count().describe("Distinct communities among the returned nodes"),
     }),
-  })
-  .meta({ id: "KnowledgeGraph" });
+  }),
+  { id: "KnowledgeGraph" },
+);
 
 export const graphNodeNoteSchema = z
   .object({

@@ -1,8 +1,9 @@
-import { and, asc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { notes, noteTags } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { packedRow } from "../../db/packed-row";
+import { preparedPerDatabase } from "../../db/prepared";
 import type { FileStorage } from "../files/blob-store";
 import { createExportedFiles } from "../files/export-files";
 import { getGraph } from "../graph/get-graph";
@@ -25,11 +26,7 @@ function reclaimMemory() {
   if (exportsRunning === 0) Bun.gc(true);
 }
 
-/**
- * What a note's file is made of (not the excerpt, which is derived from the content): the content
- * as UTF-8 bytes, which is what the ZIP holds (no decoding into a JavaScript string and back), and
- * the rest in one JSON column (see packedRow).
- */
+/** What a note's file is made of besides its content (not the excerpt, which is derived from it). */
 const noteFields = packedRow({
   id: notes.id,
   title: notes.title,
@@ -41,7 +38,47 @@ const noteFields = packedRow({
   sourceAuthor: notes.sourceAuthor,
   sourcePublishedAt: notes.sourcePublishedAt,
 });
-const EXPORTED_COLUMNS = { id: notes.id, fields: noteFields.column, content: sql<ArrayBuffer>`cast(${notes.content} as blob)` };
+
+const userIdValue = sql.placeholder("userId");
+const afterIdValue = sql.placeholder("afterId");
+const idsValue = sql.placeholder("ids");
+const tagValue = sql.placeholder("tag");
+
+/**
+ * A page of the export as one row: the notes' fields (see packedRow) and their contents' sizes as
+ * JSON arrays, and the contents as UTF-8 bytes one after another, which is what the ZIP holds (no
+ * decoding into strings and back). A row per note cost ~6 µs each to hand from libSQL to JavaScript,
+ * more than SQLite took to read it. The arrays line up: the aggregates of one query see its rows in
+ * one order. One statement for each combination of filters, built once per database.
+ */
+const pageStatements = preparedPerDatabase((db) => {
+  const page = (...filters: SQL[]) => {
+    const rows = db
+      .select()
+      .from(notes)
+      .where(and(eq(notes.userId, userIdValue), gt(notes.id, afterIdValue), ...filters))
+      .orderBy(asc(notes.id))
+      .limit(PAGE_SIZE);
+    // The text joined, then taken as bytes: casting each note's content first cost a third more.
+    return db
+      .select({
+        fields: sql<string>`json_group_array(${noteFields.column})`,
+        sizes: sql<string>`json_group_array(octet_length(${notes.content}))`,
+        contents: sql<ArrayBuffer | null>`cast(group_concat(${notes.content}, '') as blob)`,
+      })
+      .from(sql`(${rows}) as ${notes}`)
+      .prepare();
+  };
+  const inIds = sql`${notes.id} in (select value from json_each(${idsValue}))`;
+  const tagged = sql`exists (select 1 from ${noteTags} where ${noteTags.noteId} = ${notes.id} and ${noteTags.tag} = ${tagValue})`;
+  return { all: page(), ids: page(inIds), tag: page(tagged), idsAndTag: page(inIds, tagged) };
+});
+
+function pageStatement(db: Database, input: z.infer<typeof exportNotesInput>) {
+  const statements = pageStatements(db);
+  if (input.ids === undefined) return input.tag === undefined ? statements.all : statements.tag;
+  return input.tag === undefined ? statements.ids : statements.idsAndTag;
+}
 
 /**
  * Streams the user's matching notes as a ZIP of Markdown files with YAML front matter. Notes are
@@ -64,26 +101,23 @@ const FILE_LINK = Buffer.from("/api/files/");
 async function* noteFiles(db: Database, userId: number, input: z.infer<typeof exportNotesInput>, pictures: ReturnType<typeof createExportedFiles>) {
   // The YAML writer is only needed here, so it is loaded with the first export, not at start-up.
   const { exportFrontMatter } = await import("./export-front-matter");
-  const filters: SQL[] = [eq(notes.userId, userId)];
-  if (input.ids) filters.push(inArray(notes.id, input.ids.length ? input.ids : [0]));
-  if (input.tag !== undefined) {
-    filters.push(sql`exists (select 1 from ${noteTags} where ${noteTags.noteId} = ${notes.id} and ${noteTags.tag} = ${input.tag})`);
-  }
+  const statement = pageStatement(db, input);
+  const values = { userId, ids: JSON.stringify(input.ids ?? []), tag: input.tag ?? "" };
   exportsRunning += 1;
   let pages = 0;
   try {
     for (let afterId = 0; ; pages += 1) {
-      const page = await db
-        .select(EXPORTED_COLUMNS)
-        .from(notes)
-        .where(and(...filters, gt(notes.id, afterId)))
-        .orderBy(asc(notes.id))
-        .limit(PAGE_SIZE);
-      for (const row of page) {
-        const note = noteFields.unpack(row.fields);
-        const bytes = new Uint8Array(row.content);
-        // Stored pictures become relative links to files/ (written once each, after the notes).
-        const content = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(FILE_LINK)
+      const [page] = await statement.all({ ...values, afterId });
+      const fields = JSON.parse(page?.fields ?? "[]") as unknown[][];
+      const sizes = JSON.parse(page?.sizes ?? "[]") as number[];
+      const contents = new Uint8Array(page?.contents ?? new ArrayBuffer(0));
+      // Stored pictures become relative links to files/ (written once each, after the notes).
+      const linksFiles = Buffer.from(contents.buffer, contents.byteOffset, contents.byteLength).includes(FILE_LINK);
+      for (let index = 0, at = 0; index < fields.length; at += sizes[index]!, index++) {
+        const note = noteFields.fromValues(fields[index]!);
+        afterId = Math.max(afterId, note.id);
+        const bytes = contents.subarray(at, at + sizes[index]!);
+        const content = linksFiles && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(FILE_LINK)
           ? await pictures.linkNote(new TextDecoder().decode(bytes))
           : bytes;
         yield {
@@ -92,12 +126,11 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
           input: [`---\n${exportFrontMatter(note, toNoteSource(note))}---\n\n`, content],
         };
       }
-      if (page.length < PAGE_SIZE) break;
+      if (fields.length < PAGE_SIZE) break;
       // libSQL answers synchronously and the ZIP stream is pulled in microtasks, so without a
       // macrotask here a large export would hold the event loop until its end and stall every other
       // request. One turn per page bounds that to the ~10 ms a page takes.
       await new Promise((resolve) => setImmediate(resolve));
-      afterId = page[page.length - 1]!.id;
     }
     yield* pictures.entries();
     if (input.include_graph) yield { name: "graph.json", lastModified: new Date(), input: await graphFile(db, userId) };

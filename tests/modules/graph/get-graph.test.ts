@@ -132,6 +132,27 @@ describe("getGraph without a node", () => {
     expect((await read(bob, { limit: 5000 })).stats.total_nodes).toBe(300);
   });
 
+  test("every edge of the user's is read, whether the user's edges lie together or among another user's", async () => {
+    const [erin, frank] = [await insertUser(database.db, "erin"), await insertUser(database.db, "frank")];
+    const labels = ["p", "q", "r", "s"];
+    const nodeIds = new Map([
+      [erin, await writeGraph(database.db, erin, { nodes: labels.map((label) => ({ label })) })],
+      [frank, await writeGraph(database.db, frank, { nodes: labels.map((label) => ({ label })) })],
+    ]);
+    const insertEdge = (userId: number, pair: string) =>
+      database.db.run(sql`insert into graph_edges (user_id, source_id, target_id, label, weight, note_ids)
+        values (${userId}, ${nodeIds.get(userId)!.get(pair[0]!)!}, ${nodeIds.get(userId)!.get(pair[1]!)!}, 'relates to', 1, '[]')`);
+    // Frank's three edges far apart around erin's, which lie mostly together with two of frank's among them.
+    await insertEdge(frank, "pq");
+    for (const pair of ["pq", "pr", "ps", "qr", "qs", "rs"]) await insertEdge(erin, pair);
+    for (const [userId, pair] of [[frank, "qr"], [erin, "rp"], [frank, "rs"], [erin, "sp"]] as const) await insertEdge(userId, pair);
+    for (const userId of [erin, frank]) {
+      const graph = await read(userId, { limit: 5000 });
+      expect(graph.stats.total_edges).toBe(userId === erin ? 8 : 3);
+      expectEdgesExactlyAmong(graph, await allEdges(userId));
+    }
+  });
+
   test("an empty graph is empty arrays and zero stats", async () => {
     const carol = await insertUser(database.db, "carol");
     expect(await read(carol)).toEqual({ nodes: [], edges: [], stats: { nodes: 0, edges: 0, total_nodes: 0, total_edges: 0, communities: 0 } });

@@ -63,6 +63,23 @@ describe("zipStream", () => {
     expect(new TextDecoder().decode(files["note-299.md"])).toBe(`note 299 ${"é".repeat(299)}`);
   });
 
+  test("byte parts of every size, between text parts and across buffers, come out as they went in", async () => {
+    const bytesOf = (index: number, size: number) => Uint8Array.from({ length: size }, (_, at) => (index * 31 + at) % 251);
+    const entries = Array.from({ length: 600 }, (_, index) => ({
+      name: `part-${index}.md`,
+      lastModified: new Date(2026, 0, 1),
+      input: index % 100 === 3 ? bytesOf(index, 150_000) : [`---\nid: ${index}\n---\n\n`, bytesOf(index, (index * 37) % 3000), `tail ${"é".repeat(index % 7)}`],
+    }));
+    const bytes = await zipOf(entries);
+    expect(unzipTest(bytes)).toContain("No errors detected");
+    const files = unzipSync(bytes);
+    for (const [index, entry] of entries.entries()) {
+      const parts = Array.isArray(entry.input) ? entry.input : [entry.input];
+      const expected = Buffer.concat(parts.map((part) => (typeof part === "string" ? Buffer.from(part) : part)));
+      expect(Buffer.from(files[`part-${index}.md`]!).equals(expected)).toBe(true);
+    }
+  });
+
   test("past 65,535 entries the count goes in ZIP64 records", async () => {
     const bytes = await zipOf(Array.from({ length: 70_000 }, (_, index) => ({ name: `${index}.md`, lastModified: new Date(2026, 0, 1), input: "" })));
     expect(unzipTest(bytes)).toContain("No errors detected");
