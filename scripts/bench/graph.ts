@@ -40,7 +40,7 @@ const READ = { nodes: 5_000, edges: 20_000, warmup: 5, runs: Number(process.env.
 const LOCAL_NOTES = Number(process.env.BENCH_GRAPH_LOCAL_NOTES ?? 10_000);
 /** What the build passes as `existingConcepts` (build-graph.ts's EXISTING_CONCEPTS). */
 const EXISTING_CONCEPTS = 200;
-const TARGET = { efficiency: 0.8, readP50Ms: 100 };
+const TARGET = { efficiency: 0.8, readP50Ms: 100, wholeGraphP50Ms: 60 };
 
 const now = () => performance.timeOrigin + performance.now();
 const started = performance.now();
@@ -516,8 +516,8 @@ function summary(figures: { full: BuildRun; incremental: BuildRun; openai: Build
       `incremental ${incremental.fakeCalls}/${incremental.status.usage.llm_calls}, openai full ${openai.fakeCalls}/${openai.status.usage.llm_calls}, expected ${NOTES}, ${EDITS} and ${NOTES}) ${verdict(correctness.every(Boolean))}`,
     `GET /api/knowledge-graph p50, the contract's default call (limit=500) on ${format(READ.nodes, 0)} nodes / ${format(READ.edges, 0)} edges: ` +
       `${ms(defaultRead!.p50)} (target ≤ ${TARGET.readP50Ms} ms) ${verdict(defaultRead!.p50 <= TARGET.readP50Ms)}`,
-    `  for reference, limit=5000 (the whole graph): p50 ${ms(largeRead!.p50)}, p99 ${ms(largeRead!.p99)}, ${kb(largeRead!.bytes)} ` +
-      `${largeRead!.p50 <= TARGET.readP50Ms ? "(also within 100 ms)" : "(over 100 ms; the target is judged on the default call)"}; ` +
+    `GET /api/knowledge-graph?limit=5000 p50, the whole graph (issue 18): ${ms(largeRead!.p50)} (target ≤ ${TARGET.wholeGraphP50Ms} ms) ` +
+      `${verdict(largeRead!.p50 <= TARGET.wholeGraphP50Ms)}; p99 ${ms(largeRead!.p99)}, ${kb(largeRead!.bytes)}; getGraph alone in-process p50 ${ms(largeRead!.inProcessP50)}; ` +
       `depth-2 neighbourhood p50 ${ms(neighbourhood!.p50)}`,
     `Local extractor: ${format(local.notesPerSecond, 0)} notes/s on ${format(local.notes, 0)} notes including corpus stats ` +
       `(extract alone ${format(local.notes / (local.extractMs / 1000), 0)} notes/s; no target)`,

@@ -13,6 +13,12 @@ const OPTIONS = { noRefs: true, lineWidth: -1 } as const;
 
 /** Plain in js-yaml: a letter first, then characters that are never indicators mid-scalar. */
 const PLAIN_TITLE = /^[A-Za-z][A-Za-z0-9 ()*.,_/+-]*[A-Za-z0-9()*._/+]$/;
+/**
+ * Printable ASCII on one line whose first character YAML never lets start a plain scalar (an
+ * indicator, a quote or a space): js-yaml single-quotes it, doubling any single quote. Markdown
+ * titles that open with emphasis (`**Bold** words`) are common, and each cost a js-yaml call.
+ */
+const QUOTED_TITLE = /^[ \-?:,[\]{}#&*!|=>'"%@`][\x20-\x7E]*$/;
 /** `toISOString` of a date in years 0000..9999: a YAML timestamp, so js-yaml single-quotes it. */
 const ISO_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const TAG_CACHE_LIMIT = 10_000;
@@ -39,7 +45,9 @@ export function exportFrontMatter(note: FrontMatterNote, source: NoteSource): st
 
 function titleLine(title: string): string {
   // Short words without a space may be YAML 1.1 booleans or nulls (`yes`, `Off`, `NULL`, `n`).
-  return PLAIN_TITLE.test(title) && (title.length > 5 || title.includes(" ")) ? `title: ${title}\n` : dump({ title }, OPTIONS);
+  if (PLAIN_TITLE.test(title) && (title.length > 5 || title.includes(" "))) return `title: ${title}\n`;
+  if (QUOTED_TITLE.test(title)) return `title: '${title.replaceAll("'", "''")}'\n`;
+  return dump({ title }, OPTIONS);
 }
 
 /** The same few tag lists recur across an account's notes. */

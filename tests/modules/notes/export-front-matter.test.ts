@@ -24,7 +24,8 @@ const tricky = fc.constantFrom(..."aZ09 -:#,[]{}&*!|>'\"%@`?()._/+=~\\\t\n\u2028
 const title = fc.oneof(
   fc.string({ unit: tricky, maxLength: 40 }),
   fc.string({ unit: "grapheme", maxLength: 40 }),
-  fc.constantFrom("yes", "No", "OFF", "y", "n", "null", "Null", "true", "False", "on", "~", "123", "1.5", "0x1F", ".inf", "2026-11-21", "12:30", "a: b", "a #b", "a#b", "Title (12)", "System **fast** memory (3)"),
+  fc.constantFrom("yes", "No", "OFF", "y", "n", "null", "Null", "true", "False", "on", "~", "123", "1.5", "0x1F", ".inf", "2026-11-21", "12:30", "a: b", "a #b", "a#b", "Title (12)", "System **fast** memory (3)",
+    "**Bold** opening (4)", "*", "'quoted' it's", "- list item", "-1:30", "# heading", "  indented", "@handle", "`code` first", "? why", "[link](x)"),
 );
 
 describe("an exported note's front matter", () => {
