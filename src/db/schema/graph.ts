@@ -70,7 +70,9 @@ export const graphNodes = sqliteTable(
   },
   (table) => [
     uniqueIndex("graph_nodes_user_key_idx").on(table.userId, table.key),
-    index("graph_nodes_user_weight_idx").on(table.userId, sql`${table.weight} desc`, table.id),
+    // `hidden` rides along so the visible heaviest are found in the index alone: in the row it comes
+    // after the long `note_ids` and `stats`, which SQLite would walk (overflow pages too) to reach it.
+    index("graph_nodes_user_weight_idx").on(table.userId, sql`${table.weight} desc`, table.id, table.hidden),
   ],
 );
 

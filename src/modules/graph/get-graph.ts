@@ -94,7 +94,7 @@ function totalsQuery(ctx: Ctx) {
       where ${graphNodes.userId} = ${ctx.userId} and ${graphNodes.hidden}) as hidden`);
 }
 
-/** graph_nodes_user_weight_idx hands these over in order without touching the rows. */
+/** graph_nodes_user_weight_idx hands these over in order, hidden ones skipped, without touching the rows. */
 function heaviestIds(ctx: Ctx, limit: number) {
   return ctx.db
     .select({ id: graphNodes.id })
