@@ -4,6 +4,7 @@ import { askQuestion } from "../modules/ask/ask-question";
 import { askInput } from "../modules/ask/schemas";
 import type { ServiceContext } from "../modules/context";
 import { log } from "../log";
+import { toTrpcError } from "../trpc/errors";
 import { edgeError, jsonError, PayloadTooLargeError, serviceErrorResponse } from "./error-response";
 import { DEFAULT_BODY_LIMIT } from "./procedure-meta";
 import { mediaType, readBodyText } from "./request-body";
@@ -73,8 +74,13 @@ export function createAskStreamRoute({ services, keepOpen }: { services: Service
           );
           send("done", result);
         } catch (error) {
-          log.error("unexpected error in POST /api/ask (stream)", error);
-          send("error", { code: "INTERNAL_SERVER_ERROR", message: "Internal server error" });
+          // A known failure (a busy database, search still indexing) keeps its code and words.
+          const mapped = toTrpcError(error);
+          if (mapped) send("error", { code: mapped.code, message: mapped.message });
+          else {
+            log.error("unexpected error in POST /api/ask (stream)", error);
+            send("error", { code: "INTERNAL_SERVER_ERROR", message: "Internal server error" });
+          }
         }
         closed = true;
         controller.close();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import pg from "pg";
 import { getTestPostgres } from "../support/postgres";
 import { Api, expectError } from "../support/api";
+import { askStreamed } from "../support/ask-stream";
 import { startTestServer, type TestServer } from "../support/server";
 
 let server: TestServer;
@@ -182,6 +183,34 @@ describe("a database that stays locked", () => {
       after = await writer.post("/api/notes", { title: "after the lock" });
     }
     expect(after.status).toBe(201);
+  });
+});
+
+describe("a streamed answer that meets a locked database", () => {
+  let own: TestServer;
+  beforeAll(async () => {
+    own = await startTestServer();
+  });
+  afterAll(() => own.stop());
+
+  test("ends with the contract's 503 error event, not a 500", async () => {
+    const { api: asker, id } = await new Api(own.url).newUser("asker");
+    // A note another writer left for the search index, which the question's retrieval indexes first.
+    const client = own.openNotesClient();
+    await client.execute({
+      sql: "insert into notes (user_id, title, content, excerpt, tags, created_at, updated_at) values (?, 'Pangolins', 'pangolin scales', '', '[]', 0, 0)",
+      args: [id],
+    });
+    const lock = await client.transaction("write");
+    await lock.execute("update note_counts set total = total where 0");
+    try {
+      const { status, events } = await askStreamed(own.url, asker.token!, { question: "What about pangolins?" });
+      expect(status).toBe(200);
+      expect(events.at(-1)).toEqual({ event: "error", data: { code: "SERVICE_UNAVAILABLE", message: expect.stringMatching(/busy|indexing/) } });
+    } finally {
+      await lock.rollback();
+      client.close();
+    }
   });
 });
 
