@@ -9,7 +9,7 @@ import { createExportedFiles } from "../files/export-files";
 import { getGraph } from "../graph/get-graph";
 import { MAX_GRAPH_LIMIT } from "../graph/read-schemas";
 import { exportEntryName, exportFileName } from "./export-names";
-import { toNoteSource } from "./note-record";
+import { noteColumns, toNoteSource } from "./note-record";
 import type { exportNotesInput } from "./schemas";
 import { zipStream } from "./zip-stream";
 
@@ -27,17 +27,7 @@ function reclaimMemory() {
 }
 
 /** What a note's file is made of besides its content (not the excerpt, which is derived from it). */
-const noteFields = packedRow({
-  id: notes.id,
-  title: notes.title,
-  tags: notes.tags,
-  createdAt: notes.createdAt,
-  updatedAt: notes.updatedAt,
-  sourcePlatform: notes.sourcePlatform,
-  sourceUrl: notes.sourceUrl,
-  sourceAuthor: notes.sourceAuthor,
-  sourcePublishedAt: notes.sourcePublishedAt,
-});
+const noteFields = packedRow(noteColumns);
 
 const userIdValue = sql.placeholder("userId");
 const afterIdValue = sql.placeholder("afterId");

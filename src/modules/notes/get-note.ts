@@ -4,21 +4,11 @@ import type { Database } from "../../db/client";
 import { packedRow } from "../../db/packed-row";
 import { preparedPerDatabase } from "../../db/prepared";
 import { NotFoundError } from "../errors";
-import { toNoteRecord } from "./note-record";
+import { noteColumns, toNoteRecord } from "./note-record";
 import type { NoteRecord } from "./schemas";
 
 // Every field but the content in one JSON column (see packedRow); the content, up to 1 MiB, as itself.
-const noteRow = packedRow({
-  id: notes.id,
-  title: notes.title,
-  tags: notes.tags,
-  sourcePlatform: notes.sourcePlatform,
-  sourceUrl: notes.sourceUrl,
-  sourceAuthor: notes.sourceAuthor,
-  sourcePublishedAt: notes.sourcePublishedAt,
-  createdAt: notes.createdAt,
-  updatedAt: notes.updatedAt,
-});
+const noteRow = packedRow(noteColumns);
 
 const statements = preparedPerDatabase((db) => ({
   note: db

@@ -6,22 +6,11 @@ import { packedRow } from "../../db/packed-row";
 import { preparedPerDatabase } from "../../db/prepared";
 import { searchNotes } from "../search/search-notes";
 import { noteSnippets } from "../search/snippet";
-import { toNoteListItem } from "./note-record";
+import { noteColumns, toNoteListItem } from "./note-record";
 import type { listNotesInput, NoteListItem } from "./schemas";
 import { pageOf, type Page } from "../pagination";
 
-const listColumns = {
-  id: notes.id,
-  title: notes.title,
-  tags: notes.tags,
-  excerpt: notes.excerpt,
-  sourcePlatform: notes.sourcePlatform,
-  sourceUrl: notes.sourceUrl,
-  sourceAuthor: notes.sourceAuthor,
-  sourcePublishedAt: notes.sourcePublishedAt,
-  createdAt: notes.createdAt,
-  updatedAt: notes.updatedAt,
-};
+const listColumns = { ...noteColumns, excerpt: notes.excerpt };
 
 const userId = sql.placeholder("userId");
 const tag = sql.placeholder("tag");

@@ -1,5 +1,18 @@
-import type { notes } from "../../db/schema";
+import { notes } from "../../db/schema";
 import type { NoteListItem, NoteRecord, NoteSource } from "./schemas";
+
+/** The columns every answer about a note reads, but its content and excerpt (read where needed). */
+export const noteColumns = {
+  id: notes.id,
+  title: notes.title,
+  tags: notes.tags,
+  sourcePlatform: notes.sourcePlatform,
+  sourceUrl: notes.sourceUrl,
+  sourceAuthor: notes.sourceAuthor,
+  sourcePublishedAt: notes.sourcePublishedAt,
+  createdAt: notes.createdAt,
+  updatedAt: notes.updatedAt,
+};
 
 type NoteRow = typeof notes.$inferSelect;
 type SourceColumns = Pick<NoteRow, "sourcePlatform" | "sourceUrl" | "sourceAuthor" | "sourcePublishedAt">;
