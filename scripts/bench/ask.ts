@@ -10,24 +10,16 @@ import { insertIndexEntries } from "./seed-notes";
 import { askEval, seedAskEval } from "../../tests/fixtures/ask-eval/through-api";
 import { formatScores, LANGUAGES, loadAskEvalSet, scoreAnswers } from "../../tests/fixtures/ask-eval/score";
 import { percentile } from "./load";
-import { benchScratch } from "./server-process";
+import { type BenchService, withBenchService } from "./server-process";
 import { chineseVocabulary, mixedContent } from "./search-content";
-import { registerAndLogin } from "./tasks-client";
 
 const FILLER = Number(process.env.BENCH_NOTES ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TARGET_P50_MS = 50;
 
-const scratch = benchScratch("rhizome-bench-ask-");
-try {
-  await main();
-} finally {
-  await scratch.cleanUp();
-}
+await withBenchService("rhizome-bench-ask-", main);
 
-async function main() {
-  const service = await scratch.start("service", "service-server.ts", { DATA_DIR: scratch.workDir });
-  const session = await registerAndLogin(service.url, "bench");
+async function main({ workDir, service, session }: BenchService) {
   const set = loadAskEvalSet();
   const noteIds = await seedAskEval(service.url, session.token, set);
 
@@ -37,7 +29,7 @@ async function main() {
   for (const language of LANGUAGES) for (const miss of small.scores[language].misses) console.log(`  ${language}: ${miss}`);
 
   if (FILLER === 0) return;
-  const seconds = await seedFiller(path.join(scratch.workDir, "rhizome.db"), session.userId);
+  const seconds = await seedFiller(path.join(workDir, "rhizome.db"), session.userId);
   console.log(`\nseeded ${FILLER.toLocaleString("en-US")} more notes in ${seconds.toFixed(1)} s (the graph still covers the set's notes only)`);
   const large = await measure(service.url, session.token, noteIds, set);
   console.log(`\nQuality with ${FILLER.toLocaleString("en-US")} distractor notes:\n`);

@@ -12,10 +12,10 @@ import { createNote, newNoteRow } from "../../src/modules/notes/create-note";
 import { plainTextExcerpt } from "../../src/modules/notes/excerpt";
 import { searchDocument, type SearchDocument } from "../../src/modules/search/search-document";
 import { percentile } from "./load";
-import { benchScratch } from "./server-process";
+import { type BenchService, withBenchService } from "./server-process";
 import { chineseVocabulary, mixedContent } from "./search-content";
 import { draftTags, insertIndexEntries } from "./seed-notes";
-import { registerAndLogin, type Session } from "./tasks-client";
+import type { Session } from "./tasks-client";
 
 const NOTES = Number(process.env.BENCH_NOTES ?? 100_000);
 const BODY_POOL = 1000;
@@ -26,17 +26,10 @@ const TARGET = { p50: 30, p99: 150 };
 // Every 10,007th note has this word in its title: about ten notes.
 const RARE = "quetzal";
 
-const scratch = benchScratch("rhizome-bench-search-");
-try {
-  await main();
-} finally {
-  await scratch.cleanUp();
-}
+await withBenchService("rhizome-bench-search-", main);
 
-async function main() {
-  const service = await scratch.start("service", "service-server.ts", { DATA_DIR: scratch.workDir });
-  const session = await registerAndLogin(service.url, "bench");
-  const dbFile = path.join(scratch.workDir, "rhizome.db");
+async function main({ workDir, service, session }: BenchService) {
+  const dbFile = path.join(workDir, "rhizome.db");
   const seeded = await seed(dbFile, session.userId);
   console.log(`seeded ${NOTES.toLocaleString("en-US")} notes in ${(seeded.seconds).toFixed(1)} s; index ${(seeded.indexBytes / NOTES).toFixed(0)} bytes per note`);
 
@@ -57,7 +50,7 @@ async function main() {
     rows.push(`| ${name} | ${total.toLocaleString("en-US")} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${query === "" ? "" : pass ? "PASS" : "FAIL"} |`);
     console.log(rows.at(-1));
   }
-  const writes = await writeCost(path.join(scratch.workDir, "writes.db"));
+  const writes = await writeCost(path.join(workDir, "writes.db"));
   console.log(`\n| Search (${NOTES.toLocaleString("en-US")} notes, one user) | matches | p50 ms | p99 ms | p50 ≤ ${TARGET.p50}, p99 ≤ ${TARGET.p99} ms |`);
   console.log("|---|---:|---:|---:|---|");
   for (const row of rows) console.log(row);

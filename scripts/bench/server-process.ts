@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { registerAndLogin, type Session } from "./tasks-client";
 
 export interface ServerProcess {
   name: string;
@@ -153,4 +154,24 @@ export function benchScratch(prefix: string) {
     },
     cleanUp,
   };
+}
+
+export interface BenchService {
+  workDir: string;
+  service: ServerProcess;
+  session: Session;
+}
+
+/**
+ * A benchmark against one service (`service-server.ts`, its data in a scratch directory) with a
+ * user "bench" logged in; the service stops and the directory goes however `run` ends.
+ */
+export async function withBenchService(prefix: string, run: (bench: BenchService) => Promise<void>) {
+  const scratch = benchScratch(prefix);
+  try {
+    const service = await scratch.start("service", "service-server.ts", { DATA_DIR: scratch.workDir });
+    await run({ workDir: scratch.workDir, service, session: await registerAndLogin(service.url, "bench") });
+  } finally {
+    await scratch.cleanUp();
+  }
 }
