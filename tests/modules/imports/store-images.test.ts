@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { classifyAddress } from "../../../src/modules/imports/address-policy";
 import { createSafeDownloader, type SafeFetcherOptions } from "../../../src/modules/imports/safe-fetch";
-import { MAX_IMAGES_PER_NOTE, storeNoteImages, type ImageStoreRun } from "../../../src/modules/imports/store-images";
+import { IMAGE_RETRIES_PER_NOTE, MAX_IMAGES_PER_NOTE, storeNoteImages, type ImageStoreRun } from "../../../src/modules/imports/store-images";
 import { blobPath, type FileStorage } from "../../../src/modules/files/blob-store";
 import { insertUser } from "../../support/graph-seed";
 import { imageBytes } from "../../support/images";
@@ -101,6 +101,14 @@ describe("storeNoteImages", () => {
     ]);
     const asked = (name: string) => seen.filter((request) => request.path === name).length;
     expect([asked("/flaky.png"), asked("/down.png"), asked("/gone.png")]).toEqual([3, 3, 1]);
+  });
+
+  test(`a host down for every picture costs at most ${IMAGE_RETRIES_PER_NOTE} retries a note, not two a picture`, async () => {
+    seen = [];
+    const urls = Array.from({ length: 10 }, (_, i) => `${origin}/down.png?${i}`);
+    const result = await storeNoteImages(run(downloader()), urls.map((url) => `![](${url})`).join("\n"));
+    expect(result.failures.map((failure) => failure.name)).toEqual(urls);
+    expect(seen.filter((request) => request.path === "/down.png")).toHaveLength(urls.length + IMAGE_RETRIES_PER_NOTE);
   });
 
   test("a cancelled import stops waiting to ask again", async () => {
