@@ -5,7 +5,8 @@ import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import * as schema from "./schema";
 
-export type Database = LibSQLDatabase<typeof schema>;
+/** The notes database; `$client` is the libSQL client under it, for write batches (see prepared.ts). */
+export type Database = LibSQLDatabase<typeof schema> & { $client: Client };
 
 export interface NotesDatabase {
   db: Database;

@@ -1,3 +1,5 @@
+import { fillPlaceholders, type SQL } from "drizzle-orm";
+import type { InStatement, InValue } from "@libsql/client";
 import type { Database } from "./client";
 
 /**
@@ -16,4 +18,47 @@ export function preparedPerDatabase<T>(build: (db: Database) => T): (db: Databas
     }
     return statements;
   };
+}
+
+/** What a write batch needs of a built statement: its SQL with placeholders, and how its rows are read. */
+interface BuiltQuery {
+  getQuery(): { sql: string; params: unknown[] };
+  mapResult(result: unknown, isFromBatch?: boolean): unknown;
+}
+
+/** What a prepared query answers when run on its own, which its step answers too; libSQL's result for raw SQL. */
+type StepResult<Q> = Q extends { execute(...args: never[]): infer R } ? Awaited<R> : unknown;
+
+/** One statement of a write batch and the values for its placeholders. */
+export interface BatchStep<TResult = unknown> {
+  statement: InStatement;
+  read(result: unknown): TResult;
+}
+
+/** A built statement (a `.prepare()`d query, or raw SQL built once with `rawStatement`) with this call's values. */
+export function batchStep<Q extends BuiltQuery>(query: Q, values: Record<string, unknown> = {}): BatchStep<StepResult<Q>> {
+  const { sql, params } = query.getQuery();
+  return { statement: { sql, args: fillPlaceholders(params, values) as InValue[] }, read: (result) => query.mapResult(result, true) as StepResult<Q> };
+}
+
+/**
+ * Raw SQL (a virtual table drizzle has no builder for) built into its text and placeholder list
+ * once, for `batchStep`; its result is libSQL's as it is.
+ */
+export function rawStatement(db: Database, query: SQL): BuiltQuery {
+  const built = db.run(query).getQuery();
+  return { getQuery: () => built, mapResult: (result) => result };
+}
+
+/**
+ * Runs the steps as one write transaction in one call to libSQL: no query is built and nothing is
+ * awaited between statements (a drizzle transaction awaits each statement, BEGIN and COMMIT
+ * included). Any failure rolls all of them back.
+ */
+export async function runWriteBatch<TFirst>(db: Database, steps: [BatchStep<TFirst>, ...BatchStep[]]): Promise<[TFirst, ...unknown[]]> {
+  const results = await db.$client.batch(
+    steps.map((step) => step.statement),
+    "write",
+  );
+  return results.map((result, at) => steps[at]!.read(result)) as [TFirst, ...unknown[]];
 }

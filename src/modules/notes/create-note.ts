@@ -1,24 +1,44 @@
+import { sql } from "drizzle-orm";
 import type { z } from "zod";
 import { notes } from "../../db/schema";
 import type { Database } from "../../db/client";
-import { indexNote } from "../search/index-notes";
+import { batchStep, preparedPerDatabase, runWriteBatch } from "../../db/prepared";
+import { newNoteEntrySteps } from "../search/index-notes";
 import { searchDocument } from "../search/search-document";
 import { excerptOfPlainText, plainTextExcerpt } from "./excerpt";
 import { toNoteRecord } from "./note-record";
 import type { createNoteInput, NoteRecord, NoteSource } from "./schemas";
 
+const statements = preparedPerDatabase((db) => ({
+  insert: db
+    .insert(notes)
+    // Each column's value is the field of the same name in `newNoteRow`'s row.
+    .values({
+      userId: sql.placeholder("userId"),
+      title: sql.placeholder("title"),
+      content: sql.placeholder("content"),
+      excerpt: sql.placeholder("excerpt"),
+      tags: sql.placeholder("tags"),
+      sourcePlatform: sql.placeholder("sourcePlatform"),
+      sourceUrl: sql.placeholder("sourceUrl"),
+      sourceAuthor: sql.placeholder("sourceAuthor"),
+      sourcePublishedAt: sql.placeholder("sourcePublishedAt"),
+      createdAt: sql.placeholder("createdAt"),
+      updatedAt: sql.placeholder("updatedAt"),
+    })
+    .returning()
+    .prepare(),
+}));
+
 /**
- * The tag index and counters follow from triggers; the search entry is written in the same
- * transaction. The note's plain text is worked out once, for the entry and the excerpt.
+ * The note and its search entry in one write batch (one transaction); the tag index and counters
+ * follow from triggers. The note's plain text is worked out once, for the entry and the excerpt.
  */
 export async function createNote({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof createNoteInput> }): Promise<NoteRecord> {
   const document = searchDocument({ userId: ctx.userId, ...input });
-  const row = await ctx.db.transaction(async (tx) => {
-    const [inserted] = await tx.insert(notes).values(newNoteRow(ctx.userId, input, Date.now(), excerptOfPlainText(input.content, document.text))).returning();
-    await indexNote(tx, { ...inserted!, tags: input.tags }, document);
-    return inserted!;
-  });
-  return toNoteRecord(row);
+  const row = newNoteRow(ctx.userId, input, Date.now(), excerptOfPlainText(input.content, document.text));
+  const [[inserted]] = await runWriteBatch(ctx.db, [batchStep(statements(ctx.db).insert, row), ...newNoteEntrySteps(ctx.db, document)]);
+  return toNoteRecord(inserted!);
 }
 /** The row of a new note from already-validated fields; only imports give a `source`. */
 export function newNoteRow(

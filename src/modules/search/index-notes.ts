@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client";
+import { batchStep, preparedPerDatabase, rawStatement, type BatchStep } from "../../db/prepared";
 import { searchDocument, type SearchDocument } from "./search-document";
 
 /** A database or an open transaction: the index entry is written in the note's own transaction. */
@@ -14,6 +15,30 @@ function insertEntry(noteId: number, document: SearchDocument, when: SQL = sql`1
         ${document.titlePairs}, ${document.tagsPairs}, ${document.bodyPairs} where ${when}`,
     sql`insert or replace into search_texts (note_id, body) select ${noteId}, ${document.text} where ${when}`,
   ];
+}
+
+const value = (name: keyof SearchDocument) => sql.placeholder(name);
+
+// A note just inserted has no entry to replace (deleting a note deletes its entry, so a reused id
+// has none either). Its id is `last_insert_rowid()`: after the INSERT it is the note's (rows its
+// triggers insert do not change it once they end), and each statement here keeps it, since each
+// writes the row keyed by that same id.
+const newEntryStatements = preparedPerDatabase((db) => ({
+  entry: rawStatement(
+    db,
+    sql`insert into notes_fts (rowid, scope, title, tags, body, title_pairs, tags_pairs, body_pairs)
+      values (last_insert_rowid(), ${value("scope")}, ${value("title")}, ${value("tags")}, ${value("body")},
+        ${value("titlePairs")}, ${value("tagsPairs")}, ${value("bodyPairs")})`,
+  ),
+  text: rawStatement(db, sql`insert or replace into search_texts (note_id, body) values (last_insert_rowid(), ${value("text")})`),
+  backlog: rawStatement(db, sql`delete from search_backlog where note_id = last_insert_rowid()`),
+}));
+
+/** The index entry of the note the batch's previous step inserted: steps to follow that INSERT in its write batch. */
+export function newNoteEntrySteps(db: Database, document: SearchDocument): BatchStep[] {
+  const { entry, text, backlog } = newEntryStatements(db);
+  const values = { ...document };
+  return [batchStep(entry, values), batchStep(text, values), batchStep(backlog)];
 }
 
 /** Replaces a note's index entry; call it inside the transaction that wrote the note. */
