@@ -3,6 +3,7 @@ import path from "node:path";
 import { createClient, type Client } from "@libsql/client";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
+import { ReadStatements, setReadStatements } from "./read-statements";
 import * as schema from "./schema";
 
 /** The notes database; `$client` is the libSQL client under it, for write batches (see prepared.ts). */
@@ -24,7 +25,7 @@ const MIGRATIONS_FOLDER = path.resolve(import.meta.dir, "../../drizzle");
  */
 export async function openNotesDatabase(options: { url: string; authToken?: string }): Promise<NotesDatabase> {
   const isFile = options.url.startsWith("file:");
-  if (isFile) fs.mkdirSync(path.dirname(options.url.slice("file:".length)), { recursive: true });
+  if (isFile) fs.mkdirSync(path.dirname(localPath(options.url)), { recursive: true });
   // `timeout` is applied to each connection the client's pool opens, unlike a PRAGMA run once.
   const client = createClient({ url: options.url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS } as Parameters<
     typeof createClient
@@ -36,7 +37,18 @@ export async function openNotesDatabase(options: { url: string; authToken?: stri
   }
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  return { db, client, close: () => client.close() };
+  // An in-memory database is one connection's own: another would see a different, empty one.
+  const readFile = isFile && localPath(options.url) !== ":memory:" ? localPath(options.url) : undefined;
+  const reads = new ReadStatements(client, readFile, BUSY_TIMEOUT_MS);
+  setReadStatements(db, reads);
+  return {
+    db,
+    client,
+    close: () => {
+      reads.close();
+      client.close();
+    },
+  };
 }
 
 async function assertLocalSettings(client: Client): Promise<void> {
@@ -45,4 +57,9 @@ async function assertLocalSettings(client: Client): Promise<void> {
   if (journal !== "wal" || Number(foreignKeys) !== 1 || Number(busy) < 1000) {
     throw new Error(`libSQL settings not applied: journal_mode=${journal} foreign_keys=${foreignKeys} busy_timeout=${busy}`);
   }
+}
+
+/** The file a `file:` URL names (a query string, which libSQL would read as options, is not part of it). */
+function localPath(url: string): string {
+  return url.slice("file:".length).split("?")[0]!;
 }

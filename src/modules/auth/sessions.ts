@@ -4,6 +4,7 @@ import { and, eq, lte, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { packedRow } from "../../db/packed-row";
 import { preparedPerDatabase } from "../../db/prepared";
+import { readStatements } from "../../db/read-statements";
 import { sessions, users } from "../../db/schema";
 
 // Lucia's session guide, as this service's contract shapes it: opaque tokens, only their SHA-256 kept.
@@ -89,9 +90,9 @@ export async function validateSessionToken(
 ): Promise<{ session: Session; user: SessionUser } | null> {
   const id = sessionIdFromToken(token);
   const { lookup, renew } = statements(db);
-  const found = await lookup.get({ id });
+  const found = await readStatements(db).row(lookup, { id });
   if (!found) return null;
-  const fields = sessionRow.unpack(found.row);
+  const fields = sessionRow.unpack(found[0] as string);
   const row = {
     session: { id, userId: fields.userId, expiresAt: fields.expiresAt, pendingTotp: fields.pendingTotp, failedTotpAttempts: fields.failedTotpAttempts },
     user: { id: fields.userId, username: fields.username, createdAt: fields.createdAt, totpEnabled: fields.totpEnabled },

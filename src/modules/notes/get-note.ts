@@ -3,6 +3,7 @@ import { notes } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { packedRow } from "../../db/packed-row";
 import { preparedPerDatabase } from "../../db/prepared";
+import { readStatements } from "../../db/read-statements";
 import { NotFoundError } from "../errors";
 import { noteColumns, toNoteRecord } from "./note-record";
 import type { NoteRecord } from "./schemas";
@@ -19,7 +20,8 @@ const statements = preparedPerDatabase((db) => ({
 }));
 
 export async function getNote({ ctx, input }: { ctx: { db: Database; userId: number }; input: { id: number } }): Promise<NoteRecord> {
-  const found = await statements(ctx.db).note.get({ id: input.id, userId: ctx.userId });
+  const found = await readStatements(ctx.db).row(statements(ctx.db).note, { id: input.id, userId: ctx.userId });
   if (!found) throw new NotFoundError(`Note ${input.id}`);
-  return toNoteRecord({ ...noteRow.unpack(found.row), content: found.content });
+  const [row, content] = found as [string, string];
+  return toNoteRecord({ ...noteRow.unpack(row), content });
 }

@@ -4,6 +4,7 @@ import { noteCounts, notes, noteTags, tagCounts } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { packedRow } from "../../db/packed-row";
 import { preparedPerDatabase } from "../../db/prepared";
+import { readStatements } from "../../db/read-statements";
 import { searchNotes } from "../search/search-notes";
 import { noteSnippets } from "../search/snippet";
 import { noteColumns, toNoteListItem } from "./note-record";
@@ -38,13 +39,14 @@ const statements = preparedPerDatabase((db) => ({
 export async function listNotes({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof listNotesInput> }): Promise<Page<NoteListItem>> {
   if (input.q) return searchNoteList({ ctx, input: { ...input, q: input.q } });
   const { page, total, tagPage, tagTotal } = statements(ctx.db);
+  const reads = readStatements(ctx.db);
   const values = { userId: ctx.userId, tag: input.tag, limit: input.size, offset: (input.page - 1) * input.size };
-  // Two reads side by side, no transaction: the counter is kept by triggers in the writes' own
-  // transactions, so a page and its total can differ only by a write landing in between.
+  // Two reads, no transaction: the counter is kept by triggers in the writes' own transactions, so
+  // a page and its total can differ only by a write landing in between.
   const [rows, count] = input.tag === undefined
-    ? await Promise.all([page.all(values), total.get(values)])
-    : await Promise.all([tagPage.all(values), tagTotal.get(values)]);
-  return pageOf(rows.map(({ row }) => toNoteListItem(listRow.unpack(row))), count?.total ?? 0, input);
+    ? await Promise.all([reads.rows(page, values), reads.row(total, values)])
+    : await Promise.all([reads.rows(tagPage, values), reads.row(tagTotal, values)]);
+  return pageOf(rows.map(([row]) => toNoteListItem(listRow.unpack(row as string))), Number(count?.[0] ?? 0), input);
 }
 
 async function searchNoteList({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof listNotesInput> & { q: string } }): Promise<Page<NoteListItem>> {
