@@ -8,6 +8,14 @@ export interface ReadQuery {
   getQuery(): { sql: string; params: unknown[] };
 }
 
+/** A drizzle `.prepare()`d select: it maps rows given as arrays, as from its own run, to its fields. */
+interface MappedQuery extends ReadQuery {
+  all(...args: never[]): Promise<unknown>;
+  get(...args: never[]): Promise<unknown>;
+  mapAllResult(rows: unknown): unknown;
+  mapGetResult(rows: unknown): unknown;
+}
+
 type Statement = ReturnType<Libsql.Database["prepare"]>;
 
 /**
@@ -41,6 +49,16 @@ export class ReadStatements {
   /** The first row, or undefined when there is none. */
   async row(query: ReadQuery, values: Record<string, unknown>): Promise<unknown[] | undefined> {
     return this.read(query, values, true) as Promise<unknown[] | undefined>;
+  }
+
+  /** A prepared select's rows as drizzle's `all` gives them (fields named and mapped), read the same way. */
+  async all<Q extends MappedQuery>(query: Q, values: Record<string, unknown>): Promise<Awaited<ReturnType<Q["all"]>>> {
+    return query.mapAllResult(await this.rows(query, values)) as Awaited<ReturnType<Q["all"]>>;
+  }
+
+  /** Its first row as drizzle's `get` gives it, or undefined. */
+  async get<Q extends MappedQuery>(query: Q, values: Record<string, unknown>): Promise<Awaited<ReturnType<Q["get"]>>> {
+    return query.mapGetResult(await this.rows(query, values)) as Awaited<ReturnType<Q["get"]>>;
   }
 
   close(): void {

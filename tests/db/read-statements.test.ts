@@ -114,6 +114,15 @@ describe("read statements", () => {
     reads.close();
   });
 
+  test("give a prepared select's rows as drizzle does, fields named and mapped (a boolean column as a boolean)", async () => {
+    const id = await addUser("mapped", 21);
+    const reads = readStatements(database.db);
+    const query = database.db.select({ name: users.username, totp: users.totpEnabled }).from(users).where(eq(users.id, sql.placeholder("id"))).prepare();
+    expect(await reads.all(query, { id })).toEqual(await query.all({ id }));
+    expect(await reads.get(query, { id })).toEqual({ name: "mapped", totp: false });
+    expect(await reads.get(query, { id: id + 1000 })).toBeUndefined();
+  });
+
   test("a database that is not a local file is read through the client, with the same answers", async () => {
     const id = await addUser("through-client", 9);
     const reads = new ReadStatements(database.client, undefined, 0);

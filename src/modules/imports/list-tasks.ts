@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { importTasks } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { preparedPerDatabase } from "../../db/prepared";
+import { readStatements } from "../../db/read-statements";
 import { NotFoundError } from "../errors";
 import { pageOf, type Page } from "../pagination";
 import type { listTasksInput, TaskRecord } from "./schemas";
@@ -22,13 +23,14 @@ const statements = preparedPerDatabase((db) => ({
 /** Newest first; the page and the count are two reads side by side, as for notes. */
 export async function listTasks({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof listTasksInput> }): Promise<Page<TaskRecord>> {
   const { page, total } = statements(ctx.db);
+  const reads = readStatements(ctx.db);
   const values = { userId: ctx.userId, limit: input.size, offset: (input.page - 1) * input.size };
-  const [rows, counted] = await Promise.all([page.all(values), total.get(values)]);
+  const [rows, counted] = await Promise.all([reads.all(page, values), reads.get(total, values)]);
   return pageOf(rows.map((row) => toTaskRecord({ ...row, content: null })), counted?.total ?? 0, input);
 }
 
 export async function getTask({ ctx, input }: { ctx: { db: Database; userId: number }; input: { id: number } }): Promise<TaskRecord> {
-  const row = await statements(ctx.db).task.get({ id: input.id, userId: ctx.userId });
+  const row = await readStatements(ctx.db).get(statements(ctx.db).task, { id: input.id, userId: ctx.userId });
   if (!row) throw new NotFoundError(`Task ${input.id}`);
   return toTaskRecord(row);
 }
