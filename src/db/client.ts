@@ -59,7 +59,7 @@ async function assertLocalSettings(client: Client): Promise<void> {
   }
 }
 
-/** The file a `file:` URL names (a query string, which libSQL would read as options, is not part of it). */
+/** The file a `file:` URL names, read as libSQL reads it: no authority, query or fragment; %-escapes decoded. */
 function localPath(url: string): string {
-  return url.slice("file:".length).split("?")[0]!;
+  return decodeURIComponent(/^file:(?:\/\/[^/?#]*)?([^?#]*)/.exec(url)![1]!);
 }

@@ -123,6 +123,21 @@ describe("read statements", () => {
     expect(await reads.get(query, { id: id + 1000 })).toBeUndefined();
   });
 
+  test("read the file the client writes, whatever the form of its file: URL", async () => {
+    const spaced = path.join(dir, "a dir with spaces");
+    for (const url of [`file://${encodeURI(path.join(spaced, "one.db"))}`, `file:${path.join(spaced, "two.db")}`]) {
+      const other = await openNotesDatabase({ url });
+      try {
+        const [user] = await other.db.insert(users).values({ username: "url", usernameKey: "url", passwordHash: "x", createdAt: 5 }).returning({ id: users.id });
+        const byId = other.db.select({ name: users.username }).from(users).where(eq(users.id, sql.placeholder("id"))).prepare();
+        expect(await readStatements(other.db).row(byId, { id: user!.id })).toEqual(["url"]);
+      } finally {
+        other.close();
+      }
+    }
+    expect(fs.readdirSync(spaced).filter((name) => name.endsWith(".db")).sort()).toEqual(["one.db", "two.db"]);
+  });
+
   test("a database that is not a local file is read through the client, with the same answers", async () => {
     const id = await addUser("through-client", 9);
     const reads = new ReadStatements(database.client, undefined, 0);
