@@ -50,15 +50,17 @@ export function rawStatement(db: Database, query: SQL): BuiltQuery {
   return { getQuery: () => built, mapResult: (result) => result };
 }
 
+type BatchResults<T extends readonly BatchStep[]> = { -readonly [K in keyof T]: T[K] extends BatchStep<infer R> ? R : never };
+
 /**
- * Runs the steps as one write transaction in one call to libSQL: no query is built and nothing is
- * awaited between statements (a drizzle transaction awaits each statement, BEGIN and COMMIT
- * included). Any failure rolls all of them back.
+ * Runs the steps as one transaction in one call to libSQL: no query is built and nothing is awaited
+ * between statements (a drizzle transaction awaits each statement, BEGIN and COMMIT included). A
+ * write batch is all or nothing; a read batch sees one snapshot.
  */
-export async function runWriteBatch<TFirst>(db: Database, steps: [BatchStep<TFirst>, ...BatchStep[]]): Promise<[TFirst, ...unknown[]]> {
+export async function runBatch<const T extends readonly [BatchStep, ...BatchStep[]]>(db: Database, mode: "read" | "write", steps: T): Promise<BatchResults<T>> {
   const results = await db.$client.batch(
     steps.map((step) => step.statement),
-    "write",
+    mode,
   );
-  return results.map((result, at) => steps[at]!.read(result)) as [TFirst, ...unknown[]];
+  return results.map((result, at) => steps[at]!.read(result)) as BatchResults<T>;
 }

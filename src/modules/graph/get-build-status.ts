@@ -1,18 +1,28 @@
-import { count, desc, eq } from "drizzle-orm";
+import { count, desc, eq, sql } from "drizzle-orm";
 import { graphBuilds, graphEdges, graphNodes } from "../../db/schema";
 import type { Database } from "../../db/client";
+import { batchStep, preparedPerDatabase, runBatch } from "../../db/prepared";
 import { extractorIdentity, type ExtractorSettings } from "./create-extractor";
 import { extractorName, type BuildStatus } from "./schemas";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** The user's latest build, with the size of the graph readers see now; `idle` before any build. */
+const userId = sql.placeholder("userId");
+
+const statements = preparedPerDatabase((db) => ({
+  latest: db.select().from(graphBuilds).where(eq(graphBuilds.userId, userId)).orderBy(desc(graphBuilds.id)).limit(1).prepare(),
+  nodes: db.select({ total: count() }).from(graphNodes).where(eq(graphNodes.userId, userId)).prepare(),
+  edges: db.select({ total: count() }).from(graphEdges).where(eq(graphEdges.userId, userId)).prepare(),
+}));
+
+/**
+ * The user's latest build, with the size of the graph readers see now; `idle` before any build.
+ * One read batch: the build and the counts come from one snapshot, as a client polls it mid-build.
+ */
 export async function getBuildStatus({ ctx }: { ctx: { db: Database; userId: number; graphSettings: ExtractorSettings } }): Promise<BuildStatus> {
-  const [[build], [nodes], [edges]] = await ctx.db.batch([
-    ctx.db.select().from(graphBuilds).where(eq(graphBuilds.userId, ctx.userId)).orderBy(desc(graphBuilds.id)).limit(1),
-    ctx.db.select({ total: count() }).from(graphNodes).where(eq(graphNodes.userId, ctx.userId)),
-    ctx.db.select({ total: count() }).from(graphEdges).where(eq(graphEdges.userId, ctx.userId)),
-  ]);
+  const { latest, nodes: nodeCount, edges: edgeCount } = statements(ctx.db);
+  const values = { userId: ctx.userId };
+  const [[build], [nodes], [edges]] = await runBatch(ctx.db, "read", [batchStep(latest, values), batchStep(nodeCount, values), batchStep(edgeCount, values)]);
   const graph = { nodes: nodes?.total ?? 0, edges: edges?.total ?? 0 };
   if (!build) {
     const identity = extractorIdentity(ctx.graphSettings);

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { z } from "zod";
 import { notes } from "../../db/schema";
 import type { Database } from "../../db/client";
-import { batchStep, preparedPerDatabase, runWriteBatch } from "../../db/prepared";
+import { batchStep, preparedPerDatabase, runBatch } from "../../db/prepared";
 import { newNoteEntrySteps } from "../search/index-notes";
 import { searchDocument } from "../search/search-document";
 import { excerptOfPlainText, plainTextExcerpt } from "./excerpt";
@@ -37,7 +37,7 @@ const statements = preparedPerDatabase((db) => ({
 export async function createNote({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof createNoteInput> }): Promise<NoteRecord> {
   const document = searchDocument({ userId: ctx.userId, ...input });
   const row = newNoteRow(ctx.userId, input, Date.now(), excerptOfPlainText(input.content, document.text));
-  const [[inserted]] = await runWriteBatch(ctx.db, [batchStep(statements(ctx.db).insert, row), ...newNoteEntrySteps(ctx.db, document)]);
+  const [[inserted]] = await runBatch(ctx.db, "write", [batchStep(statements(ctx.db).insert, row), ...newNoteEntrySteps(ctx.db, document)]);
   return toNoteRecord(inserted!);
 }
 /** The row of a new note from already-validated fields; only imports give a `source`. */
