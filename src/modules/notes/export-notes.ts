@@ -11,7 +11,7 @@ import { MAX_GRAPH_LIMIT } from "../graph/read-schemas";
 import { exportEntryName, exportFileName } from "./export-names";
 import { noteColumns, toNoteSource } from "./note-record";
 import type { exportNotesInput } from "./schemas";
-import { zipStream, type ZipEntry } from "./zip-stream";
+import { zipStream } from "./zip-stream";
 
 const PAGE_SIZE = 100;
 let exportsRunning = 0;
@@ -104,7 +104,6 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
       const contents = new Uint8Array(page?.contents ?? new ArrayBuffer(0));
       // Stored pictures become relative links to files/ (written once each, after the notes).
       const linksFiles = Buffer.from(contents.buffer, contents.byteOffset, contents.byteLength).includes(FILE_LINK);
-      const files: ZipEntry[] = [];
       for (let index = 0, at = 0; index < fields.length; at += sizes[index]!, index++) {
         const note = noteFields.fromValues(fields[index]!);
         afterId = Math.max(afterId, note.id);
@@ -112,13 +111,12 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
         const content = linksFiles && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(FILE_LINK)
           ? await pictures.linkNote(new TextDecoder().decode(bytes))
           : bytes;
-        files.push({
+        yield {
           name: exportEntryName(note),
           lastModified: new Date(note.updatedAt),
           input: [`---\n${exportFrontMatter(note, toNoteSource(note))}---\n\n`, content],
-        });
+        };
       }
-      yield files;
       if (fields.length < PAGE_SIZE) break;
       // libSQL answers synchronously and the ZIP stream is pulled in microtasks, so without a
       // macrotask here a large export would hold the event loop until its end and stall every other

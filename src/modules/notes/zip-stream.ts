@@ -35,9 +35,7 @@ const BUFFER = 64 * 1024;
 const encoder = new TextEncoder();
 
 interface CentralRecord {
-  name: string;
-  /** The name's length in UTF-8. */
-  nameLength: number;
+  name: Uint8Array;
   crc: number;
   size: number;
   offset: number;
@@ -45,8 +43,7 @@ interface CentralRecord {
   date: number;
 }
 
-/** The entries, one at a time or a group at a time (a page of notes: one wait for the source, not one per file). */
-export function zipStream(entries: AsyncIterable<ZipEntry | ZipEntry[]>): ReadableStream<Uint8Array> {
+export function zipStream(entries: AsyncIterable<ZipEntry>): ReadableStream<Uint8Array> {
   const iterator = entries[Symbol.asyncIterator]();
   let cancelled = false;
   const source: Bun.DirectUnderlyingSource<Uint8Array> = {
@@ -59,8 +56,7 @@ export function zipStream(entries: AsyncIterable<ZipEntry | ZipEntry[]>): Readab
       try {
         for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
           if (cancelled) return;
-          if (Array.isArray(next.value)) for (const entry of next.value) offset += writeEntry(out, entry, records, offset);
-          else offset += writeEntry(out, next.value, records, offset);
+          offset += writeEntry(out, next.value, records, offset);
           // The destination took the bytes either way; a promise asks to wait until it has drained.
           const backpressure = out.takeBackpressure();
           if (backpressure) await backpressure;
@@ -87,48 +83,36 @@ export function zipStream(entries: AsyncIterable<ZipEntry | ZipEntry[]>): Readab
 
 /** Writes one local header and file; returns the bytes written. */
 function writeEntry(out: DirectWriter, entry: ZipEntry, records: CentralRecord[], offset: number): number {
-  if (entry.name.length === 0) throw new Error("A ZIP entry name must not be empty");
+  const name = encoder.encode(entry.name);
+  if (name.length === 0 || name.length > MAX_16) throw new Error(`A ZIP entry name must be 1..65535 bytes: ${JSON.stringify(entry.name)}`);
   const parts = Array.isArray(entry.input) ? entry.input : [entry.input];
-  // The header needs the CRC and size of all the parts, so the name and text are encoded (after the
-  // header) first. Text takes at most three UTF-8 bytes per UTF-16 unit; what is not used is given
-  // back. Small byte parts (a note's text) are copied in too, so a buffer of many files goes out in
-  // one write (a write each cost more than the copy) and one CRC covers the file; larger ones are
-  // written as they are, after what comes before them.
-  const nameRoom = entry.name.length * 3;
-  let textRoom = 0;
-  let byteSize = 0;
-  for (const part of parts) {
-    if (typeof part === "string") textRoom += part.length * 3;
-    else byteSize += part.byteLength;
-  }
-  const copyBytes = LOCAL_HEADER + nameRoom + textRoom + byteSize <= BUFFER;
-  const room = LOCAL_HEADER + nameRoom + textRoom + (copyBytes ? byteSize : 0);
+  // The header needs the CRC and size of all the parts, so text is encoded (after the header) first;
+  // a byte part is written as it is, after what comes before it. Text takes at most three UTF-8
+  // bytes per UTF-16 unit; what is not used is given back.
+  let room = LOCAL_HEADER + name.length;
+  for (const part of parts) room += typeof part === "string" ? part.length * 3 : part.byteLength;
+  // Small byte parts (a note's text) are copied in with the header, so a buffer of many files goes
+  // out in one write; a write each cost more than the copy. Larger ones are written as they are.
+  const copyBytes = room <= BUFFER;
+  if (!copyBytes) room = LOCAL_HEADER + name.length + parts.reduce((sum, part) => sum + (typeof part === "string" ? part.length * 3 : 0), 0);
   const { bytes, view, at } = out.reserve(room);
-  const nameLength = encoder.encodeInto(entry.name, bytes.subarray(at + LOCAL_HEADER, at + LOCAL_HEADER + nameRoom)).written;
-  if (nameLength > MAX_16) {
-    out.giveBack(room);
-    throw new Error(`A ZIP entry name must be at most 65535 bytes: ${JSON.stringify(entry.name.slice(0, 100))}…`);
-  }
-  const start = at + LOCAL_HEADER + nameLength;
-  let end = start;
+  let end = at + LOCAL_HEADER + name.length;
   const byteParts: { bytes: Uint8Array; after: number }[] = [];
   let crc = 0;
-  // Bytes in the buffer from here on are not in `crc` yet.
-  let crcFrom = start;
+  let size = 0;
   for (const part of parts) {
+    let data = part as Uint8Array;
     if (typeof part === "string") {
-      end += encoder.encodeInto(part, bytes.subarray(end, at + room)).written;
+      data = bytes.subarray(end, end + encoder.encodeInto(part, bytes.subarray(end, at + room)).written);
+      end += data.byteLength;
     } else if (copyBytes) {
       bytes.set(part, end);
+      data = bytes.subarray(end, end + part.byteLength);
       end += part.byteLength;
-    } else {
-      crc = Bun.hash.crc32(part, Bun.hash.crc32(bytes.subarray(crcFrom, end), crc));
-      crcFrom = end;
-      byteParts.push({ bytes: part, after: end });
-    }
+    } else byteParts.push({ bytes: part, after: end });
+    crc = Bun.hash.crc32(data, crc);
+    size += data.byteLength;
   }
-  crc = Bun.hash.crc32(bytes.subarray(crcFrom, end), crc);
-  const size = end - start + (copyBytes ? 0 : byteSize);
   if (size >= MAX_32) throw new Error(`A ZIP entry over 4 GiB is not supported: ${entry.name}`);
   out.giveBack(at + room - end);
   crc >>>= 0;
@@ -142,12 +126,12 @@ function writeEntry(out: DirectWriter, entry: ZipEntry, records: CentralRecord[]
   view.setUint32(at + 14, crc, true);
   view.setUint32(at + 18, size, true);
   view.setUint32(at + 22, size, true);
-  view.setUint16(at + 26, nameLength, true);
+  view.setUint16(at + 26, name.length, true);
   view.setUint16(at + 28, 0, true);
+  bytes.set(name, at + LOCAL_HEADER);
   for (const part of byteParts) out.writeAfter(part.after, part.bytes);
-  // The name's bytes are not kept: the central directory encodes it again.
-  records.push({ name: entry.name, nameLength, crc, size, offset, time, date });
-  return LOCAL_HEADER + nameLength + size;
+  records.push({ name, crc, size, offset, time, date });
+  return LOCAL_HEADER + name.length + size;
 }
 
 function writeCentralDirectory(chunk: DirectWriter, records: CentralRecord[], start: number) {
@@ -155,7 +139,7 @@ function writeCentralDirectory(chunk: DirectWriter, records: CentralRecord[], st
   for (const record of records) {
     const zip64 = record.offset >= MAX_32;
     const extra = zip64 ? 12 : 0;
-    const length = CENTRAL_HEADER + record.nameLength + extra;
+    const length = CENTRAL_HEADER + record.name.length + extra;
     const { view, bytes, at } = chunk.reserve(length);
     view.setUint32(at, 0x02014b50, true);
     view.setUint16(at + 4, MADE_BY, true);
@@ -167,16 +151,16 @@ function writeCentralDirectory(chunk: DirectWriter, records: CentralRecord[], st
     view.setUint32(at + 16, record.crc, true);
     view.setUint32(at + 20, record.size, true);
     view.setUint32(at + 24, record.size, true);
-    view.setUint16(at + 28, record.nameLength, true);
+    view.setUint16(at + 28, record.name.length, true);
     view.setUint16(at + 30, extra, true);
     view.setUint16(at + 32, 0, true); // comment
     view.setUint16(at + 34, 0, true); // disk
     view.setUint16(at + 36, 0, true); // internal attributes
     view.setUint32(at + 38, (FILE_MODE << 16) >>> 0, true);
     view.setUint32(at + 42, zip64 ? MAX_32 : record.offset, true);
-    encoder.encodeInto(record.name, bytes.subarray(at + CENTRAL_HEADER, at + CENTRAL_HEADER + record.nameLength));
+    bytes.set(record.name, at + CENTRAL_HEADER);
     if (zip64) {
-      const field = at + CENTRAL_HEADER + record.nameLength;
+      const field = at + CENTRAL_HEADER + record.name.length;
       view.setUint16(field, 0x0001, true);
       view.setUint16(field + 2, 8, true);
       view.setBigUint64(field + 4, BigInt(record.offset), true);
