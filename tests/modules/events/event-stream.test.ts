@@ -108,10 +108,10 @@ describe("the event stream", () => {
   test("a change is read once for all of a user's streams, and each stream gets the same event", async () => {
     const [ada] = users as [number];
     let reads = 0;
-    // Counts the status reads (one batch each) that the feed makes.
+    // Counts the status reads that the feed makes: one read batch each, sent through the libSQL client.
     const db = new Proxy(notes.db, {
       get(target, property, receiver) {
-        if (property === "batch") reads++;
+        if (property === "$client") reads++;
         return Reflect.get(target, property, receiver);
       },
     });
