@@ -39,6 +39,23 @@ export function blobPath(dir: string, sha256: string): string {
   return path.join(dir, sha256.slice(0, 2), sha256);
 }
 
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/** Every stored blob and when it was written, found where `blobPath` puts them (temporary files aside). */
+export async function* storedBlobs(dir: string): AsyncGenerator<{ sha256: string; mtimeMs: number }> {
+  for (const shard of await readdirOrEmpty(dir)) {
+    for (const name of shard.length === 2 ? await readdirOrEmpty(path.join(dir, shard)) : []) {
+      if (!SHA256.test(name) || blobPath(dir, name) !== path.join(dir, shard, name)) continue;
+      const stat = await fs.promises.stat(blobPath(dir, name)).catch(() => null);
+      if (stat) yield { sha256: name, mtimeMs: stat.mtimeMs };
+    }
+  }
+}
+
+async function readdirOrEmpty(directory: string): Promise<string[]> {
+  return fs.promises.readdir(directory).catch(() => []);
+}
+
 function tempDir(dir: string): string {
   return path.join(dir, "tmp");
 }

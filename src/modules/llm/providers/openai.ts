@@ -214,7 +214,6 @@ function retryDelayMs(error: unknown, attempt: number): number {
   return Math.min(500 * 2 ** attempt, 8_000) * (0.75 + Math.random() * 0.5);
 }
 
-
 // What to check when the server says the setup itself is wrong.
 const SETTING_HINTS: Record<number, string> = {
   401: "check OPENAI_API_KEY",
