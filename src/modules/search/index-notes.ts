@@ -8,37 +8,42 @@ type Runner = { run: Database["run"] };
 
 const BACKLOG_BATCH = 200;
 
-function insertEntry(noteId: number, document: SearchDocument, when: SQL = sql`1`): SQL[] {
+/** A note's entry: its FTS row and its plain text, keyed by `noteId`, each written only when `when` holds. */
+function entryInserts(noteId: SQL, fields: Record<keyof SearchDocument, unknown>, when: SQL = sql`1`): SQL[] {
   return [
     sql`insert into notes_fts (rowid, scope, title, tags, body, title_pairs, tags_pairs, body_pairs)
-      select ${noteId}, ${document.scope}, ${document.title}, ${document.tags}, ${document.body},
-        ${document.titlePairs}, ${document.tagsPairs}, ${document.bodyPairs} where ${when}`,
-    sql`insert or replace into search_texts (note_id, body) select ${noteId}, ${document.text} where ${when}`,
+      select ${noteId}, ${fields.scope}, ${fields.title}, ${fields.tags}, ${fields.body},
+        ${fields.titlePairs}, ${fields.tagsPairs}, ${fields.bodyPairs} where ${when}`,
+    sql`insert or replace into search_texts (note_id, body) select ${noteId}, ${fields.text} where ${when}`,
   ];
 }
 
-const value = (name: keyof SearchDocument) => sql.placeholder(name);
+/** Each field of a document as a placeholder of its own name (the compiler checks none is missing). */
+const documentPlaceholders: Record<keyof SearchDocument, unknown> = {
+  scope: sql.placeholder("scope"),
+  title: sql.placeholder("title"),
+  tags: sql.placeholder("tags"),
+  body: sql.placeholder("body"),
+  titlePairs: sql.placeholder("titlePairs"),
+  tagsPairs: sql.placeholder("tagsPairs"),
+  bodyPairs: sql.placeholder("bodyPairs"),
+  text: sql.placeholder("text"),
+};
 
 // A note just inserted has no entry to replace (deleting a note deletes its entry, so a reused id
 // has none either). Its id is `last_insert_rowid()`: after the INSERT it is the note's (rows its
 // triggers insert do not change it once they end), and each statement here keeps it, since each
 // writes the row keyed by that same id.
 const newEntryStatements = preparedPerDatabase((db) => ({
-  entry: rawStatement(
-    db,
-    sql`insert into notes_fts (rowid, scope, title, tags, body, title_pairs, tags_pairs, body_pairs)
-      values (last_insert_rowid(), ${value("scope")}, ${value("title")}, ${value("tags")}, ${value("body")},
-        ${value("titlePairs")}, ${value("tagsPairs")}, ${value("bodyPairs")})`,
-  ),
-  text: rawStatement(db, sql`insert or replace into search_texts (note_id, body) values (last_insert_rowid(), ${value("text")})`),
+  inserts: entryInserts(sql`last_insert_rowid()`, documentPlaceholders).map((statement) => rawStatement(db, statement)),
   backlog: rawStatement(db, sql`delete from search_backlog where note_id = last_insert_rowid()`),
 }));
 
 /** The index entry of the note the batch's previous step inserted: steps to follow that INSERT in its write batch. */
 export function newNoteEntrySteps(db: Database, document: SearchDocument): BatchStep[] {
-  const { entry, text, backlog } = newEntryStatements(db);
+  const { inserts, backlog } = newEntryStatements(db);
   const values = { ...document };
-  return [batchStep(entry, values), batchStep(text, values), batchStep(backlog)];
+  return [...inserts.map((statement) => batchStep(statement, values)), batchStep(backlog)];
 }
 
 /** Replaces a note's index entry; call it inside the transaction that wrote the note. */
@@ -48,7 +53,7 @@ export async function indexNote(
   document: SearchDocument = searchDocument(note),
 ): Promise<void> {
   await tx.run(sql`delete from notes_fts where rowid = ${note.id}`);
-  for (const statement of insertEntry(note.id, document)) await tx.run(statement);
+  for (const statement of entryInserts(sql`${note.id}`, document)) await tx.run(statement);
   await tx.run(sql`delete from search_backlog where note_id = ${note.id}`);
 }
 
@@ -71,7 +76,7 @@ export async function catchUpSearchIndex(db: Database, options: { userId?: numbe
       const unchanged = sql`exists (select 1 from search_backlog where seq = ${row.seq})`;
       if (row.userId !== null) {
         const document = searchDocument({ userId: row.userId, title: row.title!, content: row.content!, tags: JSON.parse(row.tags!) as string[] });
-        statements.push(sql`delete from notes_fts where rowid = ${row.noteId} and ${unchanged}`, ...insertEntry(row.noteId, document, unchanged));
+        statements.push(sql`delete from notes_fts where rowid = ${row.noteId} and ${unchanged}`, ...entryInserts(sql`${row.noteId}`, document, unchanged));
       }
       statements.push(sql`delete from search_backlog where seq = ${row.seq}`);
     }
