@@ -5,7 +5,7 @@ import { importSources, notes } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { newNoteRow } from "../notes/create-note";
 import { plainTextExcerpt } from "../notes/excerpt";
-import { toNoteSource } from "../notes/note-record";
+import { nextUpdatedAt, toNoteSource } from "../notes/note-record";
 import type { NoteSource } from "../notes/schemas";
 
 export type Outcome = "created" | "updated" | "unchanged" | "skipped";
@@ -197,7 +197,7 @@ function updateStatement(db: Database, noteId: number, updatedAt: number, note: 
       sourceUrl: source?.url ?? null,
       sourceAuthor: source?.author ?? null,
       sourcePublishedAt: source?.published_at ? Date.parse(source.published_at) : null,
-      updatedAt: now,
+      updatedAt: nextUpdatedAt(updatedAt, now),
     })
     .where(and(eq(notes.id, noteId), eq(notes.updatedAt, updatedAt)));
 }

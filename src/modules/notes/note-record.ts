@@ -51,3 +51,12 @@ export function toNoteSource(row: SourceColumns): NoteSource {
     published_at: row.sourcePublishedAt === null ? null : new Date(row.sourcePublishedAt).toISOString(),
   };
 }
+
+/**
+ * A note's new `updated_at` when its text is written: now, but always past the stored one, so
+ * every write moves it and a compare-and-set on it (an edit, a re-import) sees any write since its
+ * read, even one in the same millisecond or after the clock stepped back.
+ */
+export function nextUpdatedAt(stored: number, now = Date.now()): number {
+  return Math.max(now, stored + 1);
+}

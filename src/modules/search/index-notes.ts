@@ -3,9 +3,6 @@ import type { Database } from "../../db/client";
 import { batchStep, preparedPerDatabase, rawStatement, type BatchStep } from "../../db/prepared";
 import { searchDocument, type SearchDocument } from "./search-document";
 
-/** A database or an open transaction: the index entry is written in the note's own transaction. */
-type Runner = { run: Database["run"] };
-
 const BACKLOG_BATCH = 200;
 
 /** A note's entry: its FTS row and its plain text, keyed by `noteId`, each written only when `when` holds. */
@@ -46,15 +43,27 @@ export function newNoteEntrySteps(db: Database, document: SearchDocument): Batch
   return [...inserts.map((statement) => batchStep(statement, values)), batchStep(backlog)];
 }
 
-/** Replaces a note's index entry; call it inside the transaction that wrote the note. */
-export async function indexNote(
-  tx: Runner,
-  note: { id: number; userId: number; title: string; content: string; tags: string[] },
-  document: SearchDocument = searchDocument(note),
-): Promise<void> {
-  await tx.run(sql`delete from notes_fts where rowid = ${note.id}`);
-  for (const statement of entryInserts(sql`${note.id}`, document)) await tx.run(statement);
-  await tx.run(sql`delete from search_backlog where note_id = ${note.id}`);
+// An edited note's entry replaces its old one. Its statements follow the note's UPDATE in the same
+// write batch, and each runs only where the stored note holds the text its entry was built from:
+// an UPDATE that missed (the note changed since it was read) leaves the index as it was, since the
+// update is then tried again from the new text.
+const editedEntryStatements = preparedPerDatabase((db) => {
+  const noteId = sql`${sql.placeholder("noteId")}`;
+  const stored = sql`exists (select 1 from notes where id = ${noteId} and title = ${sql.placeholder("noteTitle")}
+    and content = ${sql.placeholder("noteContent")} and tags = ${sql.placeholder("noteTags")})`;
+  return {
+    remove: rawStatement(db, sql`delete from notes_fts where rowid = ${noteId} and ${stored}`),
+    inserts: entryInserts(noteId, documentPlaceholders, stored).map((statement) => rawStatement(db, statement)),
+    // The UPDATE's trigger left a backlog row; the entry just written makes it done.
+    backlog: rawStatement(db, sql`delete from search_backlog where note_id = ${noteId} and ${stored}`),
+  };
+});
+
+/** The index entry of an edited note: steps to follow the UPDATE that wrote `note` (its stored columns) in its write batch. */
+export function editedNoteEntrySteps(db: Database, note: { id: number; title: string; content: string; tags: string }, document: SearchDocument): BatchStep[] {
+  const { remove, inserts, backlog } = editedEntryStatements(db);
+  const values = { ...document, noteId: note.id, noteTitle: note.title, noteContent: note.content, noteTags: note.tags };
+  return [batchStep(remove, values), ...inserts.map((statement) => batchStep(statement, values)), batchStep(backlog, values)];
 }
 
 /**
