@@ -1,18 +1,17 @@
 // Entry names that are safe on every OS and in every unzip tool: the ZIP's names are relative,
 // use no separators, never start with a dot, and end in the note id, so they are unique even after
 // case folding. Rules after RELIABILITY §4 / sanitize-filename.
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}/\\?<>:*|"'`#%&{}$!@+=^~;,[\]()]+/gu;
+
+// One pass marks each run of unsafe characters, white space and dashes, which becomes one dash; the
+// ends lose their dots and dashes. (Step by step: unsafe characters to spaces, trim, white space
+// runs to a dash, dash runs to one; the test checks the two agree. The steps were a tenth of an
+// export's time.)
+const SEPARATORS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\s/\\?<>:*|"'`#%&{}$!@+=^~;,[\]()-]+/gu;
+const ENDS = /^[.\-]+|[.\-]+$/g;
 const MAX_SLUG_BYTES = 120;
 
 export function slugForTitle(title: string): string {
-  const slug = title
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(UNSAFE, " ")
-    .trim()
-    .replace(/\s+/g, "-")
-    .replace(/-{2,}/g, "-")
-    .replace(/^[.\-]+|[.\-]+$/g, "");
+  const slug = title.normalize("NFKC").toLowerCase().replace(SEPARATORS, "-").replace(ENDS, "");
   return truncateUtf8(slug, MAX_SLUG_BYTES).replace(/[.\-]+$/g, "") || "note";
 }
 
