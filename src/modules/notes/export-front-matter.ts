@@ -12,7 +12,12 @@ const OPTIONS = { noRefs: true, lineWidth: -1 } as const;
 // was half of an export's time: these shortcuts write exactly what it writes (the tests compare).
 
 /** Plain in js-yaml: a letter first, then characters that are never indicators mid-scalar. */
-const PLAIN_TITLE = /^[A-Za-z][A-Za-z0-9 ()*.,_/+-]*[A-Za-z0-9()*._/+]$/;
+const PLAIN = /^[A-Za-z](?:[A-Za-z0-9 ()*.,_/+-]*[A-Za-z0-9()*._/+])?$/;
+/**
+ * Of those, the words a YAML 1.2 or 1.1 reader takes for a boolean or null (`yes`, `Off`, `NULL`,
+ * `n`): js-yaml quotes them. No other scalar that starts with a letter is a number or a date.
+ */
+const RESERVED_WORDS = new Set(["true", "false", "null", "y", "yes", "n", "no", "on", "off"].flatMap((word) => [word, word[0]!.toUpperCase() + word.slice(1), word.toUpperCase()]));
 /**
  * Printable ASCII on one line whose first character YAML never lets start a plain scalar (an
  * indicator, a quote or a space): js-yaml single-quotes it, doubling any single quote. Markdown
@@ -43,18 +48,25 @@ export function exportFrontMatter(note: FrontMatterNote, source: NoteSource): st
   return yaml;
 }
 
+/** Written as it is, as js-yaml writes it. */
+function isPlain(value: string): boolean {
+  return PLAIN.test(value) && !RESERVED_WORDS.has(value);
+}
+
 function titleLine(title: string): string {
-  // Short words without a space may be YAML 1.1 booleans or nulls (`yes`, `Off`, `NULL`, `n`).
-  if (PLAIN_TITLE.test(title) && (title.length > 5 || title.includes(" "))) return `title: ${title}\n`;
+  if (isPlain(title)) return `title: ${title}\n`;
   if (QUOTED_TITLE.test(title)) return `title: '${title.replaceAll("'", "''")}'\n`;
   return dump({ title }, OPTIONS);
 }
 
-/** The same few tag lists recur across an account's notes. */
+/** The same few tag lists recur across an account's notes. Tags are mostly single words: plain. */
 function tagLines(tags: string): string {
   let lines = dumpedTags.get(tags);
   if (lines === undefined) {
-    lines = dump({ tags: JSON.parse(tags) as string[] }, OPTIONS);
+    const list = JSON.parse(tags) as string[];
+    if (list.length === 0) lines = "tags: []\n";
+    else if (list.every(isPlain)) lines = `tags:\n${list.map((tag) => `  - ${tag}\n`).join("")}`;
+    else lines = dump({ tags: list }, OPTIONS);
     if (dumpedTags.size >= TAG_CACHE_LIMIT) dumpedTags.clear();
     dumpedTags.set(tags, lines);
   }

@@ -25,7 +25,8 @@ const title = fc.oneof(
   fc.string({ unit: tricky, maxLength: 40 }),
   fc.string({ unit: "grapheme", maxLength: 40 }),
   fc.constantFrom("yes", "No", "OFF", "y", "n", "null", "Null", "true", "False", "on", "~", "123", "1.5", "0x1F", ".inf", "2026-11-21", "12:30", "a: b", "a #b", "a#b", "Title (12)", "System **fast** memory (3)",
-    "**Bold** opening (4)", "*", "'quoted' it's", "- list item", "-1:30", "# heading", "  indented", "@handle", "`code` first", "? why", "[link](x)"),
+    "**Bold** opening (4)", "*", "'quoted' it's", "- list item", "-1:30", "# heading", "  indented", "@handle", "`code` first", "? why", "[link](x)",
+    "ideas", "code", "a", "e", "E1", "Yes", "YES", "yEs", "nO", "ON", "On", "oN", "TRUE", "tRUE", "NULL", "nULL", "NaN", "Inf", "Y", "N", "x"),
 );
 
 describe("an exported note's front matter", () => {
