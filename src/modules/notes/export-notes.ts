@@ -4,6 +4,7 @@ import { notes, noteTags } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { packedRow } from "../../db/packed-row";
 import { preparedPerDatabase } from "../../db/prepared";
+import { readStatements } from "../../db/read-statements";
 import type { FileStorage } from "../files/blob-store";
 import { createExportedFiles } from "../files/export-files";
 import { getGraph } from "../graph/get-graph";
@@ -55,7 +56,8 @@ const pageStatements = preparedPerDatabase((db) => {
       .select({
         fields: sql<string>`json_group_array(${noteFields.column})`,
         sizes: sql<string>`json_group_array(octet_length(${notes.content}))`,
-        contents: sql<ArrayBuffer | null>`cast(group_concat(${notes.content}, '') as blob)`,
+        // A Buffer, from the read connection and (drizzle converts it) through the client alike.
+        contents: sql<Uint8Array | null>`cast(group_concat(${notes.content}, '') as blob)`,
       })
       .from(sql`(${rows}) as ${notes}`)
       .prepare();
@@ -98,10 +100,12 @@ async function* noteFiles(db: Database, userId: number, input: z.infer<typeof ex
   let pages = 0;
   try {
     for (let afterId = 0; ; pages += 1) {
-      const [page] = await statement.all({ ...values, afterId });
+      // On the read connection's kept statement: through the client, each page's statement was
+      // prepared again (22 ms of a 10,000-note export, profiled) and its bytes copied twice more.
+      const [page] = await readStatements(db).all(statement, { ...values, afterId });
       const fields = JSON.parse(page?.fields ?? "[]") as unknown[][];
       const sizes = JSON.parse(page?.sizes ?? "[]") as number[];
-      const contents = new Uint8Array(page?.contents ?? new ArrayBuffer(0));
+      const contents = page?.contents ?? new Uint8Array(0);
       // Stored pictures become relative links to files/ (written once each, after the notes).
       const linksFiles = Buffer.from(contents.buffer, contents.byteOffset, contents.byteLength).includes(FILE_LINK);
       for (let index = 0, at = 0; index < fields.length; at += sizes[index]!, index++) {
