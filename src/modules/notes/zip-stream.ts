@@ -34,15 +34,6 @@ const BUFFER = 64 * 1024;
 
 const encoder = new TextEncoder();
 
-interface CentralRecord {
-  name: Uint8Array;
-  crc: number;
-  size: number;
-  offset: number;
-  time: number;
-  date: number;
-}
-
 export function zipStream(entries: AsyncIterable<ZipEntry>): ReadableStream<Uint8Array> {
   const iterator = entries[Symbol.asyncIterator]();
   let cancelled = false;
@@ -51,12 +42,12 @@ export function zipStream(entries: AsyncIterable<ZipEntry>): ReadableStream<Uint
     // Bun.serve and whole-body reads call this once; a reader's reads wait on the writes' promises.
     async pull(controller: ReadableStreamDirectController) {
       const out = new DirectWriter(controller);
-      const records: CentralRecord[] = [];
+      const directory = new CentralDirectory();
       let offset = 0;
       try {
         for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
           if (cancelled) return;
-          offset += writeEntry(out, next.value, records, offset);
+          offset += writeEntry(out, next.value, directory, offset);
           // The destination took the bytes either way; a promise asks to wait until it has drained.
           const backpressure = out.takeBackpressure();
           if (backpressure) await backpressure;
@@ -67,7 +58,7 @@ export function zipStream(entries: AsyncIterable<ZipEntry>): ReadableStream<Uint
         throw error;
       }
       if (cancelled) return;
-      writeCentralDirectory(out, records, offset);
+      writeEnd(out, directory, offset);
       out.flush();
       controller.close();
     },
@@ -81,41 +72,55 @@ export function zipStream(entries: AsyncIterable<ZipEntry>): ReadableStream<Uint
   return new ReadableStream(source as unknown as UnderlyingDefaultSource<Uint8Array>);
 }
 
-/** Writes one local header and file; returns the bytes written. */
-function writeEntry(out: DirectWriter, entry: ZipEntry, records: CentralRecord[], offset: number): number {
-  const name = encoder.encode(entry.name);
-  if (name.length === 0 || name.length > MAX_16) throw new Error(`A ZIP entry name must be 1..65535 bytes: ${JSON.stringify(entry.name)}`);
+/** Writes one local header and file, and its central directory record; returns the bytes written. */
+function writeEntry(out: DirectWriter, entry: ZipEntry, directory: CentralDirectory, offset: number): number {
   const parts = Array.isArray(entry.input) ? entry.input : [entry.input];
-  // The header needs the CRC and size of all the parts, so text is encoded (after the header) first;
-  // a byte part is written as it is, after what comes before it. Text takes at most three UTF-8
-  // bytes per UTF-16 unit; what is not used is given back.
-  let room = LOCAL_HEADER + name.length;
-  for (const part of parts) room += typeof part === "string" ? part.length * 3 : part.byteLength;
-  // Small byte parts (a note's text) are copied in with the header, so a buffer of many files goes
-  // out in one write; a write each cost more than the copy. Larger ones are written as they are.
-  const copyBytes = room <= BUFFER;
-  if (!copyBytes) room = LOCAL_HEADER + name.length + parts.reduce((sum, part) => sum + (typeof part === "string" ? part.length * 3 : 0), 0);
+  // The header needs the CRC and size of all the parts, so the name and text are encoded (after
+  // the header) first; text takes at most three UTF-8 bytes per UTF-16 unit, and what is not used
+  // is given back. Small byte parts (a note's text) are copied in with them, so a buffer of many
+  // files goes out in one write (a write each cost more than the copy); larger ones are written
+  // as they are, after what comes before them.
+  const nameRoom = entry.name.length * 3;
+  let textRoom = 0;
+  let byteSize = 0;
+  for (const part of parts) {
+    if (typeof part === "string") textRoom += part.length * 3;
+    else byteSize += part.byteLength;
+  }
+  const copyBytes = LOCAL_HEADER + nameRoom + textRoom + byteSize <= BUFFER;
+  const room = LOCAL_HEADER + nameRoom + textRoom + (copyBytes ? byteSize : 0);
   const { bytes, view, at } = out.reserve(room);
-  let end = at + LOCAL_HEADER + name.length;
-  const byteParts: { bytes: Uint8Array; after: number }[] = [];
+  const nameAt = at + LOCAL_HEADER;
+  const nameLength = encoder.encodeInto(entry.name, bytes.subarray(nameAt, nameAt + nameRoom)).written;
+  if (nameLength === 0 || nameLength > MAX_16) {
+    out.giveBack(room);
+    throw new Error(`A ZIP entry name must be 1..65535 bytes: ${JSON.stringify(entry.name)}`);
+  }
+  const start = nameAt + nameLength;
+  let end = start;
+  // The CRC runs over the file's bytes in order: those in the buffer since `checked`, then each
+  // byte part written on its own.
+  let checked = start;
   let crc = 0;
   let size = 0;
+  const byteParts: { bytes: Uint8Array; after: number }[] = [];
   for (const part of parts) {
-    let data = part as Uint8Array;
     if (typeof part === "string") {
-      data = bytes.subarray(end, end + encoder.encodeInto(part, bytes.subarray(end, at + room)).written);
-      end += data.byteLength;
+      end += encoder.encodeInto(part, bytes.subarray(end, at + room)).written;
     } else if (copyBytes) {
       bytes.set(part, end);
-      data = bytes.subarray(end, end + part.byteLength);
       end += part.byteLength;
-    } else byteParts.push({ bytes: part, after: end });
-    crc = Bun.hash.crc32(data, crc);
-    size += data.byteLength;
+    } else {
+      crc = Bun.hash.crc32(part, Bun.hash.crc32(bytes.subarray(checked, end), crc));
+      size += part.byteLength;
+      byteParts.push({ bytes: part, after: end });
+      checked = end;
+    }
   }
+  crc = Bun.hash.crc32(bytes.subarray(checked, end), crc) >>> 0;
+  size += end - start;
   if (size >= MAX_32) throw new Error(`A ZIP entry over 4 GiB is not supported: ${entry.name}`);
   out.giveBack(at + room - end);
-  crc >>>= 0;
   const { time, date } = dosDateTime(entry.lastModified);
   view.setUint32(at, 0x04034b50, true);
   view.setUint16(at + 4, VERSION, true);
@@ -126,51 +131,81 @@ function writeEntry(out: DirectWriter, entry: ZipEntry, records: CentralRecord[]
   view.setUint32(at + 14, crc, true);
   view.setUint32(at + 18, size, true);
   view.setUint32(at + 22, size, true);
-  view.setUint16(at + 26, name.length, true);
+  view.setUint16(at + 26, nameLength, true);
   view.setUint16(at + 28, 0, true);
-  bytes.set(name, at + LOCAL_HEADER);
+  directory.add(bytes.subarray(nameAt, start), { crc, size, offset, time, date });
   for (const part of byteParts) out.writeAfter(part.after, part.bytes);
-  records.push({ name, crc, size, offset, time, date });
-  return LOCAL_HEADER + name.length + size;
+  return LOCAL_HEADER + nameLength + size;
 }
 
-function writeCentralDirectory(chunk: DirectWriter, records: CentralRecord[], start: number) {
-  let size = 0;
-  for (const record of records) {
-    const zip64 = record.offset >= MAX_32;
+/**
+ * The central directory, each file's record written as the file is: one growing buffer rather than
+ * an object and an encoded name per file kept to the end (for 10,000 notes, 20,000 small objects
+ * that outlive every young collection).
+ */
+class CentralDirectory {
+  private bytes = new Uint8Array(BUFFER);
+  private view = new DataView(this.bytes.buffer);
+  length = 0;
+  count = 0;
+
+  add(name: Uint8Array, file: { crc: number; size: number; offset: number; time: number; date: number }) {
+    const zip64 = file.offset >= MAX_32;
     const extra = zip64 ? 12 : 0;
-    const length = CENTRAL_HEADER + record.name.length + extra;
-    const { view, bytes, at } = chunk.reserve(length);
+    const at = this.reserve(CENTRAL_HEADER + name.length + extra);
+    const view = this.view;
     view.setUint32(at, 0x02014b50, true);
     view.setUint16(at + 4, MADE_BY, true);
     view.setUint16(at + 6, VERSION, true);
     view.setUint16(at + 8, UTF8_NAMES, true);
     view.setUint16(at + 10, 0, true);
-    view.setUint16(at + 12, record.time, true);
-    view.setUint16(at + 14, record.date, true);
-    view.setUint32(at + 16, record.crc, true);
-    view.setUint32(at + 20, record.size, true);
-    view.setUint32(at + 24, record.size, true);
-    view.setUint16(at + 28, record.name.length, true);
+    view.setUint16(at + 12, file.time, true);
+    view.setUint16(at + 14, file.date, true);
+    view.setUint32(at + 16, file.crc, true);
+    view.setUint32(at + 20, file.size, true);
+    view.setUint32(at + 24, file.size, true);
+    view.setUint16(at + 28, name.length, true);
     view.setUint16(at + 30, extra, true);
     view.setUint16(at + 32, 0, true); // comment
     view.setUint16(at + 34, 0, true); // disk
     view.setUint16(at + 36, 0, true); // internal attributes
     view.setUint32(at + 38, (FILE_MODE << 16) >>> 0, true);
-    view.setUint32(at + 42, zip64 ? MAX_32 : record.offset, true);
-    bytes.set(record.name, at + CENTRAL_HEADER);
+    view.setUint32(at + 42, zip64 ? MAX_32 : file.offset, true);
+    this.bytes.set(name, at + CENTRAL_HEADER);
     if (zip64) {
-      const field = at + CENTRAL_HEADER + record.name.length;
+      const field = at + CENTRAL_HEADER + name.length;
       view.setUint16(field, 0x0001, true);
       view.setUint16(field + 2, 8, true);
-      view.setBigUint64(field + 4, BigInt(record.offset), true);
+      view.setBigUint64(field + 4, BigInt(file.offset), true);
     }
-    size += length;
+    this.count += 1;
   }
-  const count = records.length;
+
+  /** The records written so far. */
+  written(): Uint8Array {
+    return this.bytes.subarray(0, this.length);
+  }
+
+  private reserve(size: number): number {
+    if (this.length + size > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + size));
+      grown.set(this.written());
+      this.bytes = grown;
+      this.view = new DataView(grown.buffer);
+    }
+    const at = this.length;
+    this.length += size;
+    return at;
+  }
+}
+
+/** The central directory and the end records after the files, which start at `start`. */
+function writeEnd(out: DirectWriter, directory: CentralDirectory, start: number) {
+  out.write(directory.written());
+  const { count, length: size } = directory;
   const zip64 = count >= MAX_16 || start >= MAX_32 || size >= MAX_32;
   if (zip64) {
-    const { view, at } = chunk.reserve(ZIP64_END);
+    const { view, at } = out.reserve(ZIP64_END);
     view.setUint32(at, 0x06064b50, true);
     view.setBigUint64(at + 4, 44n, true);
     view.setUint16(at + 12, MADE_BY, true);
@@ -187,7 +222,7 @@ function writeCentralDirectory(chunk: DirectWriter, records: CentralRecord[], st
     view.setBigUint64(at + 64, BigInt(start + size), true);
     view.setUint32(at + 72, 1, true);
   }
-  const { view, at } = chunk.reserve(END_OF_CENTRAL_DIRECTORY);
+  const { view, at } = out.reserve(END_OF_CENTRAL_DIRECTORY);
   view.setUint32(at, 0x06054b50, true);
   view.setUint16(at + 4, 0, true);
   view.setUint16(at + 6, 0, true);
@@ -233,6 +268,11 @@ class DirectWriter {
   /** Returns the unused end of the last reservation. */
   giveBack(size: number) {
     this.used -= size;
+  }
+
+  /** Writes what waits, then `bytes` as they are. */
+  write(bytes: Uint8Array) {
+    this.writeAfter(this.used, bytes);
   }
 
   /** Writes what waits up to `position`, then `bytes` as they are. */
