@@ -111,3 +111,21 @@ describe("the test suite's server helper", () => {
     expect((failure as Error).message).toContain("DATABASE_URL");
   }, 15_000);
 });
+
+describe("what a process loads at start-up", () => {
+  test("no LLM SDK until a build or a question needs one", async () => {
+    // A process of its own: this one's module registry holds whatever other test files loaded.
+    const script = `
+      const sdk = () => Object.keys(require.cache).filter((file) => /node_modules\\/(openai|@anthropic-ai\\/sdk)\\//.test(file)).length;
+      await import(${JSON.stringify(path.resolve(import.meta.dir, "../src/server.ts"))});
+      const atStart = sdk();
+      const { createBuildExtractor } = await import(${JSON.stringify(path.resolve(import.meta.dir, "../src/modules/graph/create-extractor.ts"))});
+      await createBuildExtractor({ extractor: "anthropic", llmConcurrency: 1, anthropic: { apiKey: "key" } }, []);
+      console.log(JSON.stringify({ atStart, afterBuild: sdk() }));`;
+    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+    expect(await child.exited).toBe(0);
+    const { atStart, afterBuild } = JSON.parse(await new Response(child.stdout).text()) as { atStart: number; afterBuild: number };
+    expect(atStart).toBe(0);
+    expect(afterBuild).toBeGreaterThan(0);
+  }, 30_000);
+});

@@ -77,7 +77,7 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
     });
     const waiting: number[] = [];
     if (todo.length > 0) {
-      const extractor = createBuildExtractor(run.settings, all.map(({ note }) => note));
+      const extractor = await createBuildExtractor(run.settings, all.map(({ note }) => note));
       // One list for the whole build, the heaviest concepts first and this build's new names after
       // them: a new name never pushes an old one out, and the local extractor's cache keeps hitting.
       const existingConcepts = (

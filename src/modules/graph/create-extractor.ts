@@ -1,8 +1,7 @@
 import type { Extractor, ExtractorName, NoteForExtraction } from "./extraction";
-import { createAnthropicExtractor, DEFAULT_ANTHROPIC_MODEL } from "./extractors/anthropic";
 import { PROMPT_VERSION } from "./extractors/llm/prompt";
 import { buildCorpusStats, createLocalExtractor } from "./extractors/local";
-import { createOpenAiExtractor } from "./extractors/openai";
+import { DEFAULT_ANTHROPIC_MODEL } from "../llm/default-model";
 import type { OpenAiSettings } from "../llm/providers/openai";
 import { rememberedStep, type StructuredOutputStep } from "../llm/providers/openai-structured";
 
@@ -19,17 +18,22 @@ export interface ExtractorSettings {
 /**
  * The extractor for one build. The LLM ones make their calls for a note one after another (the
  * build bounds how many notes are in flight); the local one scores key phrases against all of the
- * user's notes.
+ * user's notes. An LLM's SDK (the two: ~400 modules, ~5 MiB of an API process's memory) is loaded
+ * with the first build or estimate that uses it, not by every process at start-up.
  */
-export function createBuildExtractor(settings: ExtractorSettings, allNotes: NoteForExtraction[]): Extractor {
+export async function createBuildExtractor(settings: ExtractorSettings, allNotes: NoteForExtraction[]): Promise<Extractor> {
   if (settings.extractor === "anthropic") {
+    const { createAnthropicExtractor } = await import("./extractors/anthropic");
     return createAnthropicExtractor({
       apiKey: settings.anthropic.apiKey!,
       baseURL: settings.anthropic.baseURL,
       model: settings.anthropic.model ?? DEFAULT_ANTHROPIC_MODEL,
     });
   }
-  if (settings.extractor === "openai") return createOpenAiExtractor(settings.openai!);
+  if (settings.extractor === "openai") {
+    const { createOpenAiExtractor } = await import("./extractors/openai");
+    return createOpenAiExtractor(settings.openai!);
+  }
   return createLocalExtractor(buildCorpusStats(allNotes));
 }
 

@@ -33,7 +33,7 @@ export async function estimateBuild({
   ]);
   const cost = { llm_calls: 0, input_tokens: 0, output_tokens: 0 };
   if (identity.extractor !== "local") {
-    const extractor = createBuildExtractor(ctx.graphSettings, []);
+    const extractor = await createBuildExtractor(ctx.graphSettings, []);
     // The build offers the graph's heaviest concepts (its own new names come after them).
     const names = existing.map((node) => node.label);
     for (const { note } of todo) {

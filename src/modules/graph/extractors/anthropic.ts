@@ -19,9 +19,6 @@ import { describeIssues, knowledgeGraphJsonSchema, knowledgeGraphSchema, TOOL_DE
 export { AnthropicRequestError } from "../../llm/providers/anthropic";
 export { ExtractionFailedError } from "./llm/errors";
 
-/** The newest Haiku-class model the installed SDK knows: fast and cheap, enough for extraction. */
-export const DEFAULT_ANTHROPIC_MODEL = "claude-haiku-5-5";
-
 export const DEFAULT_MAX_CHUNK_CHARS = 12_000;
 const DEFAULT_MAX_RETRIES = 4;
 const DEFAULT_TIMEOUT_MS = 120_000;

@@ -4,11 +4,11 @@ import { noteText, type NoteExtraction, type NoteForExtraction } from "../../../
 import {
   AnthropicRequestError,
   createAnthropicExtractor,
-  DEFAULT_ANTHROPIC_MODEL,
   ExtractionFailedError,
   type AnthropicExtractorOptions,
 } from "../../../../src/modules/graph/extractors/anthropic";
 import { splitIntoChunks } from "../../../../src/modules/llm/chunk-text";
+import { DEFAULT_ANTHROPIC_MODEL } from "../../../../src/modules/llm/default-model";
 import { knowledgeGraphSchema, TOOL_NAME } from "../../../../src/modules/graph/extractors/llm/schema";
 import { defaultRespond, startFakeAnthropic, type FakeAnthropic } from "../../../support/fake-anthropic";
 
