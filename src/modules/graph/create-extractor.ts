@@ -18,7 +18,7 @@ export interface ExtractorSettings {
 /**
  * The extractor for one build. The LLM ones make their calls for a note one after another (the
  * build bounds how many notes are in flight); the local one scores key phrases against all of the
- * user's notes. An LLM's SDK (the two: ~400 modules, ~5 MiB of an API process's memory) is loaded
+ * user's notes. An LLM's SDK (the two: ~315 modules, ~5 MiB of an API process's memory) is loaded
  * with the first build or estimate that uses it, not by every process at start-up.
  */
 export async function createBuildExtractor(settings: ExtractorSettings, allNotes: NoteForExtraction[]): Promise<Extractor> {
