@@ -4,8 +4,8 @@
 
 // One pass marks each run of unsafe characters, white space and dashes, which becomes one dash; the
 // ends lose their dots and dashes. (Step by step: unsafe characters to spaces, trim, white space
-// runs to a dash, dash runs to one; the test checks the two agree. The steps were a tenth of an
-// export's time.)
+// runs to a dash, dash runs to one; the test checks the two agree. The steps showed as ~10% of a
+// cold export's profile; measured alone, one pass takes about two thirds of their time.)
 const SEPARATORS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\s/\\?<>:*|"'`#%&{}$!@+=^~;,[\]()-]+/gu;
 const ENDS = /^[.\-]+|[.\-]+$/g;
 const MAX_SLUG_BYTES = 120;
