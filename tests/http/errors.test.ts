@@ -159,20 +159,26 @@ describe("a database that stays locked", () => {
   });
   afterAll(() => own.stop());
 
-  test("past the busy timeout answers 503 SERVICE_UNAVAILABLE, not 500, and works again after", async () => {
-    const { api: writer } = await new Api(own.url).newUser("locked");
-    // Another connection holds SQLite's write lock for longer than the server's 5 s busy timeout.
+  /** Runs `during` while another connection holds SQLite's write lock, for longer than the server's 5 s busy timeout if need be. */
+  async function whileLocked(during: () => Promise<void>): Promise<void> {
     const client = own.openNotesClient();
     const lock = await client.transaction("write");
     await lock.execute("update note_counts set total = total where 0");
     try {
-      const response = await writer.post("/api/notes", { title: "waits for the lock" });
-      expectError(response, 503, "SERVICE_UNAVAILABLE");
-      expect(response.body.message).toContain("busy");
+      await during();
     } finally {
       await lock.rollback();
       client.close();
     }
+  }
+
+  test("past the busy timeout answers 503 SERVICE_UNAVAILABLE, not 500, and works again after", async () => {
+    const { api: writer } = await new Api(own.url).newUser("locked");
+    await whileLocked(async () => {
+      const response = await writer.post("/api/notes", { title: "waits for the lock" });
+      expectError(response, 503, "SERVICE_UNAVAILABLE");
+      expect(response.body.message).toContain("busy");
+    });
     // Once the lock is gone, writes work again. A client retries a 503 (it says Retry-After): libSQL 0.18
     // can leave the BEGIN that failed with SQLITE_BUSY un-reset on its pooled connection until the garbage
     // collector finalises it, and a COMMIT there meanwhile fails ("SQL statements in progress") — seen
@@ -184,16 +190,8 @@ describe("a database that stays locked", () => {
     }
     expect(after.status).toBe(201);
   });
-});
 
-describe("a streamed answer that meets a locked database", () => {
-  let own: TestServer;
-  beforeAll(async () => {
-    own = await startTestServer();
-  });
-  afterAll(() => own.stop());
-
-  test("ends with the contract's 503 error event, not a 500", async () => {
+  test("a streamed answer that meets it ends with the contract's 503 error event, not a 500", async () => {
     const { api: asker, id } = await new Api(own.url).newUser("asker");
     // A note another writer left for the search index, which the question's retrieval indexes first.
     const client = own.openNotesClient();
@@ -201,16 +199,12 @@ describe("a streamed answer that meets a locked database", () => {
       sql: "insert into notes (user_id, title, content, excerpt, tags, created_at, updated_at) values (?, 'Pangolins', 'pangolin scales', '', '[]', 0, 0)",
       args: [id],
     });
-    const lock = await client.transaction("write");
-    await lock.execute("update note_counts set total = total where 0");
-    try {
+    client.close();
+    await whileLocked(async () => {
       const { status, events } = await askStreamed(own.url, asker.token!, { question: "What about pangolins?" });
       expect(status).toBe(200);
       expect(events.at(-1)).toEqual({ event: "error", data: { code: "SERVICE_UNAVAILABLE", message: expect.stringMatching(/busy|indexing/) } });
-    } finally {
-      await lock.rollback();
-      client.close();
-    }
+    });
   });
 });
 
