@@ -14,9 +14,11 @@ import { buildOpenApiDocument } from "../../src/http/openapi-document";
 import { createRestHandler } from "../../src/http/rest-adapter";
 import { setLogLevel } from "../../src/log";
 import { createSession, validateSessionToken } from "../../src/modules/auth/sessions";
+import { createNote } from "../../src/modules/notes/create-note";
 import { getNote } from "../../src/modules/notes/get-note";
 import { listNotes } from "../../src/modules/notes/list-notes";
 import * as schemas from "../../src/modules/notes/schemas";
+import { updateNote } from "../../src/modules/notes/update-note";
 import type { TrpcContext } from "../../src/trpc/context";
 import { t } from "../../src/trpc/init";
 import { publicProcedure } from "../../src/trpc/procedures";
@@ -121,6 +123,18 @@ async function main() {
       { name: "raw: session (SHA-256 + join)", call: () => raw.session(token) },
       { name: "raw: list (page of 20 + total)", call: () => raw.list() },
       { name: "raw: get", call: () => raw.get(noteId()) },
+    ],
+    false,
+  );
+  // The write paths, for the record: each is a read (an edit's) and one write batch. bench:api
+  // measures a create against the baseline's; an edit has no baseline there.
+  let edits = 0;
+  await report(
+    "Writes (no target): a note and its search entry in one write batch",
+    [
+      { name: "createNote", call: () => createNote({ ctx, input: { title: "Layers", content: note.content, tags: ["bench"] } }) },
+      { name: "updateNote, title only", call: () => updateNote({ ctx, input: { id: noteId(), title: `Edited ${++edits}` } }) },
+      { name: "updateNote, content and tags", call: () => updateNote({ ctx, input: { id: noteId(), content: `${note.content} ${++edits}`, tags: ["bench", `e${edits % 7}`] } }) },
     ],
     false,
   );
