@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import pg from "pg";
-import { getTestPostgres } from "../support/postgres";
+import { getTestPostgres, withDatabaseClosed } from "../support/postgres";
 import { Api, expectError } from "../support/api";
 import { askStreamed } from "../support/ask-stream";
 import { startTestServer, type TestServer } from "../support/server";
@@ -221,13 +221,11 @@ describe("GET /healthz", () => {
     const admin = new pg.Client({ connectionString: (await getTestPostgres()).connectionString });
     await admin.connect();
     try {
-      // allow_connections, not a connection limit: the test user is a superuser, whom limits do not stop.
-      await admin.query(`alter database ${name} allow_connections false`);
-      await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1", [name]);
-      const down = await new Api(own.url).get("/healthz");
-      expect(down.status).toBe(503);
-      expect(down.body).toEqual({ status: "unavailable" });
-      await admin.query(`alter database ${name} allow_connections true`);
+      await withDatabaseClosed(admin, name, async () => {
+        const down = await new Api(own.url).get("/healthz");
+        expect(down.status).toBe(503);
+        expect(down.body).toEqual({ status: "unavailable" });
+      });
       // The pool drops its terminated connections and reconnects; health follows within moments.
       let status = 0;
       for (let i = 0; i < 50 && status !== 200; i++) {
@@ -236,7 +234,6 @@ describe("GET /healthz", () => {
       }
       expect(status).toBe(200);
     } finally {
-      await admin.query(`alter database ${name} allow_connections true`).catch(() => {});
       await admin.end();
       await own.stop();
     }

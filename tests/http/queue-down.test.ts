@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import pg from "pg";
 import { Api, expectError } from "../support/api";
-import { getTestPostgres } from "../support/postgres";
+import { getTestPostgres, withDatabaseClosed } from "../support/postgres";
 import { startTestServer, type TestServer } from "../support/server";
 
 // CONTRACT "Errors": creating a task or starting a build while the queue is unreachable is a 503
@@ -24,15 +24,8 @@ afterAll(async () => {
 });
 
 /** Runs `body` while the server's queue database refuses connections, and lets them in again after. */
-async function withQueueDown(body: () => Promise<void>): Promise<void> {
-  // allow_connections, not a connection limit: the test user is a superuser, whom limits do not stop.
-  await admin.query(`alter database ${queueDatabase} allow_connections false`);
-  await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1", [queueDatabase]);
-  try {
-    await body();
-  } finally {
-    await admin.query(`alter database ${queueDatabase} allow_connections true`);
-  }
+function withQueueDown(body: () => Promise<void>): Promise<void> {
+  return withDatabaseClosed(admin, queueDatabase, body);
 }
 
 /** The pool drops its terminated connections and reconnects on the next request; retries until it has. */

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { chmod, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type pg from "pg";
 import { startEmbeddedPostgres } from "../../src/jobs/embedded-postgres";
 import { type JobLog, silentLog } from "../../src/jobs/log";
 
@@ -54,4 +55,23 @@ function reapAfterExit(dataDir: string): void {
     stdio: "ignore",
   });
   reaper.unref();
+}
+
+/**
+ * Runs `body` while database `name` refuses connections and has none left open, then lets them in again.
+ * allow_connections, not a connection limit: the test user is a superuser, whom limits do not stop.
+ */
+export async function withDatabaseClosed(admin: pg.Client, name: string, body: () => Promise<void>): Promise<void> {
+  await admin.query(`alter database ${name} allow_connections false`);
+  try {
+    // Without a timeout pg_terminate_backend only sends the signal, and a backend still alive would answer
+    // `body`'s first query. A connection that was starting when the database closed shows up a moment later.
+    for (let left = 1; left > 0; ) {
+      await admin.query("select pg_terminate_backend(pid, 5000) from pg_stat_activity where datname = $1", [name]);
+      left = (await admin.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = $1", [name])).rows[0]!.n;
+    }
+    await body();
+  } finally {
+    await admin.query(`alter database ${name} allow_connections true`);
+  }
 }
