@@ -4,6 +4,7 @@ import { createClient, type Client } from "@libsql/client";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import { ReadStatements, setReadStatements } from "./read-statements";
+import { setWriteBatches, WriteBatches } from "./write-batches";
 import * as schema from "./schema";
 
 /** The notes database; `$client` is the libSQL client under it, for write batches (see prepared.ts). */
@@ -38,14 +39,17 @@ export async function openNotesDatabase(options: { url: string; authToken?: stri
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   // An in-memory database is one connection's own: another would see a different, empty one.
-  const readFile = isFile && localPath(options.url) !== ":memory:" ? localPath(options.url) : undefined;
-  const reads = new ReadStatements(client, readFile, BUSY_TIMEOUT_MS);
+  const localFile = isFile && localPath(options.url) !== ":memory:" ? localPath(options.url) : undefined;
+  const reads = new ReadStatements(client, localFile, BUSY_TIMEOUT_MS);
   setReadStatements(db, reads);
+  const writes = new WriteBatches(client, localFile, BUSY_TIMEOUT_MS);
+  setWriteBatches(db, writes);
   return {
     db,
     client,
     close: () => {
       reads.close();
+      writes.close();
       client.close();
     },
   };

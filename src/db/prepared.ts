@@ -1,6 +1,8 @@
 import { fillPlaceholders, type SQL } from "drizzle-orm";
-import type { InStatement, InValue } from "@libsql/client";
+import type { InValue } from "@libsql/client";
 import type { Database } from "./client";
+import { readStatements } from "./read-statements";
+import { writeBatches } from "./write-batches";
 
 /**
  * Statements a hot path runs on every request, built once per database rather than per call:
@@ -31,7 +33,7 @@ type StepResult<Q> = Q extends { execute(...args: never[]): infer R } ? Awaited<
 
 /** One statement of a write batch and the values for its placeholders. */
 export interface BatchStep<TResult = unknown> {
-  statement: InStatement;
+  statement: { sql: string; args: InValue[] };
   read(result: unknown): TResult;
 }
 
@@ -58,9 +60,8 @@ type BatchResults<T extends readonly BatchStep[]> = { -readonly [K in keyof T]: 
  * write batch is all or nothing; a read batch sees one snapshot.
  */
 export async function runBatch<const T extends readonly [BatchStep, ...BatchStep[]]>(db: Database, mode: "read" | "write", steps: T): Promise<BatchResults<T>> {
-  const results = await db.$client.batch(
-    steps.map((step) => step.statement),
-    mode,
-  );
+  const statements = steps.map((step) => step.statement);
+  // On the statements kept for them: writes on their own connection (see write-batches.ts), reads on the read connection's.
+  const results = mode === "write" ? await writeBatches(db).run(statements) : await readStatements(db).snapshot(statements);
   return results.map((result, at) => steps[at]!.read(result)) as BatchResults<T>;
 }

@@ -1,7 +1,7 @@
-import Libsql from "libsql";
 import { fillPlaceholders } from "drizzle-orm";
 import type { Client, InValue } from "@libsql/client";
 import type { Database } from "./client";
+import { KeptStatements } from "./kept-statements";
 
 /** What a read needs of a built query: its SQL, with its values' placeholders in order. */
 export interface ReadQuery {
@@ -16,30 +16,25 @@ interface MappedQuery extends ReadQuery {
   mapGetResult(rows: unknown): unknown;
 }
 
-type Statement = ReturnType<Libsql.Database["prepare"]>;
-
 /**
  * The reads every request makes (the session check, a page of notes and its total, a note), on
- * statements SQLite prepares once. @libsql/client prepares a statement's SQL again on every run,
- * and that was the larger part of each read: 25 µs of a 30 µs lookup by key, half of a page's
- * read. So a local database file gets one more connection of its own, set to query only, whose
- * statements are kept by their SQL (the hot reads are a fixed handful) and answer rows as arrays.
+ * statements SQLite prepares once (see kept-statements.ts): @libsql/client's preparing again was 25
+ * µs of a 30 µs lookup by key, half of a page's read. A local database file gets one more
+ * connection of its own for them, set to query only.
  *
- * It reads what the client's connections commit (WAL: each read sees the last commit). After any
- * failure (a busy database) the connection is closed with its statements and opened again for the
- * next read, so nothing a failed statement left behind can outlive it. Databases that are not
- * local files read through the client, with the same answers.
+ * It reads what the client's connections commit (WAL: each read sees the last commit). Databases
+ * that are not local files read through the client, with the same answers.
  */
 export class ReadStatements {
-  private connection: Libsql.Database | undefined;
-  private readonly statements = new Map<string, Statement>();
-  private closed = false;
+  private kept: KeptStatements | undefined;
 
   constructor(
     private readonly client: Client,
-    private readonly file: string | undefined,
-    private readonly busyTimeoutMs: number,
-  ) {}
+    file: string | undefined,
+    busyTimeoutMs: number,
+  ) {
+    this.kept = file === undefined ? undefined : new KeptStatements(file, busyTimeoutMs, "PRAGMA query_only = ON");
+  }
 
   /** Every row, each as an array of its columns in the select's order. */
   async rows(query: ReadQuery, values: Record<string, unknown>): Promise<unknown[][]> {
@@ -61,46 +56,35 @@ export class ReadStatements {
     return query.mapGetResult(await this.rows(query, values)) as Awaited<ReturnType<Q["get"]>>;
   }
 
+  /**
+   * The statements' rows from one snapshot (one read transaction), each result as the client's
+   * read batch gives it, its rows as arrays.
+   */
+  async snapshot(statements: { sql: string; args: InValue[] }[]): Promise<{ rows: unknown[][] }[]> {
+    if (this.kept === undefined) {
+      const results = await this.client.batch(statements, "read");
+      return results.map((result) => ({ rows: result.rows.map((row) => Array.from(row)) }));
+    }
+    return this.kept.transaction("BEGIN", (statement) => statements.map(({ sql, args }) => ({ rows: statement(sql).all(args) as unknown[][] })));
+  }
+
+  /** Later reads go through the client. */
   close(): void {
-    this.closed = true;
-    this.discard();
+    this.kept?.close();
+    this.kept = undefined;
   }
 
   private async read(query: ReadQuery, values: Record<string, unknown>, first: boolean): Promise<unknown[][] | unknown[] | undefined> {
     const { sql, params } = query.getQuery();
     const args = fillPlaceholders(params, values) as InValue[];
-    if (this.file === undefined || this.closed) {
+    if (this.kept === undefined) {
       const rows = (await this.client.execute({ sql, args })).rows.map((row) => Array.from(row));
       return first ? rows[0] : rows;
     }
-    try {
-      // Always `all`, never `get`: in libsql 0.5.29 a `get` after an `all` of the same statement
-      // answers from the earlier run (the test shows it).
-      const rows = this.statement(sql).all(args) as unknown[][];
-      return first ? rows[0] : rows;
-    } catch (error) {
-      this.discard();
-      throw error;
-    }
-  }
-
-  private discard(): void {
-    this.statements.clear();
-    this.connection?.close();
-    this.connection = undefined;
-  }
-
-  private statement(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
-      if (this.connection === undefined) {
-        this.connection = new Libsql(this.file!, { timeout: this.busyTimeoutMs });
-        this.connection.exec("PRAGMA query_only = ON");
-      }
-      statement = this.connection.prepare(sql).raw(true);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    // Always `all`, never `get`: in libsql 0.5.29 a `get` after an `all` of the same statement
+    // answers from the earlier run (the test shows it).
+    const rows = this.kept.use((statement) => statement(sql).all(args) as unknown[][]);
+    return first ? rows[0] : rows;
   }
 }
 

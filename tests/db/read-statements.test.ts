@@ -138,6 +138,27 @@ describe("read statements", () => {
     expect(fs.readdirSync(spaced).filter((name) => name.endsWith(".db")).sort()).toEqual(["one.db", "two.db"]);
   });
 
+  test("read several statements in one snapshot as the client's read batch does, and leave no transaction open", async () => {
+    const id = await addUser("snapshot", 31);
+    const byId = userById().getQuery();
+    const count = database.db.select({ n: sql<number>`count(*)` }).from(users).toSQL();
+    const statements = [
+      { sql: byId.sql, args: [id] },
+      { sql: count.sql, args: [] },
+    ];
+    const through = new ReadStatements(database.client, undefined, 0);
+    const [first, total] = await readStatements(database.db).snapshot(statements);
+    expect([first, total]).toEqual(await through.snapshot(statements));
+    expect(first!.rows).toEqual([["snapshot", 31]]);
+    // Were the snapshot's transaction left open, the next one would not see this commit.
+    await addUser("after the snapshot", 32);
+    const [, after] = await readStatements(database.db).snapshot(statements);
+    expect(after!.rows).toEqual([[Number(total!.rows[0]![0]) + 1]]);
+    const failed = await readStatements(database.db).snapshot([{ sql: "select * from no_such_table", args: [] }]).catch((caught: unknown) => caught);
+    expect(String(failed)).toContain("no such table");
+    expect((await readStatements(database.db).snapshot(statements))[0]!.rows).toEqual([["snapshot", 31]]);
+  });
+
   test("a database that is not a local file is read through the client, with the same answers", async () => {
     const id = await addUser("through-client", 9);
     const reads = new ReadStatements(database.client, undefined, 0);

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, setSystemTime, test }
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Client } from "@libsql/client";
 import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
+import { writeBatches, type WriteBatches } from "../../../src/db/write-batches";
 import { NotFoundError, UnavailableError } from "../../../src/modules/errors";
 import { createNote } from "../../../src/modules/notes/create-note";
 import { updateNote } from "../../../src/modules/notes/update-note";
@@ -13,16 +13,18 @@ let dir: string;
 let database: NotesDatabase;
 const ALICE = 1;
 const BOB = 2;
-let originalBatch: Client["batch"];
+let writes: WriteBatches;
+let originalRun: WriteBatches["run"];
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-update-"));
   database = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
   await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('alice', 'alice', 'x', 0), ('bob', 'bob', 'x', 0)");
-  originalBatch = database.client.batch.bind(database.client);
+  writes = writeBatches(database.db);
+  originalRun = writes.run.bind(writes);
 });
 afterEach(() => {
-  database.client.batch = originalBatch;
+  writes.run = originalRun;
   setSystemTime();
 });
 afterAll(() => {
@@ -36,7 +38,7 @@ const as = (userId: number) => ({ db: database.db, userId });
 function writeBeforeBatches(times: number, meanwhile: (call: number) => Promise<unknown>): void {
   let calls = 0;
   let inside = false;
-  database.client.batch = (async (...args: Parameters<Client["batch"]>) => {
+  writes.run = async (...args: Parameters<WriteBatches["run"]>) => {
     if (!inside && calls < times) {
       calls++;
       inside = true;
@@ -46,8 +48,8 @@ function writeBeforeBatches(times: number, meanwhile: (call: number) => Promise<
         inside = false;
       }
     }
-    return originalBatch(...args);
-  }) as Client["batch"];
+    return originalRun(...args);
+  };
 }
 
 /** What the index holds for a note: its plain text, and whether a backlog row still waits for it. */
@@ -78,7 +80,7 @@ describe("updateNote", () => {
     writeBeforeBatches(1000, (call) => updateNote({ ctx: as(ALICE), input: { id: note.id, content: `other ${call}` } }));
     const error = await updateNote({ ctx: as(ALICE), input: { id: note.id, title: "Mine" } }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnavailableError);
-    database.client.batch = originalBatch;
+    writes.run = originalRun;
     const stored = await database.client.execute({ sql: "select title, content from notes where id = ?", args: [note.id] });
     expect(stored.rows[0]).toMatchObject({ title: "Busy", content: "other 20" });
     expect(await entry(note.id)).toEqual({ text: "other 20", waiting: 0 });
