@@ -1,25 +1,17 @@
 import { fillPlaceholders, type SQL } from "drizzle-orm";
 import type { InValue } from "@libsql/client";
 import type { Database } from "./client";
+import { perDatabase } from "./per-database";
 import { readStatements } from "./read-statements";
 import { writeBatches } from "./write-batches";
 
 /**
  * Statements a hot path runs on every request, built once per database rather than per call:
  * `build` returns drizzle `.prepare()`d queries (their values as `sql.placeholder`s), and the
- * returned function hands back the same set for the same database. Tests open many databases in
- * one process, so the sets are keyed by the database and go when it does.
+ * returned function hands back the same set for the same database.
  */
 export function preparedPerDatabase<T>(build: (db: Database) => T): (db: Database) => T {
-  const built = new WeakMap<Database, T>();
-  return (db) => {
-    let statements = built.get(db);
-    if (statements === undefined) {
-      statements = build(db);
-      built.set(db, statements);
-    }
-    return statements;
-  };
+  return perDatabase(build).get;
 }
 
 /** What a write batch needs of a built statement: its SQL with placeholders, and how its rows are read. */

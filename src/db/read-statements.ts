@@ -1,7 +1,7 @@
 import { fillPlaceholders } from "drizzle-orm";
 import type { Client, InValue } from "@libsql/client";
-import type { Database } from "./client";
 import { KeptStatements } from "./kept-statements";
+import { perDatabase } from "./per-database";
 
 /** What a read needs of a built query: its SQL, with its values' placeholders in order. */
 export interface ReadQuery {
@@ -88,18 +88,8 @@ export class ReadStatements {
   }
 }
 
-const byDatabase = new WeakMap<Database, ReadStatements>();
+const byDatabase = perDatabase((db) => new ReadStatements(db.$client, undefined, 0));
 
 /** The database's read statements: those `openNotesDatabase` set up, or reads through its client. */
-export function readStatements(db: Database): ReadStatements {
-  let reads = byDatabase.get(db);
-  if (reads === undefined) {
-    reads = new ReadStatements(db.$client, undefined, 0);
-    byDatabase.set(db, reads);
-  }
-  return reads;
-}
-
-export function setReadStatements(db: Database, reads: ReadStatements): void {
-  byDatabase.set(db, reads);
-}
+export const readStatements = byDatabase.get;
+export const setReadStatements = byDatabase.set;

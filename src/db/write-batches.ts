@@ -1,6 +1,6 @@
 import type { Client, InStatement, InValue } from "@libsql/client";
-import type { Database } from "./client";
 import { KeptStatements } from "./kept-statements";
+import { perDatabase } from "./per-database";
 
 /** A statement's result as the client's batch gives it, as far as drizzle reads it: rows as arrays, and what a write changed. */
 export interface BatchResult {
@@ -53,18 +53,8 @@ export class WriteBatches {
   }
 }
 
-const byDatabase = new WeakMap<Database, WriteBatches>();
+const byDatabase = perDatabase((db) => new WriteBatches(db.$client, undefined, 0));
 
 /** The database's write batches: those `openNotesDatabase` set up, or batches through its client. */
-export function writeBatches(db: Database): WriteBatches {
-  let writes = byDatabase.get(db);
-  if (writes === undefined) {
-    writes = new WriteBatches(db.$client, undefined, 0);
-    byDatabase.set(db, writes);
-  }
-  return writes;
-}
-
-export function setWriteBatches(db: Database, writes: WriteBatches): void {
-  byDatabase.set(db, writes);
-}
+export const writeBatches = byDatabase.get;
+export const setWriteBatches = byDatabase.set;
