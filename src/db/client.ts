@@ -7,7 +7,7 @@ import { ReadStatements, setReadStatements } from "./read-statements";
 import { setWriteBatches, WriteBatches } from "./write-batches";
 import * as schema from "./schema";
 
-/** The notes database; `$client` is the libSQL client under it, for write batches (see prepared.ts). */
+/** The notes database; `$client` is the libSQL client under it (the hot paths' statements are kept apart: kept-statements.ts). */
 export type Database = LibSQLDatabase<typeof schema> & { $client: Client };
 
 export interface NotesDatabase {

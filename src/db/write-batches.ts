@@ -12,9 +12,9 @@ export interface BatchResult {
 /**
  * The write batches of the hot paths (a note created, a note edited), each one transaction on
  * statements SQLite prepares once (see kept-statements.ts): @libsql/client prepared every statement
- * of a batch again on every call, BEGIN and COMMIT included, a sixth of a note's create (profiled).
- * A local database file gets one more connection of its own for them, with synchronous=FULL like the
- * client's.
+ * of a batch again on every call, BEGIN and COMMIT included, and built an object per row; a create
+ * took 8% less CPU without it. A local database file gets one more connection of its own for them,
+ * with synchronous=FULL like the client's.
  *
  * A batch runs from BEGIN IMMEDIATE to COMMIT without awaiting anything, so no other batch comes
  * between on the connection; other connections' writes wait for it, or it for them, within the busy
