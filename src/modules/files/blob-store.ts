@@ -130,8 +130,11 @@ async function syncDirectory(directory: string): Promise<void> {
 }
 
 /** Removes bytes no row claims any more (see `removeUnclaimedBlobs`, which decides). */
-export async function removeBlob(dir: string, sha256: string): Promise<void> {
-  await fs.promises.rm(blobPath(dir, sha256), { force: true });
+export function removeBlob(dir: string, sha256: string): void {
+  // Synchronous: the caller holds SQLite's write lock, and an await here would let the event loop
+  // start another write, which waits for that lock without yielding: neither could go on until the
+  // busy timeout failed the second one.
+  fs.rmSync(blobPath(dir, sha256), { force: true });
 }
 
 /** No write takes this long (an image download is bounded at 15 s), so an older temp is a leftover. */

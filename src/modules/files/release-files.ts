@@ -46,7 +46,11 @@ export async function removeUnclaimedBlobs({ db, storage }: { db: Database; stor
     await db.transaction(async (tx) => {
       const [claimed] = await tx.select({ id: files.id }).from(files).where(eq(files.sha256, sha256)).limit(1);
       if (claimed) return;
-      await removeBlob(storage.dir, sha256).catch((error) => log.warn(`could not remove stored file ${sha256}`, error));
+      try {
+        removeBlob(storage.dir, sha256);
+      } catch (error) {
+        log.warn(`could not remove stored file ${sha256}`, error);
+      }
     }, { behavior: "immediate" });
   }
 }

@@ -7,7 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { blobPath, stageBlob, type FileStorage } from "../../../src/modules/files/blob-store";
+import { removeUnclaimedBlobs } from "../../../src/modules/files/release-files";
 import { storeFile } from "../../../src/modules/files/store-file";
+import { createNote } from "../../../src/modules/notes/create-note";
 import { sweepUnclaimedBlobs } from "../../../src/modules/files/sweep-unclaimed-blobs";
 import { insertUser } from "../../support/graph-seed";
 import { imageBytes } from "../../support/images";
@@ -57,4 +59,19 @@ test("unclaimed bytes older than an hour go; claimed and recent ones stay", asyn
 
 test("a store that was never written to sweeps nothing", async () => {
   expect(await sweepUnclaimedBlobs({ db: database.db, storage: { dir: path.join(dir, "nothing"), maxBytesPerUser: 1 } })).toBe(0);
+});
+
+test("a note written while unclaimed bytes are removed is written once they are, not failed as busy", async () => {
+  // The removal holds the write lock; were it to wait on the disk there, the event loop would serve
+  // the create meanwhile, whose write waits for that lock synchronously: nothing could finish the
+  // removal until the 5 s busy timeout failed the create.
+  const userId = await insertUser(database.db, "writer while sweeping");
+  const old = await orphan(4);
+  const removing = removeUnclaimedBlobs({ db: database.db, storage }, [old]);
+  const creating = new Promise((resolve) => setImmediate(resolve)).then(() =>
+    createNote({ ctx: { db: database.db, userId }, input: { title: "Written meanwhile", content: "", tags: [] } }),
+  );
+  const [, note] = await Promise.all([removing, creating]);
+  expect(note.title).toBe("Written meanwhile");
+  expect(fs.existsSync(blobPath(storage.dir, old))).toBe(false);
 });
