@@ -1,6 +1,13 @@
 import Libsql from "libsql";
+import type { InValue } from "@libsql/client";
 
 export type KeptStatement = ReturnType<Libsql.Database["prepare"]>;
+
+/** A statement's SQL with its values, in the order of its `?`s. */
+export interface BoundStatement {
+  sql: string;
+  args: InValue[];
+}
 
 /**
  * A connection of its own to a local database file, opened on first use, whose statements SQLite

@@ -1,6 +1,7 @@
 import { fillPlaceholders, type SQL } from "drizzle-orm";
 import type { InValue } from "@libsql/client";
 import type { Database } from "./client";
+import type { BoundStatement } from "./kept-statements";
 import { perDatabase } from "./per-database";
 import { readStatements } from "./read-statements";
 import { writeBatches } from "./write-batches";
@@ -25,7 +26,7 @@ type StepResult<Q> = Q extends { execute(...args: never[]): infer R } ? Awaited<
 
 /** One statement of a write batch and the values for its placeholders. */
 export interface BatchStep<TResult = unknown> {
-  statement: { sql: string; args: InValue[] };
+  statement: BoundStatement;
   read(result: unknown): TResult;
 }
 
@@ -47,9 +48,9 @@ export function rawStatement(db: Database, query: SQL): BuiltQuery {
 type BatchResults<T extends readonly BatchStep[]> = { -readonly [K in keyof T]: T[K] extends BatchStep<infer R> ? R : never };
 
 /**
- * Runs the steps as one transaction in one call to libSQL: no query is built and nothing is awaited
- * between statements (a drizzle transaction awaits each statement, BEGIN and COMMIT included). A
- * write batch is all or nothing; a read batch sees one snapshot.
+ * Runs the steps as one transaction on statements SQLite prepared once: no query is built and
+ * nothing is awaited between statements (a drizzle transaction awaits each statement, BEGIN and
+ * COMMIT included). A write batch is all or nothing; a read batch sees one snapshot.
  */
 export async function runBatch<const T extends readonly [BatchStep, ...BatchStep[]]>(db: Database, mode: "read" | "write", steps: T): Promise<BatchResults<T>> {
   const statements = steps.map((step) => step.statement);

@@ -1,6 +1,6 @@
 import { fillPlaceholders } from "drizzle-orm";
 import type { Client, InValue } from "@libsql/client";
-import { KeptStatements } from "./kept-statements";
+import { KeptStatements, type BoundStatement } from "./kept-statements";
 import { perDatabase } from "./per-database";
 
 /** What a read needs of a built query: its SQL, with its values' placeholders in order. */
@@ -60,7 +60,7 @@ export class ReadStatements {
    * The statements' rows from one snapshot (one read transaction), each result as the client's
    * read batch gives it, its rows as arrays.
    */
-  async snapshot(statements: { sql: string; args: InValue[] }[]): Promise<{ rows: unknown[][] }[]> {
+  async snapshot(statements: BoundStatement[]): Promise<{ rows: unknown[][] }[]> {
     if (this.kept === undefined) {
       const results = await this.client.batch(statements, "read");
       return results.map((result) => ({ rows: result.rows.map((row) => Array.from(row)) }));

@@ -1,5 +1,5 @@
-import type { Client, InStatement, InValue } from "@libsql/client";
-import { KeptStatements } from "./kept-statements";
+import type { Client } from "@libsql/client";
+import { KeptStatements, type BoundStatement } from "./kept-statements";
 import { perDatabase } from "./per-database";
 
 /** A statement's result as the client's batch gives it, as far as drizzle reads it: rows as arrays, and what a write changed. */
@@ -33,14 +33,13 @@ export class WriteBatches {
   }
 
   /** Runs the statements as one write transaction: all of them, or none if one fails. */
-  async run(statements: InStatement[]): Promise<BatchResult[]> {
+  async run(statements: BoundStatement[]): Promise<BatchResult[]> {
     if (this.kept === undefined) return (await this.client.batch(statements, "write")) as unknown as BatchResult[];
     return this.kept.transaction("BEGIN IMMEDIATE", (prepared) =>
-      statements.map((statement): BatchResult => {
-        const { sql, args = [] } = typeof statement === "string" ? { sql: statement } : statement;
+      statements.map(({ sql, args }): BatchResult => {
         const kept = prepared(sql);
-        if (kept.reader) return { rows: kept.all(args as InValue[]) as unknown[][], rowsAffected: 0, lastInsertRowid: undefined };
-        const info = kept.run(args as InValue[]) as { changes: number; lastInsertRowid: number | bigint };
+        if (kept.reader) return { rows: kept.all(args) as unknown[][], rowsAffected: 0, lastInsertRowid: undefined };
+        const info = kept.run(args) as { changes: number; lastInsertRowid: number | bigint };
         return { rows: [], rowsAffected: info.changes, lastInsertRowid: BigInt(info.lastInsertRowid) };
       }),
     );

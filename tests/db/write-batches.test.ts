@@ -72,7 +72,7 @@ describe("write batches", () => {
   });
 
   test("write with synchronous=FULL, as the client's connections do", async () => {
-    const [setting] = await writeBatches(database.db).run(["PRAGMA synchronous"]);
+    const [setting] = await writeBatches(database.db).run([{ sql: "PRAGMA synchronous", args: [] }]);
     expect(setting!.rows).toEqual([[2]]);
   });
 

@@ -117,20 +117,23 @@ describe("the event stream", () => {
       reads++;
       return snapshot(...args);
     };
-    const counted = new ChangeFeed({ db: own.db, graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} }, keepAliveMs: 60_000 });
-    const received: string[][] = [[], [], []];
-    const leave = received.map((events) =>
-      counted.subscribe(ada, { send: (event, data) => events.push(`${event} ${data}`), keepAlive() {}, close() {} }),
-    );
-    await until(() => received.every((events) => events.length === 1), "sent the initial status");
-    expect(reads).toBe(3); // one initial status per stream
-    counted.deliver({ userId: ada, kind: "graph" });
-    await until(() => received.every((events) => events.length === 2), "sent the change");
-    expect(reads).toBe(4);
-    expect(new Set(received.map((events) => events[1])).size).toBe(1);
-    leave.forEach((unsubscribe) => unsubscribe());
-    expect(counted.subscriberCount()).toBe(0);
-    own.close();
+    try {
+      const counted = new ChangeFeed({ db: own.db, graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} }, keepAliveMs: 60_000 });
+      const received: string[][] = [[], [], []];
+      const leave = received.map((events) =>
+        counted.subscribe(ada, { send: (event, data) => events.push(`${event} ${data}`), keepAlive() {}, close() {} }),
+      );
+      await until(() => received.every((events) => events.length === 1), "sent the initial status");
+      expect(reads).toBe(3); // one initial status per stream
+      counted.deliver({ userId: ada, kind: "graph" });
+      await until(() => received.every((events) => events.length === 2), "sent the change");
+      expect(reads).toBe(4);
+      expect(new Set(received.map((events) => events[1])).size).toBe(1);
+      leave.forEach((unsubscribe) => unsubscribe());
+      expect(counted.subscriberCount()).toBe(0);
+    } finally {
+      own.close();
+    }
   });
 
   test("when the server ends every stream (shutdown), clients see the end and the feed is empty", async () => {
