@@ -55,6 +55,23 @@ const environmentSchema = z.object({
   FILES_MAX_BYTES_PER_USER: z.coerce.number().int().min(0).default(1024 * 1024 * 1024),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL, the origin people and agents reach, e.g. https://notes.example.com" })
+    .transform((value) => value.replace(/\/+$/, ""))
+    .optional(),
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .transform((value, context) => {
+      const origins = value.split(",").map((origin) => origin.trim()).filter(Boolean);
+      for (const origin of origins) {
+        if (!/^https?:\/\/[^/]+$/.test(origin) || !URL.canParse(origin) || new URL(origin).origin !== origin.toLowerCase()) {
+          context.addIssue({ code: "custom", message: `has ${JSON.stringify(origin)}, which is not an origin like https://app.example.com (scheme, host, optional port; no path)` });
+          return z.NEVER;
+        }
+      }
+      return origins.map((origin) => origin.toLowerCase());
+    })
+    .optional(),
 });
 
 export type Config = ReturnType<typeof resolveConfig>;
@@ -98,6 +115,9 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
     databaseUrl: env.DATABASE_URL,
     role: env.ROLE,
     secretKey: env.SECRET_KEY,
+    /** The external origin (links, MCP's allowed Origin); unset: the address the server listens on. */
+    publicUrl: env.PUBLIC_URL,
+    mcp: { allowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [] },
     logLevel: env.LOG_LEVEL,
     imports: {
       allowPrivateNetworks: env.IMPORT_ALLOW_PRIVATE_NETWORKS,

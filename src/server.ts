@@ -94,8 +94,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
       });
       stops.push(() => listener.stop());
       await listener.ready;
+      let publicUrl = config.publicUrl ?? "";
       const app = createHttpApp({
         router: appRouter,
+        publicUrl: () => publicUrl,
+        mcpAllowedOrigins: config.mcp.allowedOrigins,
         services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph, files: config.files, askSettings: config.ask },
         events: feed,
         archivesDir: config.imports.archivesDir,
@@ -121,6 +124,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
       log.info(`Rhizome API listening on ${url} (docs at ${url}/docs)`);
       listening = { url, port };
+      publicUrl ||= url;
     }
 
     if (config.role !== "api") {

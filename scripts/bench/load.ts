@@ -11,6 +11,17 @@ export interface LoadTarget {
   /** The server's process, whose CPU time and open connections are read from /proc. */
   pid: number;
   port: number;
+  /** What this target is sent when it differs from the spec's (two kinds of request to one server, compared slice by slice). */
+  request?: TargetRequest;
+}
+
+export interface TargetRequest {
+  method: "GET" | "POST";
+  paths: string[];
+  /** Bodies taken in turn, like `paths`. */
+  bodies?: string[];
+  headers?: Record<string, string>;
+  token?: string;
 }
 
 export interface LoadSpec {
@@ -88,8 +99,12 @@ class Recorder {
 }
 
 async function generate(spec: LoadSpec): Promise<LoadResult[]> {
-  const headers: Record<string, string> = { authorization: `Bearer ${spec.token}` };
-  if (spec.body !== undefined) headers["content-type"] = "application/json";
+  const requests = spec.targets.map((target) => {
+    const request: TargetRequest = target.request ?? { method: spec.method, paths: spec.paths, bodies: spec.body === undefined ? undefined : [spec.body] };
+    const headers: Record<string, string> = { authorization: `Bearer ${request.token ?? spec.token}`, ...request.headers };
+    if (request.bodies) headers["content-type"] ??= "application/json";
+    return { ...request, headers };
+  });
   const recorders = spec.targets.map(() => new Recorder());
   // The loops read these: which target to send to, and whether its completions count.
   let active = 0;
@@ -99,11 +114,13 @@ async function generate(spec: LoadSpec): Promise<LoadResult[]> {
   const loop = async (first: number) => {
     for (let next = first; !stopping; next += spec.connections) {
       const target = active;
-      const url = spec.targets[target]!.baseUrl + spec.paths[next % spec.paths.length];
+      const request = requests[target]!;
+      const url = spec.targets[target]!.baseUrl + request.paths[next % request.paths.length];
+      const body = request.bodies?.[next % request.bodies.length];
       const startedAt = performance.now();
       let status = 0;
       try {
-        const response = await fetch(url, { method: spec.method, headers, body: spec.body });
+        const response = await fetch(url, { method: request.method, headers: request.headers, body });
         await response.arrayBuffer();
         status = response.status;
       } catch {

@@ -18,6 +18,7 @@ import { MAX_FILE_BYTES } from "../modules/files/blob-store";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
 import { viewerRoutes } from "../viewer/route";
+import { createMcpRoute, MCP_PATH } from "../mcp/route";
 
 export interface HttpAppOptions {
   router: AnyRouter;
@@ -31,6 +32,10 @@ export interface HttpAppOptions {
   events: ChangeFeed;
   /** Where uploaded archives wait for their task (DATA_DIR/archives); without it, archive uploads answer 503. */
   archivesDir?: string;
+  /** The service's external URL (PUBLIC_URL, else the address it listens on, known once it does); none: only `mcpAllowedOrigins` may call /mcp from a browser. */
+  publicUrl?: () => string;
+  /** Browser origins allowed at /mcp besides the service's own (MCP_ALLOWED_ORIGINS). */
+  mcpAllowedOrigins?: string[];
 }
 
 // Past every route's own limit, so a body over it gets our 413 (with the error body), not the server's.
@@ -54,6 +59,13 @@ export function createHttpApp(options: HttpAppOptions) {
   const archiveUpload = createArchiveUploadRoute({ ...options.services, archivesDir: options.archivesDir });
   const fileRoutes = createFileRoutes(options.services);
   const askStream = createAskStreamRoute({ services: options.services, keepOpen: (request) => server?.timeout(request, 0) });
+  const mcp = createMcpRoute({
+    router: options.router,
+    db: options.services.db,
+    contextFor: (request) => contextFor(request, "mcp"),
+    publicUrl: options.publicUrl ?? (() => ""),
+    allowedOrigins: options.mcpAllowedOrigins ?? [],
+  });
   const events = createEventStreamRoute({ db: options.services.db, feed: options.events, keepOpen: (request) => server?.timeout(request, 0) });
 
   const app = new Elysia({ serve: { maxRequestBodySize: largestBody + SERVER_BODY_SLACK } })
@@ -89,6 +101,8 @@ export function createHttpApp(options: HttpAppOptions) {
       parse: "none",
     })
     .all(`${REST_PREFIX}/*`, ({ request }) => answerWithin(deadlineMs, request, () => rest(request)), { parse: "none" })
-    .all("/trpc/*", ({ request }) => answerWithin(deadlineMs, request, () => trpc(request)), { parse: "none" });
+    .all("/trpc/*", ({ request }) => answerWithin(deadlineMs, request, () => trpc(request)), { parse: "none" })
+    // The third face of the same procedures: tools for agents (Model Context Protocol).
+    .all(MCP_PATH, ({ request }) => answerWithin(deadlineMs, request, () => mcp(request)), { parse: "none" });
   return app;
 }

@@ -2,7 +2,7 @@ import type { Database } from "../db/client";
 import { ARCHIVE_BODY_LIMIT, ARCHIVE_FORMATS, type ArchiveFormat } from "../modules/archives/limits";
 import { createArchiveTask } from "../modules/archives/create-archive-task";
 import { UploadTooLargeError } from "../modules/archives/save-upload";
-import { authenticateBearer } from "../modules/auth/authenticate";
+import { authenticateFor } from "../modules/auth/authenticate";
 import type { ChangePublisher } from "../modules/events/change";
 import type { ImportQueue } from "../modules/imports/import-queue";
 import { edgeError, formatBytes, jsonError, serviceErrorResponse } from "./error-response";
@@ -20,7 +20,7 @@ export function createArchiveUploadRoute(services: { db: Database; importQueue: 
     if (request.method !== "POST") return edgeError("METHOD_NOT_SUPPORTED", `${request.method} is not allowed on /api/tasks/archive; use POST`, { Allow: "POST" });
     let userId: number;
     try {
-      userId = (await authenticateBearer(services.db, request.headers.get("authorization"))).user.id;
+      userId = (await authenticateFor(services.db, request.headers.get("authorization"), "imports")).user.id;
     } catch (error) {
       return serviceErrorResponse(error, "POST /api/tasks/archive");
     }

@@ -1,4 +1,4 @@
-import { authenticateBearer } from "../modules/auth/authenticate";
+import { authenticateFor } from "../modules/auth/authenticate";
 import { askContext } from "../modules/ask/ask-context";
 import { askQuestion } from "../modules/ask/ask-question";
 import { askInput } from "../modules/ask/schemas";
@@ -26,7 +26,7 @@ export function createAskStreamRoute({ services, keepOpen }: { services: Service
     let userId: number;
     let input;
     try {
-      ({ user: { id: userId } } = await authenticateBearer(services.db, request.headers.get("authorization")));
+      ({ user: { id: userId } } = await authenticateFor(services.db, request.headers.get("authorization"), "ask"));
       if (mediaType(request) !== "application/json") return edgeError("UNSUPPORTED_MEDIA_TYPE", "Send the question as application/json");
       let json: unknown;
       try {

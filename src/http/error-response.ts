@@ -1,17 +1,12 @@
 import { TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import type { ErrorIssue } from "../trpc/init";
+import type { ErrorBody } from "../trpc/call-procedure";
 import { GENERIC_500 } from "../trpc/init";
 import { errorHeaders, toTrpcError } from "../trpc/errors";
 import { log } from "../log";
 
-/** The contract's one error body. */
-export interface ErrorBody {
-  code: TRPC_ERROR_CODE_KEY;
-  message: string;
-  issues?: ErrorIssue[];
-}
+export type { ErrorBody };
 
 export function jsonError(status: number, body: ErrorBody, headers: Record<string, string> = {}): Response {
   return Response.json(body, { status, headers });
@@ -33,10 +28,8 @@ export function serviceErrorResponse(error: unknown, where: string): Response {
   return jsonError(getHTTPStatusCodeFromError(mapped), { code: mapped.code, message: mapped.message }, errorHeaders(mapped));
 }
 
-/** For a TRPCError and the shape our error formatter made of it. */
-export function trpcErrorResponse(error: TRPCError, shape: { message: string; data?: { issues?: ErrorIssue[] } }): Response {
-  const body: ErrorBody = { code: error.code, message: shape.message };
-  if (shape.data?.issues) body.issues = shape.data.issues;
+/** For a TRPCError and the body our error formatter made of it. */
+export function trpcErrorResponse(error: TRPCError, body: ErrorBody): Response {
   return jsonError(getHTTPStatusCodeFromError(error), body, errorHeaders(error));
 }
 

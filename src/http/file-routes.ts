@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import type { Database } from "../db/client";
-import { authenticateBearer } from "../modules/auth/authenticate";
+import { authenticateFor } from "../modules/auth/authenticate";
+import type { Access } from "../modules/tokens/scopes";
 import { blobPath, MAX_FILE_BYTES, type FileStorage } from "../modules/files/blob-store";
 import { toFileRecord } from "../modules/files/file-record";
 import { getFile } from "../modules/files/get-file";
@@ -16,14 +17,14 @@ const CACHE_CONTROL = "private, max-age=31536000, immutable";
  * 10 MiB (past the procedures' 2 MiB, streamed to disk) and the other answers with bytes.
  */
 export function createFileRoutes(services: { db: Database; files?: FileStorage }) {
-  const authenticate = async (request: Request) => (await authenticateBearer(services.db, request.headers.get("authorization"))).user.id;
+  const authenticate = async (request: Request, access: Access) => (await authenticateFor(services.db, request.headers.get("authorization"), access)).user.id;
   const tooLarge = () => edgeError("PAYLOAD_TOO_LARGE", `Request body is larger than the ${formatBytes(MAX_FILE_BYTES)} limit`);
   const unavailable = () => edgeError("SERVICE_UNAVAILABLE", "File storage is not set up on this server", { "Retry-After": "5" });
 
   async function upload(request: Request): Promise<Response> {
     if (request.method !== "POST") return edgeError("METHOD_NOT_SUPPORTED", `${request.method} is not allowed on /api/files; use POST`, { Allow: "POST" });
     try {
-      const userId = await authenticate(request);
+      const userId = await authenticate(request, "notes:write");
       if (Number(request.headers.get("content-length") ?? NaN) > MAX_FILE_BYTES) return tooLarge();
       if (!services.files) return unavailable();
       if (!request.body || request.headers.get("content-length") === "0") {
@@ -41,7 +42,7 @@ export function createFileRoutes(services: { db: Database; files?: FileStorage }
       return edgeError("METHOD_NOT_SUPPORTED", `${request.method} is not allowed on /api/files/{id}; use GET`, { Allow: "GET, HEAD" });
     }
     try {
-      const userId = await authenticate(request);
+      const userId = await authenticate(request, "notes:read");
       if (!/^[1-9]\d{0,15}$/.test(idText)) {
         return jsonError(400, { code: "BAD_REQUEST", message: "Input validation failed", issues: [{ path: ["id"], message: "Must be a positive integer" }] });
       }

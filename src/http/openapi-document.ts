@@ -3,10 +3,12 @@ import type { AnyRouter } from "@trpc/server";
 import { formatBytes } from "./error-response";
 import { bodyLimitOf, DEFAULT_BODY_LIMIT, proceduresWithMeta, REST_PREFIX } from "./procedure-meta";
 import { viewerOpenApiPaths } from "../viewer/route";
+import { SCOPES, type Access } from "../modules/tokens/scopes";
 
 const ERROR_STATUSES: Record<number, string> = {
   400: "Invalid input (body, query or path); `issues` lists each problem",
   401: "Missing, invalid or expired bearer token",
+  403: "The access token lacks this operation's scope (or the operation needs a login session)",
   404: "No such resource (or it belongs to another user)",
   405: "Method not allowed on this path",
   409: "Conflict with the current state",
@@ -34,8 +36,18 @@ export function buildOpenApiDocument(router: AnyRouter): OpenAPIObject {
     securitySchemes: {
       OAuth2PasswordBearer: {
         type: "oauth2",
-        description: "Log in with username and password; the token is sent as `Authorization: Bearer <token>`.",
+        description: "A login session: log in with username and password; the token is sent as `Authorization: Bearer <token>`. A session may call every operation.",
         flows: { password: { tokenUrl: `${REST_PREFIX}/auth/login`, scopes: {} } },
+      },
+      AccessToken: {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: "rhz_…",
+        description: [
+          "An access token from POST /api/auth/tokens (for scripts and agents), sent as `Authorization: Bearer rhz_…`. An operation's security requirement lists the scope it needs; a token without it gets 403 with `WWW-Authenticate: Bearer error=\"insufficient_scope\"`. Operations listing only OAuth2PasswordBearer need a login session.",
+          "",
+          ...Object.entries(SCOPES).map(([scope, allows]) => `- \`${scope}\`: ${allows}`),
+        ].join("\n"),
       },
     },
   });
@@ -69,7 +81,7 @@ export function buildOpenApiDocument(router: AnyRouter): OpenAPIObject {
     }
     for (const code of Object.keys(operation.responses)) if (Number(code) >= 400) delete operation.responses[code];
     // trpc-to-openapi leaves `security` out on public operations; the document says "no token" outright.
-    operation.security ??= [];
+    operation.security = openapi.protect === false ? [] : securityFor(meta.access ?? "session");
     for (const code of errorStatusesFor(openapi.method, operation.security.length > 0, openapi.path)) {
       operation.responses[String(code)] = { $ref: `#/components/responses/Error${code}` };
     }
@@ -109,7 +121,7 @@ const eventStreamOperation = {
     "Authenticate with `Authorization: Bearer <token>`, or, from a browser's `EventSource` (which cannot send headers), with `?ticket=` from POST /api/auth/ticket (single use, 60 s). An access token in the URL (`?token=`, `?access_token=`, or as the ticket) is refused with 401. After a reconnect, read GET /api/tasks for what changed while disconnected; the stream starts again with the current graph status.",
   ].join("\n"),
   tags: ["events"],
-  security: [{ OAuth2PasswordBearer: [] }],
+  security: securityFor("any"),
   parameters: [
     {
       name: "ticket",
@@ -146,7 +158,7 @@ const archiveUploadOperation = {
     "- Limits: 1 GiB uncompressed, 50,000 entries, 10 MiB per Markdown file, no entry over 1 MiB expanding more than 100 times; a breach fails the task with the reason. Absolute names and names that climb out (`..`) are refused per entry; GBK/GB18030 names are decoded.",
   ].join("\n"),
   tags: ["imports"],
-  security: [{ OAuth2PasswordBearer: [] }],
+  security: securityFor("imports"),
   parameters: [
     {
       name: "format",
@@ -162,7 +174,7 @@ const archiveUploadOperation = {
   },
   responses: {
     "201": { description: "Created", content: { "application/json": { schema: { $ref: "#/components/schemas/ImportTask" } } } },
-    ...Object.fromEntries([400, 401, 405, 415, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
+    ...Object.fromEntries([400, 401, 403, 405, 415, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
     "413": errorResponse("Request body over this operation's 256 MiB limit"),
   },
 };
@@ -190,14 +202,14 @@ const fileUploadOperation = {
     "The same picture (by SHA-256) stored again by the same user is the same file, answered with the same record. Each user's files together may hold `FILES_MAX_BYTES_PER_USER` (1 GiB by default); an upload past it is a 413 naming the cap. `GET /api/auth/me` shows `storage: {files, bytes}`.",
   ].join("\n"),
   tags: ["files"],
-  security: [{ OAuth2PasswordBearer: [] }],
+  security: securityFor("notes:write"),
   requestBody: {
     required: true,
     content: { "application/octet-stream": { schema: { type: "string", format: "binary" } }, "image/*": { schema: { type: "string", format: "binary" } } },
   },
   responses: {
     "201": { description: "Stored", content: { "application/json": { schema: fileSchema } } },
-    ...Object.fromEntries([400, 401, 405, 415, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
+    ...Object.fromEntries([400, 401, 403, 405, 415, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
     "413": errorResponse("Body over this operation's 10 MiB limit, or the user's storage quota would be passed"),
   },
 };
@@ -209,7 +221,7 @@ const fileReadOperation = {
   description:
     "The bytes with `Content-Type`, `Content-Length`, `ETag` (the SHA-256, quoted), `Cache-Control: private, max-age=31536000, immutable` and `X-Content-Type-Options: nosniff`. `If-None-Match` with the ETag answers 304. Another user's file is a 404. Clients (the /graph viewer too) fetch with the bearer header and show the result as a blob URL. The file's JSON record is the tRPC query `files.get`.",
   tags: ["files"],
-  security: [{ OAuth2PasswordBearer: [] }],
+  security: securityFor("notes:read"),
   parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } }],
   responses: {
     "200": {
@@ -221,7 +233,35 @@ const fileReadOperation = {
       content: Object.fromEntries(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"].map((mime) => [mime, { schema: { type: "string", format: "binary" } }])),
     },
     "304": { description: "Not modified: the client's copy (If-None-Match) is current" },
-    ...Object.fromEntries([400, 401, 404, 405, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
+    ...Object.fromEntries([400, 401, 403, 404, 405, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
+  },
+};
+
+/**
+ * Who may call an operation: a login session always (unless public), and an access token holding
+ * the operation's scope (any token for `any`, none for `session`).
+ */
+export function securityFor(access: Access): { [scheme: string]: string[] }[] {
+  if (access === "session") return [{ OAuth2PasswordBearer: [] }];
+  return [{ OAuth2PasswordBearer: [] }, { AccessToken: access === "any" ? [] : [access] }];
+}
+
+/** POST /mcp speaks JSON-RPC (the Model Context Protocol), not REST: documented here so the document lists every route. */
+const mcpOperation = {
+  operationId: "mcp",
+  summary: "Model Context Protocol endpoint for agents (Streamable HTTP, stateless, JSON answers)",
+  description: [
+    "JSON-RPC 2.0 messages of the Model Context Protocol (revisions 2025-06-18 and 2025-11-25). The tools are this API's operations (search_notes, get_note, create_note, ask, import, build_graph, …, and ChatGPT's search/fetch), listed and callable as the access token's scopes allow; a caller's mistake is a tool result with `isError: true`. Resources: `rhizome://notes/{id}`.",
+    "",
+    "Takes an access token (`rhz_…`), never a login session's token (401). A browser `Origin` other than the service's own or one in MCP_ALLOWED_ORIGINS is a 403. GET and DELETE are 405 (no sessions, no server-sent stream). An unsupported `MCP-Protocol-Version` is a 400; bodies over 2 MiB a 413.",
+  ].join("\n"),
+  tags: ["mcp"],
+  security: [{ AccessToken: [] }],
+  requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "A JSON-RPC request, notification or batch" } } } },
+  responses: {
+    "200": { description: "The JSON-RPC response", content: { "application/json": { schema: { type: "object" } } } },
+    "202": { description: "Accepted (the body held only notifications or responses)" },
+    ...Object.fromEntries([400, 401, 403, 405, 413, 500].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
   },
 };
 
@@ -244,6 +284,7 @@ const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
   "/api/tasks/archive": { post: archiveUploadOperation as never },
   "/api/files": { post: fileUploadOperation as never },
   "/api/files/{id}": { get: fileReadOperation as never },
+  "/mcp": { post: mcpOperation as never },
 };
 
 function healthSchema(status: string) {
@@ -277,6 +318,7 @@ const CONFLICT_PATHS = new Set(["/auth/register", "/auth/totp/setup", "/auth/tot
 function errorStatusesFor(method: string, isProtected: boolean, path: string): number[] {
   const statuses = [400];
   if (isProtected || path === "/auth/login") statuses.push(401);
+  if (isProtected) statuses.push(403);
   if (path.includes("{")) statuses.push(404);
   if (CONFLICT_PATHS.has(path)) statuses.push(409);
   if (method !== "GET" && method !== "DELETE") statuses.push(413, 415);

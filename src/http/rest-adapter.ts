@@ -1,5 +1,4 @@
 import { TRPCError, type AnyProcedure, type AnyRouter } from "@trpc/server";
-import { getErrorShape } from "@trpc/server/unstable-core-do-not-import";
 import {
   coerceSchema,
   getInputOutputParsers,
@@ -13,7 +12,7 @@ import {
 } from "trpc-to-openapi";
 import { ZodArray, type ZodType } from "zod/v4";
 import type { TrpcContext } from "../trpc/context";
-import { logUnexpected } from "../trpc/init";
+import { callProcedure, errorOfCall } from "../trpc/call-procedure";
 import { edgeError, PayloadTooLargeError, trpcErrorResponse } from "./error-response";
 import { bodyLimitOf, proceduresWithMeta, REST_PREFIX, type RestProcedure } from "./procedure-meta";
 import { mediaType, readBodyText } from "./request-body";
@@ -89,16 +88,13 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
 
     const input = restInput(route, url, path, hasBody, body);
     const ctx: TrpcContext = { ...createContext(request, "rest"), response: {} };
-    const type = route.procedure._def.type;
     try {
-      const data = await route.procedure({ ctx, path: route.path, type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+      const data = await callProcedure(router, route.path, ctx, input);
       const status = ctx.response?.status ?? successStatus.get(route.path) ?? 200;
       return new Response(status === 204 ? null : JSON.stringify(data), { status, headers: JSON_HEADERS });
     } catch (cause) {
-      const error = cause instanceof Error && cause.name === "TRPCError" ? (cause as TRPCError) : new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause });
-      logUnexpected(error, route.path);
-      const shape = getErrorShape({ config: router._def._config, error, type, path: route.path, input, ctx });
-      return trpcErrorResponse(error, shape as never);
+      const { error, body } = errorOfCall(router, cause, { path: route.path, ctx, input });
+      return trpcErrorResponse(error, body);
     }
   };
 
@@ -109,10 +105,8 @@ export function createRestHandler(router: AnyRouter, createContext: ContextFacto
       const [namespace, name] = route.path.split(".") as [string, string];
       return await caller[namespace]![name]!(input);
     } catch (cause) {
-      const error = cause instanceof TRPCError ? cause : new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause });
-      logUnexpected(error, route.path);
-      const shape = getErrorShape({ config: router._def._config, error, type: "mutation", path: route.path, input, ctx });
-      return trpcErrorResponse(error, shape as never);
+      const { error, body } = errorOfCall(router, cause, { path: route.path, ctx, input });
+      return trpcErrorResponse(error, body);
     }
   }
 }

@@ -7,6 +7,7 @@ import type { ExtractorSettings } from "./graph/create-extractor";
 import type { GraphQueue } from "./graph/graph-queue";
 import type { FileStorage } from "./files/blob-store";
 import type { ImportQueue } from "./imports/import-queue";
+import type { Credential } from "./tokens/credential";
 
 /** What business functions need from the outside world; no HTTP or tRPC objects. */
 export interface ServiceContext {
@@ -31,5 +32,12 @@ export interface RequestContext extends ServiceContext {
 
 export interface AuthedContext extends RequestContext {
   user: SessionUser;
+  userId: number;
+  /** The login session or access token the request carried. */
+  credential: Credential;
+}
+
+/** For operations only a login session may call (logout, TOTP, token management). */
+export interface SessionContext extends AuthedContext {
   session: Session;
 }

@@ -26,6 +26,19 @@ export class UnauthenticatedError extends ServiceError {
   override name = "UnauthenticatedError";
 }
 
+/** Authenticated, but this credential may not do this. */
+export class ForbiddenError extends ServiceError {
+  override name = "ForbiddenError";
+}
+
+/** An access token without the scope the operation needs (RFC 6750's `insufficient_scope`). */
+export class MissingScopeError extends ForbiddenError {
+  override name = "MissingScopeError";
+  constructor(readonly scope: string) {
+    super(`This token lacks the scope ${scope}`);
+  }
+}
+
 export class TooManyRequestsError extends ServiceError {
   override name = "TooManyRequestsError";
   constructor(

@@ -3,7 +3,9 @@ import { releaseStatementsLeftByBusy, sqliteErrorCode } from "../db/errors";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import {
   ConflictError,
+  ForbiddenError,
   InvalidInputError,
+  MissingScopeError,
   NotFoundError,
   ServiceError,
   TooLargeError,
@@ -18,6 +20,7 @@ const CODES: [new (...args: never[]) => ServiceError, TRPC_ERROR_CODE_KEY][] = [
   [ConflictError, "CONFLICT"],
   [InvalidInputError, "BAD_REQUEST"],
   [UnauthenticatedError, "UNAUTHORIZED"],
+  [ForbiddenError, "FORBIDDEN"],
   [TooManyRequestsError, "TOO_MANY_REQUESTS"],
   [UnavailableError, "SERVICE_UNAVAILABLE"],
   [UnsupportedMediaTypeError, "UNSUPPORTED_MEDIA_TYPE"],
@@ -44,10 +47,13 @@ export function isDatabaseBusy(error: unknown): boolean {
   return code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED");
 }
 
-/** Headers an error needs: a challenge on 401, a wait on 429 and on 503 (a backing service down, a busy database). */
+/** Headers an error needs: a challenge on 401 and on a missing scope (RFC 6750), a wait on 429 and on 503 (a backing service down, a busy database). */
 export function errorHeaders(error: TRPCError): Record<string, string> {
   if (error.code === "SERVICE_UNAVAILABLE") return { "Retry-After": "5" };
   if (error.code === "UNAUTHORIZED") return { "WWW-Authenticate": 'Bearer realm="rhizome"' };
+  if (error.cause instanceof MissingScopeError) {
+    return { "WWW-Authenticate": `Bearer realm="rhizome", error="insufficient_scope", scope="${error.cause.scope}"` };
+  }
   if (error.code === "TOO_MANY_REQUESTS" && error.cause instanceof TooManyRequestsError) {
     return { "Retry-After": String(error.cause.retryAfterSeconds) };
   }

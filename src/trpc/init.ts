@@ -3,8 +3,11 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import type { ZodError } from "zod";
 import type { TrpcContext } from "./context";
 import { log } from "../log";
+import type { Access } from "../modules/tokens/scopes";
 
 export interface Meta extends OpenApiMeta {
+  /** What the caller's credential needs (a scope, any credential, or a login session); a protected procedure without it takes sessions only. */
+  access?: Access;
   /** The HTTP status of a success when it is not 200 (201 created, 202 accepted, 204 no content). */
   successStatus?: 201 | 202 | 204;
   /** Documents a 200 beside `successStatus`, with this description (a build's dry run answers 200). */
@@ -41,7 +44,12 @@ export const t = initTRPC
 
 function zodIssues(error: TRPCError): ErrorIssue[] | undefined {
   if (error.code !== "BAD_REQUEST" || (error.cause as Error | undefined)?.name !== "ZodError") return undefined;
-  return (error.cause as unknown as ZodError).issues.map((issue) => ({
+  return validationIssues(error.cause as unknown as ZodError);
+}
+
+/** A Zod error's issues as the error body lists them. */
+export function validationIssues(error: ZodError): ErrorIssue[] {
+  return error.issues.map((issue) => ({
     path: issue.path.map((key) => (typeof key === "symbol" ? String(key) : key)),
     message: issue.message,
   }));

@@ -4,6 +4,7 @@ import { filesRouter } from "../modules/files/router";
 import { graphRouter } from "../modules/graph/router";
 import { importsRouter } from "../modules/imports/router";
 import { notesRouter } from "../modules/notes/router";
+import { tokensRouter } from "../modules/tokens/router";
 import { router } from "./procedures";
 
 export const appRouter = router({
@@ -13,6 +14,7 @@ export const appRouter = router({
   graph: graphRouter,
   files: filesRouter,
   ask: askRouter,
+  tokens: tokensRouter,
 });
 
 /** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */

@@ -220,7 +220,7 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(events.responses["200"].content)).toEqual(["text/event-stream"]);
     expect(events.parameters).toContainEqual(expect.objectContaining({ name: "ticket", in: "query" }));
     expect(events.responses["401"]).toEqual({ $ref: "#/components/responses/Error401" });
-    expect(events.security).toEqual([{ OAuth2PasswordBearer: [] }]);
+    expect(events.security).toEqual([{ OAuth2PasswordBearer: [] }, { AccessToken: [] }]);
     const ticket = document.paths["/api/auth/ticket"].post;
     expect(ticket.responses["201"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/EventTicket" });
     expect(document.components.schemas.EventTicket.required).toEqual(["ticket", "expires_at"]);

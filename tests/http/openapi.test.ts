@@ -43,7 +43,7 @@ describe("the OpenAPI document", () => {
     const document = buildOpenApiDocument(appRouter) as any;
     expect(document.servers).toEqual([{ url: "/" }]);
     expect(Object.keys(document.paths)).toContain("/api/notes");
-    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/api\/|^\/healthz$|^\/graph(\/|$)/);
+    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/api\/|^\/healthz$|^\/mcp$|^\/graph(\/|$)/);
   });
 
   test("says which operations need a token: `security: []` on the public ones, the bearer scheme on the rest", () => {
@@ -55,10 +55,33 @@ describe("the OpenAPI document", () => {
         const { security } = item[method];
         expect(Array.isArray(security)).toBe(true);
         if (security.length === 0) publicOperations.push(`${method.toUpperCase()} ${route}`);
-        else expect(security).toEqual([{ OAuth2PasswordBearer: [] }]);
+        // A login session may call every protected operation; an access token only those its scope allows.
+        // /mcp is the exception: agents' access tokens only.
+        else if (route === "/mcp") expect(security).toEqual([{ AccessToken: [] }]);
+        else expect(security[0]).toEqual({ OAuth2PasswordBearer: [] });
       }
     }
     expect(publicOperations.sort()).toEqual(["GET /graph", "GET /graph/assets/{file}", "GET /healthz", "POST /api/auth/login", "POST /api/auth/register"]);
+  });
+
+  test("lists each operation's scope as the access token's security requirement", () => {
+    const document = buildOpenApiDocument(appRouter) as any;
+    const scopeOf = (path: string, method: string) => document.paths[path][method].security.find((requirement: object) => "AccessToken" in requirement)?.AccessToken;
+    expect(scopeOf("/api/notes", "get")).toEqual(["notes:read"]);
+    expect(scopeOf("/api/notes/{id}", "delete")).toEqual(["notes:write"]);
+    expect(scopeOf("/api/tasks/archive", "post")).toEqual(["imports"]);
+    expect(scopeOf("/api/files", "post")).toEqual(["notes:write"]);
+    expect(scopeOf("/api/knowledge-graph/build", "post")).toEqual(["graph:write"]);
+    expect(scopeOf("/api/ask", "post")).toEqual(["ask"]);
+    // Any token: who am I, and the event stream.
+    expect(scopeOf("/api/auth/me", "get")).toEqual([]);
+    expect(scopeOf("/api/events", "get")).toEqual([]);
+    // Login sessions only: no access-token requirement at all.
+    const sessionOnly: [string, string][] = [["/api/auth/tokens", "post"], ["/api/auth/tokens", "get"], ["/api/auth/logout", "post"], ["/api/auth/totp/setup", "post"]];
+    for (const [path, method] of sessionOnly) {
+      expect(document.paths[path][method].security).toEqual([{ OAuth2PasswordBearer: [] }]);
+    }
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["AccessToken", "OAuth2PasswordBearer"]);
   });
 
   test("a larger body limit is documented on its operation", () => {

@@ -5,3 +5,4 @@ export * from "./graph";
 export * from "./events";
 export * from "./files";
 export * from "./ask";
+export * from "./tokens";

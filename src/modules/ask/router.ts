@@ -5,7 +5,7 @@ import { askInput, askResultSchema } from "./schemas";
 
 export const askRouter = router({
   ask: protectedProcedure
-    .meta({
+    .meta({ access: "ask",
       openapi: {
         method: "POST",
         path: "/ask",

@@ -1,23 +1,32 @@
 import type { Database } from "../../db/client";
-import { UnauthenticatedError } from "../errors";
-import { validateSessionToken, type Session, type SessionUser } from "./sessions";
+import { ForbiddenError, UnauthenticatedError } from "../errors";
+import { authorize, type Authenticated } from "../tokens/credential";
+import type { Access } from "../tokens/scopes";
+import { isAccessToken } from "../tokens/token-secret";
+import { validateAccessToken } from "../tokens/validate-token";
+import { validateSessionToken } from "./sessions";
 
-function bearerToken(authorization: string | null): string {
+export function bearerToken(authorization: string | null): string {
   const match = authorization?.match(/^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i);
   if (!match) throw new UnauthenticatedError(authorization ? "The Authorization header must be `Bearer <token>`" : "Missing bearer token");
   return match[1]!;
 }
 
 /**
- * The session and user behind an `Authorization: Bearer` header. `full` takes a finished login;
- * `pending` only the pending token of a TOTP login (for its verify step).
+ * The user and credential behind an `Authorization: Bearer` header: a login session or an access
+ * token (`rhz_…`). `full` takes a finished login or a token; `pending` only the pending token of
+ * a TOTP login (for its verify step). What the credential may do is `authorize`'s question.
  */
-export async function authenticateBearer(
-  db: Database,
-  authorization: string | null,
-  accept: "full" | "pending" = "full",
-): Promise<{ session: Session; user: SessionUser }> {
-  const validated = await validateSessionToken(db, bearerToken(authorization));
+export async function authenticateBearer(db: Database, authorization: string | null, accept: "full" | "pending" = "full"): Promise<Authenticated> {
+  const token = bearerToken(authorization);
+  if (isAccessToken(token)) {
+    const validated = await validateAccessToken(db, token);
+    if (!validated) throw new UnauthenticatedError("Invalid, expired or revoked access token");
+    // A valid token, refused like every operation reserved for a person at a login.
+    if (accept === "pending") throw new ForbiddenError("This endpoint takes the pending token of a TOTP login, not an access token");
+    return validated;
+  }
+  const validated = await validateSessionToken(db, token);
   if (!validated) throw new UnauthenticatedError("Invalid or expired token");
   if (validated.session.pendingTotp !== (accept === "pending")) {
     throw new UnauthenticatedError(
@@ -26,5 +35,12 @@ export async function authenticateBearer(
         : "This endpoint takes the pending token of a TOTP login",
     );
   }
-  return validated;
+  return { user: validated.user, credential: { kind: "session", session: validated.session } };
+}
+
+/** For plain routes (uploads, downloads, streams): the caller, once its credential is allowed `access`. */
+export async function authenticateFor(db: Database, authorization: string | null, access: Access): Promise<Authenticated> {
+  const authenticated = await authenticateBearer(db, authorization);
+  authorize(authenticated.credential, access);
+  return authenticated;
 }

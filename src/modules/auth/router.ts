@@ -10,7 +10,7 @@ import { disableTotp, enableTotp, setupTotp } from "./totp-enrolment";
 import { verifyTotpLogin } from "./totp-verify";
 import { accountUsage } from "./account-usage";
 import { toUserRecord } from "./user-record";
-import { pendingTotpProcedure, protectedProcedure, publicProcedure, router } from "../../trpc/procedures";
+import { pendingTotpProcedure, protectedProcedure, publicProcedure, router, sessionProcedure } from "../../trpc/procedures";
 
 const tags = ["auth"];
 
@@ -39,7 +39,7 @@ export const authRouter = router({
     .mutation(({ ctx, input }) => login({ ctx, input })),
 
   me: protectedProcedure
-    .meta({ openapi: { method: "GET", path: "/auth/me", tags, summary: "The current user" } })
+    .meta({ access: "any", openapi: { method: "GET", path: "/auth/me", tags, summary: "The current user" } })
     .input(z.void())
     .output(s.currentUserSchema)
     .query(async ({ ctx }) => {
@@ -47,19 +47,19 @@ export const authRouter = router({
       return { ...toUserRecord(ctx.user), storage, usage };
     }),
 
-  logout: protectedProcedure
+  logout: sessionProcedure
     .meta({ openapi: { method: "POST", path: "/auth/logout", tags, summary: "Revoke this token" }, successStatus: 204 })
     .input(z.void())
     .output(z.void())
     .mutation(({ ctx }) => invalidateSession(ctx.db, ctx.session.id)),
 
-  totpSetup: protectedProcedure
+  totpSetup: sessionProcedure
     .meta({ openapi: { method: "POST", path: "/auth/totp/setup", tags, summary: "Start TOTP enrolment (new secret)" } })
     .input(z.void())
     .output(s.totpSetupOutput)
     .mutation(({ ctx }) => setupTotp({ ctx })),
 
-  totpEnable: protectedProcedure
+  totpEnable: sessionProcedure
     .meta({ openapi: { method: "POST", path: "/auth/totp/enable", tags, summary: "Confirm TOTP with a code; returns 10 recovery codes once" } })
     .input(s.codeInput)
     .output(s.recoveryCodesOutput)
@@ -71,13 +71,13 @@ export const authRouter = router({
     .output(s.tokenSchema)
     .mutation(({ ctx, input }) => verifyTotpLogin({ ctx, input })),
 
-  totpDisable: protectedProcedure
+  totpDisable: sessionProcedure
     .meta({ openapi: { method: "POST", path: "/auth/totp/disable", tags, summary: "Turn TOTP off (password + code)" }, successStatus: 204 })
     .input(s.totpDisableInput)
     .output(z.void())
     .mutation(({ ctx, input }) => disableTotp({ ctx, input })),
 
-  ticket: protectedProcedure
+  ticket: sessionProcedure
     .meta({
       openapi: {
         method: "POST",

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { users } from "../../db/schema";
-import type { AuthedContext } from "../context";
+import type { SessionContext } from "../context";
 import { UnauthenticatedError } from "../errors";
 import { issueToken } from "./login";
 import type { TokenRecord } from "./schemas";
@@ -10,7 +10,7 @@ import { invalidateSession, recordFailedTotpAttempt } from "./sessions";
 const MAX_WRONG_CODES_PER_PENDING_TOKEN = 5;
 
 /** Second step of a TOTP login: trades the pending token and a code for a full token. */
-export async function verifyTotpLogin({ ctx, input }: { ctx: AuthedContext; input: { code: string } }): Promise<TokenRecord> {
+export async function verifyTotpLogin({ ctx, input }: { ctx: SessionContext; input: { code: string } }): Promise<TokenRecord> {
   const [user] = await ctx.db.select().from(users).where(eq(users.id, ctx.user.id));
   if (!user?.totpEnabled) {
     await invalidateSession(ctx.db, ctx.session.id);

@@ -13,7 +13,7 @@ const tags = ["knowledge-graph"];
 
 export const graphRouter = router({
   build: protectedProcedure
-    .meta({
+    .meta({ access: "graph:write",
       openapi: {
         method: "POST",
         path: "/knowledge-graph/build",
@@ -34,19 +34,19 @@ export const graphRouter = router({
     }),
 
   status: protectedProcedure
-    .meta({ openapi: { method: "GET", path: "/knowledge-graph/status", tags, summary: "The latest build's status and progress" } })
+    .meta({ access: "graph:read", openapi: { method: "GET", path: "/knowledge-graph/status", tags, summary: "The latest build's status and progress" } })
     .input(z.void())
     .output(s.buildStatusSchema)
     .query(({ ctx }) => getBuildStatus({ ctx })),
 
   builds: protectedProcedure
-    .meta({ openapi: { method: "GET", path: "/knowledge-graph/builds", tags, summary: "The user's builds, newest first, with their usage and changes" } })
+    .meta({ access: "graph:read", openapi: { method: "GET", path: "/knowledge-graph/builds", tags, summary: "The user's builds, newest first, with their usage and changes" } })
     .input(s.listBuildsInput)
     .output(s.buildPageSchema)
     .query(({ ctx, input }) => listBuilds({ ctx, input })),
 
   buildRecord: protectedProcedure
-    .meta({
+    .meta({ access: "graph:read",
       openapi: { method: "GET", path: "/knowledge-graph/builds/{id}", tags, summary: "One build's record with the concepts it added, removed and merged" },
     })
     .input(s.buildIdInput)
@@ -54,7 +54,7 @@ export const graphRouter = router({
     .query(({ ctx, input }) => getBuildRecord({ ctx, input })),
 
   get: protectedProcedure
-    .meta({
+    .meta({ access: "graph:read",
       openapi: {
         method: "GET",
         path: "/knowledge-graph",
@@ -67,7 +67,7 @@ export const graphRouter = router({
     .query(({ ctx, input }) => getGraph({ ctx, input })),
 
   node: protectedProcedure
-    .meta({
+    .meta({ access: "graph:read",
       openapi: { method: "GET", path: "/knowledge-graph/nodes/{id}", tags, summary: "A node, its neighbours, and the notes (with passages) that mention it" },
     })
     .input(read.graphNodeIdInput)
@@ -75,7 +75,7 @@ export const graphRouter = router({
     .query(({ ctx, input }) => getGraphNode({ ctx, input })),
 
   updateNode: protectedProcedure
-    .meta({
+    .meta({ access: "graph:write",
       openapi: {
         method: "PATCH",
         path: "/knowledge-graph/nodes/{id}",
@@ -89,7 +89,7 @@ export const graphRouter = router({
     .mutation(({ ctx, input }) => updateGraphNode({ ctx, input })),
 
   mergeNodes: protectedProcedure
-    .meta({
+    .meta({ access: "graph:write",
       openapi: {
         method: "POST",
         path: "/knowledge-graph/nodes/{id}/merge",

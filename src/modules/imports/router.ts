@@ -7,7 +7,7 @@ const tags = ["imports"];
 
 export const importsRouter = router({
   create: protectedProcedure
-    .meta({
+    .meta({ access: "imports",
       openapi: {
         method: "POST",
         path: "/tasks",
@@ -24,13 +24,13 @@ export const importsRouter = router({
     .mutation(({ ctx, input }) => createTask({ ctx, input })),
 
   list: protectedProcedure
-    .meta({ openapi: { method: "GET", path: "/tasks", tags, summary: "List import tasks, newest first" } })
+    .meta({ access: "imports", openapi: { method: "GET", path: "/tasks", tags, summary: "List import tasks, newest first" } })
     .input(s.listTasksInput)
     .output(s.taskPageSchema)
     .query(({ ctx, input }) => listTasks({ ctx, input })),
 
   get: protectedProcedure
-    .meta({ openapi: { method: "GET", path: "/tasks/{id}", tags, summary: "One import task: status, progress, message, error, note_id" } })
+    .meta({ access: "imports", openapi: { method: "GET", path: "/tasks/{id}", tags, summary: "One import task: status, progress, message, error, note_id" } })
     .input(s.taskIdInput)
     .output(s.taskSchema)
     .query(({ ctx, input }) => getTask({ ctx, input })),

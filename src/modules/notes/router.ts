@@ -13,37 +13,37 @@ const tags = ["notes"];
 
 export const notesRouter = router({
   list: protectedProcedure
-    .meta({ openapi: { method: "GET", path: "/notes", tags, summary: "List notes, newest first, optionally by tag; or search them with `q`" } })
+    .meta({ access: "notes:read", openapi: { method: "GET", path: "/notes", tags, summary: "List notes, newest first, optionally by tag; or search them with `q`" } })
     .input(s.listNotesInput)
     .output(s.pageEnvelope(s.noteListItemSchema, "NotePage"))
     .query(({ ctx, input }) => listNotes({ ctx, input })),
 
   create: protectedProcedure
-    .meta({ openapi: { method: "POST", path: "/notes", tags, summary: "Create a note" }, successStatus: 201 })
+    .meta({ access: "notes:write", openapi: { method: "POST", path: "/notes", tags, summary: "Create a note" }, successStatus: 201 })
     .input(s.createNoteInput)
     .output(s.noteSchema)
     .mutation(({ ctx, input }) => createNote({ ctx, input })),
 
   get: protectedProcedure
-    .meta({ openapi: { method: "GET", path: "/notes/{id}", tags, summary: "Read a note" } })
+    .meta({ access: "notes:read", openapi: { method: "GET", path: "/notes/{id}", tags, summary: "Read a note" } })
     .input(s.noteIdInput)
     .output(s.noteSchema)
     .query(({ ctx, input }) => getNote({ ctx, input })),
 
   update: protectedProcedure
-    .meta({ openapi: { method: "PUT", path: "/notes/{id}", tags, summary: "Update a note (omitted fields keep their value)" } })
+    .meta({ access: "notes:write", openapi: { method: "PUT", path: "/notes/{id}", tags, summary: "Update a note (omitted fields keep their value)" } })
     .input(s.updateNoteInput)
     .output(s.noteSchema)
     .mutation(({ ctx, input }) => updateNote({ ctx, input })),
 
   delete: protectedProcedure
-    .meta({ openapi: { method: "DELETE", path: "/notes/{id}", tags, summary: "Delete a note" }, successStatus: 204 })
+    .meta({ access: "notes:write", openapi: { method: "DELETE", path: "/notes/{id}", tags, summary: "Delete a note" }, successStatus: 204 })
     .input(s.noteIdInput)
     .output(z.void())
     .mutation(({ ctx, input }) => deleteNote({ ctx, input })),
 
   export: protectedProcedure
-    .meta({
+    .meta({ access: "notes:read",
       openapi: {
         method: "POST",
         path: "/notes/export",

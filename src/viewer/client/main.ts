@@ -91,7 +91,15 @@ async function enter() {
     },
   });
   await loadGraph();
+  openLinkedNote();
 }
+
+/** `/graph#note=<id>` opens that note (the link MCP's `search` and `fetch` give an agent's user). */
+function openLinkedNote() {
+  const linked = /^#note=(\d+)$/.exec(location.hash);
+  if (linked && user) void notes.open(Number(linked[1]));
+}
+window.addEventListener("hashchange", openLinkedNote);
 
 /** Back to the login form, with nothing of the last account left in the page. */
 function leave(message: string) {

@@ -1,0 +1,76 @@
+import type { AnyRouter } from "@trpc/server";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Database } from "../db/client";
+import { edgeError, PayloadTooLargeError, serviceErrorResponse } from "../http/error-response";
+import { DEFAULT_BODY_LIMIT } from "../http/procedure-meta";
+import { readBodyText } from "../http/request-body";
+import { authenticateBearer } from "../modules/auth/authenticate";
+import type { Authenticated } from "../modules/tokens/credential";
+import type { TrpcContext } from "../trpc/context";
+import { createMcpServer } from "./mcp-server";
+import { toolCatalogue } from "./tool-catalogue";
+import { buildTools, type McpTool } from "./tools";
+
+export const MCP_PATH = "/mcp";
+
+export interface McpRouteOptions {
+  router: AnyRouter;
+  db: Database;
+  contextFor: (request: Request) => TrpcContext;
+  /** This service's external URL (PUBLIC_URL, else where it listens): its origin may call, and note links start with it. */
+  publicUrl: () => string;
+  /** Browser origins allowed besides the service's own (MCP_ALLOWED_ORIGINS). */
+  allowedOrigins: string[];
+}
+
+/**
+ * POST /mcp: the Model Context Protocol over Streamable HTTP, stateless, answered as JSON. The
+ * edge checks what the SDK does not — the Origin (DNS rebinding), the bearer token (an access
+ * token, never a login session), the 2 MiB body — then one SDK server answers the request with
+ * the tools the token's scopes allow. GET (a server-sent stream) and DELETE (a session) are 405:
+ * a stateless server has neither.
+ */
+export function createMcpRoute(options: McpRouteOptions) {
+  // Built on the first call: the JSON Schemas cost a few milliseconds that a server which never serves MCP need not spend.
+  let tools: Map<string, McpTool> | undefined;
+  const allowed = new Set(options.allowedOrigins);
+  const ownOrigin = () => (URL.canParse(options.publicUrl()) ? new URL(options.publicUrl()).origin : null);
+
+  return async function handleMcp(request: Request): Promise<Response> {
+    if (request.method !== "POST") {
+      return edgeError("METHOD_NOT_SUPPORTED", `${request.method} is not allowed on ${MCP_PATH}: this MCP server is stateless and answers POST only`, { Allow: "POST" });
+    }
+    const origin = request.headers.get("origin");
+    if (origin !== null && origin.toLowerCase() !== ownOrigin() && !allowed.has(origin.toLowerCase())) {
+      return edgeError("FORBIDDEN", `Requests from the origin ${origin} may not call ${MCP_PATH}; list it in MCP_ALLOWED_ORIGINS to allow it`);
+    }
+    let authenticated: Authenticated;
+    try {
+      authenticated = await authenticateBearer(options.db, request.headers.get("authorization"));
+    } catch (error) {
+      return serviceErrorResponse(error, `POST ${MCP_PATH}`);
+    }
+    if (authenticated.credential.kind === "session") {
+      return edgeError("UNAUTHORIZED", `A login session's token is not accepted at ${MCP_PATH}: create an access token (POST /api/auth/tokens) and use it`, {
+        "WWW-Authenticate": 'Bearer realm="rhizome"',
+      });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBodyText(request, DEFAULT_BODY_LIMIT));
+    } catch (error) {
+      if (error instanceof PayloadTooLargeError) return edgeError("PAYLOAD_TOO_LARGE", error.message);
+      return Response.json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON" }, id: null }, { status: 400 });
+    }
+    const ctx = { ...options.contextFor(request), authenticated };
+    tools ??= buildTools(options.router, toolCatalogue((id) => `${options.publicUrl()}/graph#note=${id}`));
+    const server = createMcpServer({ router: options.router, tools, ctx });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, { parsedBody: body });
+    } finally {
+      await server.close();
+    }
+  };
+}
