@@ -7,6 +7,8 @@ import { PayloadTooLargeError } from "./error-response";
 export async function readBodyText(request: Request, limitBytes: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > limitBytes) throw new PayloadTooLargeError(limitBytes);
+  // A declared length within the limit is all the server will read (it ends the body there): read it whole.
+  if (Number.isFinite(declared)) return request.text();
   if (!request.body) return "";
   const chunks: Uint8Array[] = [];
   let received = 0;
