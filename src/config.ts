@@ -55,6 +55,11 @@ const environmentSchema = z.object({
   FILES_MAX_BYTES_PER_USER: z.coerce.number().int().min(0).default(1024 * 1024 * 1024),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  NOTE_VERSIONS_MAX: z.coerce.number().int().min(1, "must be at least 1").max(100_000).default(200),
+  TRASH_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  BACKUP_DIR: z.string().min(1).optional(),
+  BACKUP_INTERVAL_HOURS: z.coerce.number().min(0, "must be 0 (off) or more hours").max(24 * 365).default(24),
+  BACKUP_KEEP: z.coerce.number().int().min(1, "must keep at least 1 backup").max(10_000).default(7),
   PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL, the origin people and agents reach, e.g. https://notes.example.com" })
     .transform((value) => value.replace(/\/+$/, ""))
@@ -118,6 +123,9 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
     /** The external origin (links, MCP's allowed Origin); unset: the address the server listens on. */
     publicUrl: env.PUBLIC_URL,
     mcp: { allowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [] },
+    history: { maxVersions: env.NOTE_VERSIONS_MAX, trashDays: env.TRASH_DAYS },
+    /** Scheduled backups of a local notes database and the files; `intervalHours` 0 turns them off. */
+    backups: { dir: env.BACKUP_DIR ? path.resolve(env.BACKUP_DIR) : path.join(dataDir, "backups"), intervalHours: env.BACKUP_INTERVAL_HOURS, keep: env.BACKUP_KEEP },
     logLevel: env.LOG_LEVEL,
     imports: {
       allowPrivateNetworks: env.IMPORT_ALLOW_PRIVATE_NETWORKS,

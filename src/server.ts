@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Config } from "./config";
-import { openNotesDatabase } from "./db/client";
+import { localPath, openNotesDatabase } from "./db/client";
+import { setHistorySettings } from "./modules/history/settings";
 import { catchUpSearchIndex } from "./modules/search/index-notes";
 import { createHttpApp } from "./http/app";
 import { buildOpenApiDocument } from "./http/openapi-document";
@@ -50,6 +51,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       throw new StartupError(`Cannot open the notes database (LIBSQL_URL ${redactUrl(config.libsqlUrl)}): ${describeCause(error)}`);
     });
     stops.push(() => notesDb.close());
+    setHistorySettings(notesDb.db, config.history);
     // Notes written before the search index existed (or by imports) are indexed in the background;
     // a search catches up on its user's own backlog first, so none is ever missed meanwhile.
     const backfill = new AbortController();
@@ -73,7 +75,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
     const changes = createChangePublisher((channel, payload) => queue.notify(channel, payload));
     const queue = createQueue({
       connectionString,
-      tasks: createJobCatalogue({ db: notesDb.db, imports: config.imports, graph: config.graph, changes, files: config.files }),
+      tasks: createJobCatalogue({
+        db: notesDb.db,
+        imports: config.imports,
+        graph: config.graph,
+        changes,
+        files: config.files,
+        // Snapshots are of a local database file; a libSQL server keeps its own.
+        backups: config.libsqlUrl.startsWith("file:") ? { ...config.backups, dbFile: localPath(config.libsqlUrl) } : undefined,
+      }),
       log,
     });
     stops.push(() => queue.close());

@@ -64,6 +64,7 @@ async function assertLocalSettings(client: Client): Promise<void> {
 }
 
 /** The file a `file:` URL names, read as libSQL reads it: no authority, query or fragment; %-escapes decoded. */
-function localPath(url: string): string {
+/** The file path of a `file:` URL. */
+export function localPath(url: string): string {
   return decodeURIComponent(/^file:(?:\/\/[^/?#]*)?([^?#]*)/.exec(url)![1]!);
 }

@@ -12,6 +12,8 @@ import { removeArchiveFile } from "../modules/archives/archive-file";
 import type { FileStorage } from "../modules/files/blob-store";
 import { sweepUnclaimedBlobs } from "../modules/files/sweep-unclaimed-blobs";
 import { defineTask } from "./define-task";
+import { purgeExpiredTrash } from "../modules/history/trash";
+import { backupDue, takeBackup } from "../modules/history/backups";
 import type { Queue } from "./queue";
 
 /** Fetch retries back off 2.7 s, 7.4 s, 20 s: enough for a blip, short enough to report failure soon. */
@@ -29,6 +31,8 @@ export interface JobDependencies {
   files?: FileStorage;
   graph: ExtractorSettings;
   changes: ChangePublisher;
+  /** Where scheduled backups go (a local notes database only); `intervalHours` 0 turns them off. */
+  backups?: { dbFile: string; dir: string; intervalHours: number; keep: number };
 }
 
 /** Every background task of the service, with its payload schema. */
@@ -98,6 +102,29 @@ export function createJobCatalogue(deps: JobDependencies) {
         if (swept.sessions || swept.throttles) {
           helpers.log.info(`deleted ${swept.sessions} expired session(s) and ${swept.throttles} spent throttle row(s)`);
         }
+      },
+    }),
+    defineTask({
+      name: "trash-purge",
+      payload: z.object({}),
+      maxAttempts: SWEEP_MAX_ATTEMPTS,
+      schedule: "23 * * * *", // hourly: a note leaves the trash within the hour after its TRASH_DAYS
+      handler: async (_payload, helpers) => {
+        const purged = await purgeExpiredTrash(deps.db, deps.files);
+        if (purged) helpers.log.info(`purged ${purged} note(s) from the trash after TRASH_DAYS`);
+      },
+    }),
+    defineTask({
+      name: "backup",
+      payload: z.object({}),
+      maxAttempts: SWEEP_MAX_ATTEMPTS,
+      // Hourly, each run taking a backup only once the newest is BACKUP_INTERVAL_HOURS old (a cron line cannot say "every N hours" for any N).
+      schedule: "37 * * * *",
+      handler: async (_payload, helpers) => {
+        const backups = deps.backups;
+        if (!backups || backups.intervalHours === 0 || !backupDue(backups.dir, backups.intervalHours)) return;
+        const { dir, manifest } = await takeBackup({ dbFile: backups.dbFile, filesDir: deps.files?.dir ?? "", backupDir: backups.dir, keep: backups.keep });
+        helpers.log.info(`backup ${dir}: ${manifest.notes} notes, ${manifest.files} files, ${manifest.bytes} bytes, checked`);
       },
     }),
     defineTask({

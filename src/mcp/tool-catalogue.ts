@@ -74,6 +74,14 @@ export function toolCatalogue(noteUrl: NoteUrl): ToolSpec[] {
         from: (_answer, args: { id: number }) => ({ id: args.id, deleted: true }),
       },
     },
+    { name: "list_versions", procedure: "history.versions", title: "List a note's earlier versions", annotations: READ },
+    {
+      name: "restore_version",
+      procedure: "history.restoreVersion",
+      title: "Restore an earlier version of a note",
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      linksNote: true,
+    },
     { name: "ask", procedure: "ask.ask", title: "Ask your notes", annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true } },
     {
       name: "search_concepts",

@@ -5,6 +5,7 @@ import { graphRouter } from "../modules/graph/router";
 import { importsRouter } from "../modules/imports/router";
 import { notesRouter } from "../modules/notes/router";
 import { tokensRouter } from "../modules/tokens/router";
+import { historyRouter } from "../modules/history/router";
 import { router } from "./procedures";
 
 export const appRouter = router({
@@ -15,6 +16,7 @@ export const appRouter = router({
   files: filesRouter,
   ask: askRouter,
   tokens: tokensRouter,
+  history: historyRouter,
 });
 
 /** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */

@@ -113,7 +113,7 @@ describe("initialize and tools/list", () => {
     const { tools } = await client.listTools();
     await client.close();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ["ask", "build_graph", "create_note", "delete_note", "fetch", "get_concept", "get_note", "get_task", "import", "list_notes", "search", "search_concepts", "search_notes", "update_note", "whoami"].sort(),
+      ["ask", "build_graph", "create_note", "delete_note", "fetch", "get_concept", "get_note", "get_task", "import", "list_notes", "list_versions", "restore_version", "search", "search_concepts", "search_notes", "update_note", "whoami"].sort(),
     );
     for (const tool of tools) {
       expect(tool.title?.length).toBeGreaterThan(0);
@@ -128,9 +128,9 @@ describe("initialize and tools/list", () => {
       expect(tool.annotations?.openWorldHint).toBe(tool.name === "import" || tool.name === "ask");
     }
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    for (const name of ["delete_note", "update_note"]) expect(byName.get(name)!.annotations?.destructiveHint).toBe(true);
+    for (const name of ["delete_note", "update_note", "restore_version"]) expect(byName.get(name)!.annotations?.destructiveHint).toBe(true);
     for (const name of ["create_note", "import", "build_graph"]) expect(byName.get(name)!.annotations?.destructiveHint).toBe(false);
-    for (const name of ["search_notes", "list_notes", "get_note", "search_concepts", "get_concept", "get_task", "whoami", "search", "fetch"]) {
+    for (const name of ["search_notes", "list_notes", "get_note", "search_concepts", "get_concept", "get_task", "whoami", "search", "fetch", "list_versions"]) {
       expect(byName.get(name)!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
     }
     expect(byName.get("search_notes")!.inputSchema.required).toEqual(["q"]);
@@ -139,7 +139,7 @@ describe("initialize and tools/list", () => {
 
   test("tools/list shows only what the token's scopes allow", async () => {
     const reader = await connect(await createAccessToken(alice, ["notes:read"]));
-    expect((await reader.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["fetch", "get_note", "list_notes", "search", "search_notes", "whoami"]);
+    expect((await reader.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["fetch", "get_note", "list_notes", "list_versions", "search", "search_notes", "whoami"]);
     await reader.close();
     const graph = await connect(await createAccessToken(alice, ["graph:read", "ask"]));
     expect((await graph.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["ask", "get_concept", "search_concepts", "whoami"]);
@@ -166,10 +166,15 @@ describe("every tool, with good input and bad", () => {
 
     const updated = await ok("update_note", { id: created.id, tags: ["agents", "edited"] });
     expect(updated).toMatchObject({ id: created.id, title: "From an agent", tags: ["agents", "edited"] });
+    const versions = await ok("list_versions", { id: created.id });
+    expect(versions.items).toEqual([expect.objectContaining({ version: 1, tags: ["agents"], by: { kind: "token", name: expect.any(String) } })]);
+    const restored = await ok("restore_version", { id: created.id, version: 1 });
+    expect(restored).toMatchObject({ id: created.id, tags: ["agents"] });
 
     const listed = await ok("list_notes", { tag: "agents" });
     expect(listed).toEqual((await alice.get("/api/notes?tag=agents")).body);
     expect(listed.items.map((item: { id: number }) => item.id)).toEqual([created.id]);
+    expect(await ok("list_notes", { tag: "edited" })).toMatchObject({ total: 0 });
 
     expect(await ok("delete_note", { id: created.id })).toEqual({ id: created.id, deleted: true });
     expectError(await alice.get(`/api/notes/${created.id}`), 404, "NOT_FOUND");
@@ -243,6 +248,8 @@ describe("every tool, with good input and bad", () => {
       ["build_graph", { mode: "sideways" }, "mode"],
       ["search", { query: "" }, "query"],
       ["fetch", { id: "not-a-number" }, "id"],
+      ["list_versions", { id: "x" }, "id"],
+      ["restore_version", { id: 1 }, "version"],
     ];
     for (const [name, args, field] of bad) {
       const text = errorText(await call(client, name, args));

@@ -23,6 +23,8 @@ export const notes = sqliteTable(
     sourceAuthor: text("source_author"),
     /** Epoch milliseconds, like the other timestamps. */
     sourcePublishedAt: integer("source_published_at"),
+    /** Who wrote the current text (JSON `{kind, name, key}`, see modules/history/writer.ts); null for notes older than history. */
+    writtenBy: text("written_by"),
   },
   (table) => [
     index("notes_user_updated_idx").on(table.userId, sql`${table.updatedAt} desc`, sql`${table.id} desc`),

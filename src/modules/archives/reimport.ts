@@ -7,6 +7,8 @@ import { newNoteRow } from "../notes/create-note";
 import { plainTextExcerpt } from "../notes/excerpt";
 import { nextUpdatedAt, toNoteSource } from "../notes/note-record";
 import type { NoteSource } from "../notes/schemas";
+import { versionStatements, writtenBy } from "../history/record-version";
+import { importWriter } from "../history/writer";
 
 export type Outcome = "created" | "updated" | "unchanged" | "skipped";
 
@@ -76,13 +78,14 @@ export async function planNoteWrites(db: Database, userId: number, incoming: Inc
     if (ownNote) return planOwnNote(db, ownNote, note, note.exported!, now);
     return planBySource(db, userId, note, note.sourceKey ? known.get(note.sourceKey) : undefined, now, guard);
   });
+  await keepReplacedVersions(db, userId, plans, incoming, now);
   const creates = plans.filter((plan) => plan.created !== undefined);
   // Many new notes: two statements for all of them (preparing two statements a note was a fifth of an archive import's CPU).
   if (creates.length > 1) {
     const statements = createMany(db, userId, creates.map((plan) => plan.created!), now, guard);
     creates.forEach((plan, index) => (plan.statements = index === 0 ? statements : []));
   }
-  return plans.map(({ created: _, ...plan }) => plan);
+  return plans.map(({ created: _, readUpdatedAt: __, ...plan }) => plan);
 }
 
 /**
@@ -111,8 +114,8 @@ function createMany(db: Database, userId: number, created: NonNullable<Plan["cre
   return statements;
 }
 
-/** A plan, with what a created note's row and source row hold (for writing many at once). */
-type Plan = PlannedWrite & { created?: { row: NoteRow; sourceKey: string | null; hash: string } };
+/** A plan, with what a created note's row and source row hold (for writing many at once), and an updated note's `updated_at` as read. */
+type Plan = PlannedWrite & { created?: { row: NoteRow; sourceKey: string | null; hash: string }; readUpdatedAt?: number };
 type NoteRow = ReturnType<typeof newNoteRow>;
 
 function planBySource(
@@ -152,6 +155,7 @@ function planBySource(
   return {
     outcome: "updated",
     noteId: known.noteId,
+    readUpdatedAt: known.updatedAt,
     statements: [
       updateStatement(db, known.noteId, known.updatedAt, note, note.source, now),
       // Only when the note was updated just now: an edit made here meanwhile stays, and shows as one.
@@ -169,7 +173,7 @@ function planOwnNote(
   note: IncomingNote,
   exported: NonNullable<IncomingNote["exported"]>,
   now: number,
-): PlannedWrite {
+): Plan {
   const same =
     own.title === note.title &&
     own.content === note.content &&
@@ -180,8 +184,39 @@ function planOwnNote(
   if (exported.updatedAt === null || own.updatedAt > exported.updatedAt) {
     return { outcome: "skipped", noteId: own.id, reason: EDITED_SINCE_EXPORT, statements: [] };
   }
-  return { outcome: "updated", noteId: own.id, statements: [updateStatement(db, own.id, own.updatedAt, note, exported.source, now)] };
+  return { outcome: "updated", noteId: own.id, readUpdatedAt: own.updatedAt, statements: [updateStatement(db, own.id, own.updatedAt, note, exported.source, now)] };
 }
+
+/**
+ * A re-import rewrites a note's text: what it replaces is kept as a version, written in the same
+ * transaction as the update (and only if the update lands, see versionStatements).
+ */
+async function keepReplacedVersions(db: Database, userId: number, plans: Plan[], incoming: IncomingNote[], now: number): Promise<void> {
+  const updates = plans.flatMap((plan, index) => (plan.outcome === "updated" && plan.readUpdatedAt !== undefined ? [{ plan, note: incoming[index]!, readUpdatedAt: plan.readUpdatedAt }] : []));
+  if (updates.length === 0) return;
+  const rows = await db
+    .select({ id: notes.id, title: notes.title, content: notes.content, tags: notes.tags, updatedAt: notes.updatedAt, writtenBy: notes.writtenBy, sourcePlatform: notes.sourcePlatform })
+    .from(notes)
+    .where(and(eq(notes.userId, userId), inArray(notes.id, updates.map(({ plan }) => plan.noteId!))));
+  const stored = new Map(rows.map((row) => [row.id, row]));
+  for (const { plan, note, readUpdatedAt } of updates) {
+    const text = stored.get(plan.noteId!);
+    // Changed since the plan read it: the update will not land, and neither would its version.
+    if (!text || text.updatedAt !== readUpdatedAt) continue;
+    plan.statements.push(
+      ...(await versionStatements(db, {
+        noteId: plan.noteId!,
+        userId,
+        stored: text,
+        next: { title: note.title, content: note.content, tags: JSON.stringify(note.tags) },
+        writer: importWriterOf(note.source),
+        updatedAt: nextUpdatedAt(readUpdatedAt, now),
+      })),
+    );
+  }
+}
+
+const importWriterOf = (source: NoteSource) => importWriter(source?.platform ?? "archive");
 
 /** The note's new content, unless it changed here since it was read (`updatedAt`). */
 function updateStatement(db: Database, noteId: number, updatedAt: number, note: IncomingNote, source: NoteSource, now: number) {
@@ -198,6 +233,7 @@ function updateStatement(db: Database, noteId: number, updatedAt: number, note: 
       sourceAuthor: source?.author ?? null,
       sourcePublishedAt: source?.published_at ? Date.parse(source.published_at) : null,
       updatedAt: nextUpdatedAt(updatedAt, now),
+      writtenBy: writtenBy(importWriterOf(note.source)),
     })
     .where(and(eq(notes.id, noteId), eq(notes.updatedAt, updatedAt)));
 }

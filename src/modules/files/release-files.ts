@@ -1,16 +1,16 @@
 import { and, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { files, notes } from "../../db/schema";
+import { files, notes, trashedNotes } from "../../db/schema";
 import { log } from "../../log";
 import { removeBlob, type FileStorage } from "./blob-store";
 import { referencedFileIds } from "./file-links";
 
 /**
- * After a note is deleted: deletes the files its content referred to that no other note of the
- * user refers to (files still pending for a running import are left to that import), then the
- * bytes of those no user keeps any more.
+ * After a note is purged from the trash: deletes the files its content referred to that no other
+ * note of the user refers to, in the notes or in the trash (files still pending for a running
+ * import are left to that import), then the bytes of those no user keeps any more.
  */
-export async function releaseFilesOfDeletedNote(
+export async function releaseFilesOfPurgedNote(
   { db, storage }: { db: Database; storage?: FileStorage },
   input: { userId: number; noteId: number; content: string },
 ): Promise<void> {
@@ -32,7 +32,12 @@ async function notReferencedByNotes(db: Database, userId: number, ids: number[],
       .select({ content: notes.content })
       .from(notes)
       .where(and(eq(notes.userId, userId), ne(notes.id, exceptNoteId), sql`instr(${notes.content}, ${`/api/files/${id}`}) > 0`));
-    if (!others.some((other) => referencedFileIds(other.content).includes(id))) unreferenced.push(id);
+    // Notes in the trash keep their files until they are purged.
+    const trashed = await db
+      .select({ content: trashedNotes.content })
+      .from(trashedNotes)
+      .where(and(eq(trashedNotes.userId, userId), ne(trashedNotes.id, exceptNoteId), sql`instr(${trashedNotes.content}, ${`/api/files/${id}`}) > 0`));
+    if (![...others, ...trashed].some((other) => referencedFileIds(other.content).includes(id))) unreferenced.push(id);
   }
   return unreferenced;
 }

@@ -8,6 +8,9 @@ import { searchDocument } from "../search/search-document";
 import { excerptOfPlainText, plainTextExcerpt } from "./excerpt";
 import { toNoteRecord } from "./note-record";
 import type { createNoteInput, NoteRecord, NoteSource } from "./schemas";
+import type { Credential } from "../tokens/credential";
+import { writtenBy } from "../history/record-version";
+import { importWriter, writerOf, type Writer } from "../history/writer";
 
 const statements = preparedPerDatabase((db) => ({
   insert: db
@@ -25,6 +28,7 @@ const statements = preparedPerDatabase((db) => ({
       sourcePublishedAt: sql.placeholder("sourcePublishedAt"),
       createdAt: sql.placeholder("createdAt"),
       updatedAt: sql.placeholder("updatedAt"),
+      writtenBy: sql.placeholder("writtenBy"),
     })
     .returning()
     .prepare(),
@@ -34,18 +38,25 @@ const statements = preparedPerDatabase((db) => ({
  * The note and its search entry in one write batch (one transaction); the tag index and counters
  * follow from triggers. The note's plain text is worked out once, for the entry and the excerpt.
  */
-export async function createNote({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof createNoteInput> }): Promise<NoteRecord> {
+export async function createNote({
+  ctx,
+  input,
+}: {
+  ctx: { db: Database; userId: number; credential?: Credential };
+  input: z.infer<typeof createNoteInput>;
+}): Promise<NoteRecord> {
   const document = searchDocument({ userId: ctx.userId, ...input });
-  const row = newNoteRow(ctx.userId, input, Date.now(), excerptOfPlainText(input.content, document.text));
+  const row = newNoteRow(ctx.userId, input, Date.now(), excerptOfPlainText(input.content, document.text), ctx.credential && writerOf(ctx.credential));
   const [[inserted]] = await runBatch(ctx.db, "write", [batchStep(statements(ctx.db).insert, row), ...newNoteEntrySteps(ctx.db, document)]);
   return toNoteRecord(inserted!);
 }
-/** The row of a new note from already-validated fields; only imports give a `source`. */
+/** The row of a new note from already-validated fields; only imports give a `source` (and are its writer unless told). */
 export function newNoteRow(
   userId: number,
   input: { title: string; content: string; tags: string[]; source?: NoteSource },
   now = Date.now(),
   excerpt = plainTextExcerpt(input.content),
+  writer?: Writer,
 ) {
   const source = input.source ?? null;
   return {
@@ -60,5 +71,6 @@ export function newNoteRow(
     sourcePublishedAt: source?.published_at ? Date.parse(source.published_at) : null,
     createdAt: now,
     updatedAt: now,
+    writtenBy: writer ? writtenBy(writer) : source ? writtenBy(importWriter(source.platform)) : null,
   };
 }

@@ -17,7 +17,7 @@ export const noteColumns = {
 type NoteRow = typeof notes.$inferSelect;
 type SourceColumns = Pick<NoteRow, "sourcePlatform" | "sourceUrl" | "sourceAuthor" | "sourcePublishedAt">;
 
-export function toNoteRecord(row: Omit<NoteRow, "userId" | "excerpt">): NoteRecord {
+export function toNoteRecord(row: Omit<NoteRow, "userId" | "excerpt" | "writtenBy">): NoteRecord {
   return {
     id: row.id,
     title: row.title,
@@ -29,7 +29,7 @@ export function toNoteRecord(row: Omit<NoteRow, "userId" | "excerpt">): NoteReco
   };
 }
 
-export function toNoteListItem(row: Omit<NoteRow, "content" | "userId">): NoteListItem {
+export function toNoteListItem(row: Omit<NoteRow, "content" | "userId" | "writtenBy">): NoteListItem {
   return {
     id: row.id,
     title: row.title,

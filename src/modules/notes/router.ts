@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { createNote } from "./create-note";
-import { deleteNote } from "./delete-note";
+import { trashNote } from "../history/trash";
 import { exportNotes } from "./export-notes";
 import { getNote } from "./get-note";
 import { listNotes } from "./list-notes";
@@ -37,10 +37,10 @@ export const notesRouter = router({
     .mutation(({ ctx, input }) => updateNote({ ctx, input })),
 
   delete: protectedProcedure
-    .meta({ access: "notes:write", openapi: { method: "DELETE", path: "/notes/{id}", tags, summary: "Delete a note" }, successStatus: 204 })
+    .meta({ access: "notes:write", openapi: { method: "DELETE", path: "/notes/{id}", tags, summary: "Delete a note: it moves to the trash (GET /api/trash), with its history and files, until restored or purged" }, successStatus: 204 })
     .input(s.noteIdInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => deleteNote({ ctx, input })),
+    .mutation(({ ctx, input }) => trashNote({ ctx, input })),
 
   export: protectedProcedure
     .meta({ access: "notes:read",

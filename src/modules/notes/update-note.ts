@@ -10,6 +10,9 @@ import { searchDocument } from "../search/search-document";
 import { excerptOfPlainText } from "./excerpt";
 import { nextUpdatedAt, noteColumns, toNoteRecord } from "./note-record";
 import type { NoteRecord, updateNoteInput } from "./schemas";
+import type { Credential } from "../tokens/credential";
+import { versionSteps, writtenBy } from "../history/record-version";
+import { writerOf, type Writer } from "../history/writer";
 
 /** Past this many writes by others between one read and its write, the edit gives up (a 503, retry later). */
 const MAX_ATTEMPTS = 20;
@@ -21,7 +24,15 @@ const statements = preparedPerDatabase((db) => {
   const owned = and(eq(notes.id, sql.placeholder("id")), eq(notes.userId, sql.placeholder("userId")));
   return {
     stored: db
-      .select({ title: notes.title, content: notes.content, excerpt: notes.excerpt, tags: notes.tags, updatedAt: notes.updatedAt })
+      .select({
+        title: notes.title,
+        content: notes.content,
+        excerpt: notes.excerpt,
+        tags: notes.tags,
+        updatedAt: notes.updatedAt,
+        writtenBy: notes.writtenBy,
+        sourcePlatform: notes.sourcePlatform,
+      })
       .from(notes)
       .where(owned)
       .prepare(),
@@ -34,6 +45,7 @@ const statements = preparedPerDatabase((db) => {
         excerpt: value("excerpt"),
         tags: value("tags"),
         updatedAt: value("updatedAt"),
+        writtenBy: value("writtenBy"),
       })
       .where(and(owned, eq(notes.updatedAt, sql.placeholder("readUpdatedAt"))))
       .returning({ ...noteColumns, content: notes.content })
@@ -41,12 +53,25 @@ const statements = preparedPerDatabase((db) => {
   };
 });
 
+/** Whoever calls without a credential (tests, benchmarks) writes as an anonymous session that never coalesces. */
+const UNNAMED: Writer = { kind: "session", name: null, key: null };
+
 /**
  * Partial update: omitted fields keep their value. The stored note is read, the edit applied to it
- * (the search entry is built from the whole note), and the note and its entry written in one
- * batch that holds only if no one wrote the note since the read; otherwise it is read again.
+ * (the search entry is built from the whole note), and the note, its entry and the version it
+ * replaces written in one batch that holds only if no one wrote the note since the read;
+ * otherwise it is read again.
  */
-export async function updateNote({ ctx, input }: { ctx: { db: Database; userId: number }; input: z.infer<typeof updateNoteInput> }): Promise<NoteRecord> {
+export async function updateNote({
+  ctx,
+  input,
+  writer = ctx.credential ? writerOf(ctx.credential) : UNNAMED,
+}: {
+  ctx: { db: Database; userId: number; credential?: Credential };
+  input: z.infer<typeof updateNoteInput>;
+  /** Who the replaced text's successor is put down to; the caller's credential unless a restore says otherwise. */
+  writer?: Writer;
+}): Promise<NoteRecord> {
   const { id, title, content, tags } = input;
   if (title === undefined && content === undefined && tags === undefined) {
     throw new InvalidInputError("Nothing to update: give at least one of title, content, tags");
@@ -63,9 +88,14 @@ export async function updateNote({ ctx, input }: { ctx: { db: Database; userId: 
     };
     const document = searchDocument({ userId: ctx.userId, title: note.title, content: note.content, tags: tags ?? (JSON.parse(current.tags) as string[]) });
     const excerpt = content === undefined ? current.excerpt : excerptOfPlainText(content, document.text);
+    const updatedAt = nextUpdatedAt(current.updatedAt);
+    const versions = await versionSteps(ctx.db, { noteId: id, userId: ctx.userId, stored: current, next: note, writer, updatedAt });
+    // Rewriting the same text changes nothing of its history: the writer stays who wrote it.
+    const author = versions.length > 0 ? writtenBy(writer) : current.writtenBy;
     const [[written]] = await runBatch(ctx.db, "write", [
-      batchStep(update, { ...note, excerpt, userId: ctx.userId, updatedAt: nextUpdatedAt(current.updatedAt), readUpdatedAt: current.updatedAt }),
+      batchStep(update, { ...note, excerpt, userId: ctx.userId, updatedAt, readUpdatedAt: current.updatedAt, writtenBy: author }),
       ...editedNoteEntrySteps(ctx.db, note, document),
+      ...versions,
     ]);
     if (written) return toNoteRecord(written);
   }

@@ -5,7 +5,7 @@ import type { Access, Scope } from "./scopes";
 /** What a bearer token turned out to be: a person's login session, or a program's access token. */
 export type Credential =
   | { kind: "session"; session: Session }
-  | { kind: "access_token"; tokenId: number; scopes: readonly Scope[]; grant: "personal" | "connector" };
+  | { kind: "access_token"; tokenId: number; scopes: readonly Scope[]; grant: "personal" | "connector"; name: string };
 
 export interface Authenticated {
   user: SessionUser;

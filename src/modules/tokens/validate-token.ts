@@ -17,6 +17,8 @@ const tokenRow = packedRow({
   userId: accessTokens.userId,
   scopes: accessTokens.scopes,
   kind: accessTokens.kind,
+  name: accessTokens.name,
+  clientName: accessTokens.clientName,
   expiresAt: accessTokens.expiresAt,
   lastUsedAt: accessTokens.lastUsedAt,
   username: users.username,
@@ -60,6 +62,6 @@ export async function validateAccessToken(db: Database, token: string, now = Dat
   }
   return {
     user: { id: row.userId, username: row.username, createdAt: row.createdAt, totpEnabled: row.totpEnabled },
-    credential: { kind: "access_token", tokenId: row.id, scopes: JSON.parse(row.scopes) as Scope[], grant: row.kind },
+    credential: { kind: "access_token", tokenId: row.id, scopes: JSON.parse(row.scopes) as Scope[], grant: row.kind, name: row.clientName ?? row.name },
   };
 }

@@ -11,7 +11,7 @@ import { applyGraphChanges } from "../../../src/modules/graph/apply-graph-change
 import { runGraphBuild } from "../../../src/modules/graph/build-graph";
 import { materializeGraph } from "../../../src/modules/graph/materialize-graph";
 import type { StoredExtraction } from "../../../src/modules/graph/stored-extraction";
-import { deleteNote } from "../../../src/modules/notes/delete-note";
+import { trashNote } from "../../../src/modules/history/trash";
 import { insertNote, insertUser } from "../../support/graph-seed";
 import { graphSnapshot } from "../../support/graph-snapshot";
 
@@ -91,7 +91,7 @@ describe("an incremental build", () => {
             await saveExtraction(userId, live[step.pick % live.length]!, step.extraction, step.failed);
           } else if (step.kind === "delete" && live.length > 0) {
             const [id] = live.splice(step.pick % live.length, 1);
-            await deleteNote({ ctx: { db: database.db, userId }, input: { id: id! } });
+            await trashNote({ ctx: { db: database.db, userId }, input: { id: id! } });
           } else if (step.kind === "build") {
             await applyGraphChanges(database.db, userId);
           }
@@ -127,7 +127,7 @@ describe("an incremental build", () => {
           for (const step of steps) {
             if (step.op === "create") live.push(await insertNote(database.db, userId, { title: "Note", content: step.content }));
             else if (step.op === "edit" && live.length) await database.db.update(notes).set({ content: step.content }).where(eq(notes.id, live[step.pick % live.length]!));
-            else if (step.op === "delete" && live.length) await deleteNote({ ctx: { db: database.db, userId }, input: { id: live.splice(step.pick % live.length, 1)[0]! } });
+            else if (step.op === "delete" && live.length) await trashNote({ ctx: { db: database.db, userId }, input: { id: live.splice(step.pick % live.length, 1)[0]! } });
             else if (step.op === "build") await buildOnce(userId, "incremental");
           }
           await buildOnce(userId, "incremental");

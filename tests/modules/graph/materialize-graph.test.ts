@@ -7,7 +7,7 @@ import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import type { Database } from "../../../src/db/client";
 import { materializeGraph } from "../../../src/modules/graph/materialize-graph";
 import type { StoredExtraction } from "../../../src/modules/graph/stored-extraction";
-import { deleteNote } from "../../../src/modules/notes/delete-note";
+import { trashNote } from "../../../src/modules/history/trash";
 import { insertNote, insertUser } from "../../support/graph-seed";
 
 let dir: string;
@@ -44,7 +44,7 @@ describe("materializeGraph", () => {
       get(target, property, receiver) {
         if (property !== "transaction") return Reflect.get(target, property, receiver);
         return async (...args: Parameters<Database["transaction"]>) => {
-          await deleteNote({ ctx: { db: target, userId: alice }, input: { id: doomed } });
+          await trashNote({ ctx: { db: target, userId: alice }, input: { id: doomed } });
           return target.transaction(...args);
         };
       },

@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { NotFoundError } from "../../../src/modules/errors";
 import { computeGraphMetrics } from "../../../src/modules/graph/graph-metrics";
-import { deleteNote } from "../../../src/modules/notes/delete-note";
+import { trashNote } from "../../../src/modules/history/trash";
 import { insertUser, seedGraph, type SeededGraph } from "../../support/graph-seed";
 
 interface NodeRow {
@@ -64,7 +64,7 @@ describe("deleting a note", () => {
     const mentionsOf = (nodeId: number) => before.mentions.filter((mention) => mention.node_id === nodeId && mention.note_id === noteId).length;
     expect([...concepts].some((id) => before.nodes.get(id)!.note_ids === `[${noteId}]`)).toBe(true);
 
-    await deleteNote({ ctx: { db: database.db, userId: alice }, input: { id: noteId } });
+    await trashNote({ ctx: { db: database.db, userId: alice }, input: { id: noteId } });
     const after = await snapshot();
 
     expect(after.mentions.some((mention) => mention.note_id === noteId)).toBe(false);
@@ -105,7 +105,7 @@ describe("deleting a note", () => {
 
   test("another user's note is a 404 and their graph is untouched", async () => {
     const before = await snapshot();
-    const call = deleteNote({ ctx: { db: database.db, userId: alice }, input: { id: bobs.noteIds[0]! } });
+    const call = trashNote({ ctx: { db: database.db, userId: alice }, input: { id: bobs.noteIds[0]! } });
     await expect(call).rejects.toBeInstanceOf(NotFoundError);
     expect(await snapshot()).toEqual(before);
   });

@@ -1,0 +1,159 @@
+import fs from "node:fs";
+import path from "node:path";
+import { createClient } from "@libsql/client";
+import { blobPath } from "../files/blob-store";
+import { log } from "../../log";
+
+/** A backup: `<BACKUP_DIR>/rhizome-<UTC time>/` holding `rhizome.db`, `files/` (as FILES_DIR lays them out) and `manifest.json`. */
+export interface BackupManifest {
+  format: 1;
+  created_at: string;
+  notes: number;
+  files: number;
+  bytes: number;
+  integrity: "ok";
+  /** How long the snapshot itself took (the only step that reads the live database). */
+  snapshot_ms: number;
+}
+
+export interface BackupPlace {
+  /** The live notes database file. */
+  dbFile: string;
+  filesDir: string;
+  backupDir: string;
+  keep: number;
+}
+
+const NAME = /^rhizome-\d{8}T\d{6}(\d{3})?Z$/;
+
+/**
+ * Takes a backup while the service may be writing: the files the store holds are hard-linked (a
+ * blob never changes under its name; copied when links are impossible), then SQLite's own online
+ * snapshot (`VACUUM INTO`, one read transaction: writers go on in WAL mode) is taken, then any blob
+ * it names that was added meanwhile. The copy is checked (`PRAGMA integrity_check`, every named
+ * blob present) before it is renamed into place and counts; the oldest past `keep` are removed.
+ */
+export async function takeBackup(place: BackupPlace, now = new Date()): Promise<{ dir: string; manifest: BackupManifest }> {
+  fs.mkdirSync(place.backupDir, { recursive: true });
+  const name = `rhizome-${now.toISOString().replace(/[-:]/g, "").replace(/\.(\d{3})Z$/, "$1Z")}`;
+  const final = path.join(place.backupDir, name);
+  const partial = `${final}.partial`;
+  fs.rmSync(partial, { recursive: true, force: true });
+  fs.mkdirSync(path.join(partial, "files"), { recursive: true });
+  try {
+    for (const sha256 of listBlobs(place.filesDir)) linkBlob(place.filesDir, path.join(partial, "files"), sha256);
+    const snapshotFile = path.join(partial, "rhizome.db");
+    const source = createClient({ url: `file:${place.dbFile}` });
+    const started = performance.now();
+    try {
+      await source.execute("PRAGMA busy_timeout = 5000");
+      await source.execute({ sql: "VACUUM INTO ?", args: [snapshotFile] });
+    } finally {
+      source.close();
+    }
+    const snapshotMs = performance.now() - started;
+    const checked = await checkSnapshot(snapshotFile);
+    let bytes = fs.statSync(snapshotFile).size;
+    for (const sha256 of checked.blobs) {
+      const target = blobPath(path.join(partial, "files"), sha256);
+      if (!fs.existsSync(target)) linkBlob(place.filesDir, path.join(partial, "files"), sha256);
+      if (!fs.existsSync(target)) throw new Error(`stored file ${sha256} is missing from ${place.filesDir}`);
+      bytes += fs.statSync(target).size;
+    }
+    const manifest: BackupManifest = { format: 1, created_at: now.toISOString(), notes: checked.notes, files: checked.blobs.length, bytes, integrity: "ok", snapshot_ms: Math.round(snapshotMs) };
+    fs.writeFileSync(path.join(partial, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+    fs.renameSync(partial, final);
+    rotateBackups(place.backupDir, place.keep);
+    return { dir: final, manifest };
+  } catch (error) {
+    fs.rmSync(partial, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** A snapshot passes `PRAGMA integrity_check`; returns what it holds. */
+export async function checkSnapshot(file: string): Promise<{ notes: number; blobs: string[] }> {
+  const client = createClient({ url: `file:${file}` });
+  try {
+    const integrity = await client.execute("PRAGMA integrity_check");
+    const verdict = integrity.rows.map((row) => String(row[0])).join("; ");
+    if (verdict !== "ok") throw new Error(`the snapshot failed PRAGMA integrity_check: ${verdict}`);
+    const notes = Number((await client.execute("select (select count(*) from notes) + (select count(*) from trashed_notes)")).rows[0]![0]);
+    const blobs = (await client.execute("select distinct sha256 from files")).rows.map((row) => String(row[0]));
+    return { notes, blobs };
+  } finally {
+    client.close();
+  }
+}
+
+/** The backups in `backupDir`, newest first. */
+export function listBackups(backupDir: string): string[] {
+  const names = fs.existsSync(backupDir) ? fs.readdirSync(backupDir).filter((name) => NAME.test(name)) : [];
+  return names.sort().reverse().map((name) => path.join(backupDir, name));
+}
+
+function rotateBackups(backupDir: string, keep: number): void {
+  for (const old of listBackups(backupDir).slice(keep)) fs.rmSync(old, { recursive: true, force: true });
+  // A backup interrupted by a crash leaves its `.partial`; it never counted.
+  for (const name of fs.readdirSync(backupDir)) if (name.endsWith(".partial")) fs.rmSync(path.join(backupDir, name), { recursive: true, force: true });
+}
+
+/** Whether the newest backup is older than `hours` (or there is none): the scheduled job's question. */
+export function backupDue(backupDir: string, hours: number, now = Date.now()): boolean {
+  const newest = listBackups(backupDir)[0];
+  if (!newest) return true;
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(newest, "manifest.json"), "utf8")) as BackupManifest;
+    return now - Date.parse(manifest.created_at) >= hours * 3600_000;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Brings a backup into a stopped service's place: the database file replaced (the one there kept
+ * beside it as `rhizome.db.before-restore-<time>`), the backup's files added to the store.
+ */
+export async function restoreBackup(backup: string, place: { dbFile: string; filesDir: string }, now = new Date()): Promise<BackupManifest> {
+  const manifest = JSON.parse(fs.readFileSync(path.join(backup, "manifest.json"), "utf8")) as BackupManifest;
+  await checkSnapshot(path.join(backup, "rhizome.db"));
+  fs.mkdirSync(path.dirname(place.dbFile), { recursive: true });
+  const stamp = now.toISOString().replace(/[-:.]/g, "");
+  for (const suffix of ["", "-wal", "-shm"]) {
+    const file = `${place.dbFile}${suffix}`;
+    if (fs.existsSync(file)) fs.renameSync(file, `${place.dbFile}.before-restore-${stamp}${suffix}`);
+  }
+  fs.copyFileSync(path.join(backup, "rhizome.db"), place.dbFile);
+  for (const sha256 of listBlobs(path.join(backup, "files"))) {
+    if (!fs.existsSync(blobPath(place.filesDir, sha256))) linkBlob(path.join(backup, "files"), place.filesDir, sha256);
+  }
+  return manifest;
+}
+
+function listBlobs(dir: string): string[] {
+  const blobs: string[] = [];
+  for (const shard of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+    for (const name of fs.readdirSync(path.join(dir, shard))) if (/^[0-9a-f]{64}$/.test(name)) blobs.push(name);
+  }
+  return blobs;
+}
+
+function linkBlob(fromDir: string, toDir: string, sha256: string): void {
+  const from = blobPath(fromDir, sha256);
+  const to = blobPath(toDir, sha256);
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  try {
+    fs.linkSync(from, to);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return; // removed since it was listed: no row names it any more
+    if (code === "EEXIST") return;
+    try {
+      fs.copyFileSync(from, to);
+    } catch (copyError) {
+      if ((copyError as NodeJS.ErrnoException).code !== "ENOENT") throw copyError;
+      log.debug(`stored file ${sha256} went before it was copied`);
+    }
+  }
+}

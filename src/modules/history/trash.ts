@@ -1,0 +1,109 @@
+import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { importSources, notes, noteVersions, trashedNotes } from "../../db/schema";
+import { NotFoundError } from "../errors";
+import type { FileStorage } from "../files/blob-store";
+import { releaseFilesOfPurgedNote } from "../files/release-files";
+import { removeNoteFromGraph } from "../graph/remove-note-from-graph";
+import { getNote } from "../notes/get-note";
+import type { NoteRecord } from "../notes/schemas";
+import { pageOf, type Page } from "../pagination";
+import { historySettings } from "./settings";
+
+type Ctx = { db: Database; userId: number };
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+// The columns a note and its trashed row share, in one order for both directions of the move.
+const COLUMNS = sql.raw(
+  "id, user_id, title, content, excerpt, tags, created_at, updated_at, source_platform, source_url, source_author, source_published_at, written_by",
+);
+
+/**
+ * DELETE /api/notes/{id}: the note moves to the trash in one transaction (its row, with its
+ * re-import records, out of `notes`, so every list, search, export, question and the graph lose
+ * it at once); its history and files stay until it is purged.
+ */
+export async function trashNote({ ctx, input, now = Date.now() }: { ctx: Ctx; input: { id: number }; now?: number }): Promise<void> {
+  // libSQL opens it as a "write" transaction (BEGIN IMMEDIATE): no graph read sees the note half gone.
+  await ctx.db.transaction(async (tx) => {
+    await removeNoteFromGraph(tx, { userId: ctx.userId, noteId: input.id });
+    const moved = await tx.run(sql`
+      insert into ${trashedNotes} (${COLUMNS}, import_sources, deleted_at)
+      select ${COLUMNS},
+        (select coalesce(json_group_array(json_array(source_key, hash, note_updated_at)), '[]') from ${importSources} where note_id = ${input.id}),
+        ${now}
+      from ${notes} where id = ${input.id} and user_id = ${ctx.userId}`);
+    if (moved.rowsAffected === 0) throw new NotFoundError(`Note ${input.id}`);
+    await tx.delete(notes).where(and(eq(notes.id, input.id), eq(notes.userId, ctx.userId)));
+  });
+}
+
+export async function listTrash({ ctx, input, now = Date.now() }: { ctx: Ctx; input: { page: number; size: number }; now?: number }) {
+  const keepMs = historySettings(ctx.db).trashDays * DAY_MS;
+  const mine = eq(trashedNotes.userId, ctx.userId);
+  const [rows, [count]] = await Promise.all([
+    ctx.db
+      .select({ id: trashedNotes.id, title: trashedNotes.title, tags: trashedNotes.tags, excerpt: trashedNotes.excerpt, deletedAt: trashedNotes.deletedAt })
+      .from(trashedNotes)
+      .where(mine)
+      .orderBy(desc(trashedNotes.deletedAt), desc(trashedNotes.id))
+      .limit(input.size)
+      .offset((input.page - 1) * input.size),
+    ctx.db.select({ total: sql<number>`count(*)` }).from(trashedNotes).where(mine),
+  ]);
+  void now;
+  const items = rows.map((row) => ({
+    id: row.id,
+    title: row.title,
+    tags: JSON.parse(row.tags) as string[],
+    excerpt: row.excerpt,
+    deleted_at: new Date(row.deletedAt).toISOString(),
+    purge_at: new Date(row.deletedAt + keepMs).toISOString(),
+  }));
+  return pageOf(items, count!.total, input) satisfies Page<(typeof items)[number]>;
+}
+
+/** Brings a note back whole: same id, text, tags, dates, source, history and files; the graph picks it up at its next build. */
+export async function restoreFromTrash({ ctx, input }: { ctx: Ctx; input: { id: number } }): Promise<NoteRecord> {
+  await ctx.db.transaction(async (tx) => {
+    const restored = await tx.run(sql`
+      insert into ${notes} (${COLUMNS}) select ${COLUMNS} from ${trashedNotes} where id = ${input.id} and user_id = ${ctx.userId}`);
+    if (restored.rowsAffected === 0) throw new NotFoundError(`Note ${input.id} in the trash`);
+    // A source imported again while the note was away now names that newer note: it keeps it.
+    await tx.run(sql`
+      insert into ${importSources} (user_id, source_key, note_id, hash, note_updated_at)
+      select ${ctx.userId}, value ->> 0, ${input.id}, value ->> 1, value ->> 2
+      from ${trashedNotes}, json_each(${trashedNotes.importSources}) where ${trashedNotes.id} = ${input.id}
+      on conflict (user_id, source_key) do nothing`);
+    await tx.delete(trashedNotes).where(eq(trashedNotes.id, input.id));
+  });
+  return getNote({ ctx, input });
+}
+
+/** DELETE /api/trash/{id}: gone for good, with its history and the files no other note shows. */
+export async function purgeFromTrash({ ctx, input }: { ctx: Ctx & { files?: FileStorage }; input: { id: number } }): Promise<void> {
+  const purged = await purge(ctx.db, ctx.files, and(eq(trashedNotes.id, input.id), eq(trashedNotes.userId, ctx.userId))!);
+  if (purged === 0) throw new NotFoundError(`Note ${input.id} in the trash`);
+}
+
+/** The scheduled purge: every note in the trash longer than TRASH_DAYS. */
+export async function purgeExpiredTrash(db: Database, files: FileStorage | undefined, now = Date.now()): Promise<number> {
+  const cutoff = now - historySettings(db).trashDays * DAY_MS;
+  let purged = 0;
+  for (;;) {
+    const batch = await db.select({ id: trashedNotes.id }).from(trashedNotes).where(lte(trashedNotes.deletedAt, cutoff)).orderBy(asc(trashedNotes.deletedAt)).limit(100);
+    if (batch.length === 0) return purged;
+    for (const { id } of batch) purged += await purge(db, files, eq(trashedNotes.id, id));
+  }
+}
+
+async function purge(db: Database, files: FileStorage | undefined, which: ReturnType<typeof eq>): Promise<number> {
+  const removed = await db.transaction(async (tx) => {
+    const rows = await tx.delete(trashedNotes).where(which).returning({ id: trashedNotes.id, userId: trashedNotes.userId, content: trashedNotes.content });
+    for (const row of rows) await tx.delete(noteVersions).where(eq(noteVersions.noteId, row.id));
+    return rows;
+  });
+  // After the note is gone: a file another note (or another note in the trash) still shows is kept.
+  for (const row of removed) await releaseFilesOfPurgedNote({ db, storage: files }, { userId: row.userId, noteId: row.id, content: row.content });
+  return removed.length;
+}

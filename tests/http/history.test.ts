@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Client } from "@libsql/client";
+import { unzipSync } from "fflate";
+import { createAccessToken } from "../support/access-tokens";
+import { importArchive } from "../support/archive-import";
+import { Api, expectError } from "../support/api";
+import { imageBytes } from "../support/images";
+import { startTestServer, type TestServer } from "../support/server";
+import { buildZip } from "../support/zip-builder";
+
+let server: TestServer;
+let api: Api;
+let db: Client;
+
+beforeAll(async () => {
+  server = await startTestServer({ NOTE_VERSIONS_MAX: "5", TRASH_DAYS: "30" });
+  api = new Api(server.url);
+  db = server.openNotesClient();
+});
+afterAll(async () => {
+  db.close();
+  await server.stop();
+});
+
+/** Moves a note's last write back past the coalescing window, as if a minute had gone by. */
+async function aMinuteLater(noteId: number) {
+  await db.execute({ sql: "update notes set updated_at = updated_at - 61000 where id = ?", args: [noteId] });
+}
+
+async function versions(client: Api, id: number) {
+  const response = await client.get(`/api/notes/${id}/versions`);
+  expect(response.status).toBe(200);
+  return response.body.items as { version: number; title: string; tags: string[]; size: number; by: { kind: string; name: string | null } }[];
+}
+
+describe("versions", () => {
+  test("each edit keeps the text it replaced, with its author, and every version reads back exactly", async () => {
+    const { api: user } = await api.newUser("hist");
+    const texts = ["first draft 🌱", "second: 锚定效应\nwith two lines", "third — *Markdown*\n\n- a list\n", "fourth"];
+    const note = (await user.post("/api/notes", { title: "T0", content: texts[0], tags: ["a"] })).body;
+    for (let n = 1; n < texts.length; n++) {
+      await aMinuteLater(note.id);
+      expect((await user.put(`/api/notes/${note.id}`, { title: `T${n}`, content: texts[n], tags: [`t${n}`] })).status).toBe(200);
+    }
+    const listed = await versions(user, note.id);
+    expect(listed.map((version) => version.version)).toEqual([3, 2, 1]);
+    expect(listed.map((version) => version.title)).toEqual(["T2", "T1", "T0"]);
+    expect(listed[2]!.tags).toEqual(["a"]);
+    expect(listed[1]!.size).toBe(Buffer.byteLength(texts[1]!));
+    for (const version of listed) expect(version.by).toEqual({ kind: "session", name: null });
+    for (let n = 1; n <= 3; n++) {
+      const detail = await user.get(`/api/notes/${note.id}/versions/${n}`);
+      expect(detail.body).toMatchObject({ version: n, title: `T${n - 1}`, content: texts[n - 1] });
+    }
+    const diff = await user.get(`/api/notes/${note.id}/versions/3/diff`);
+    expect(diff.body).toEqual({ from: 3, to: "current", hunks: [{ old_start: 1, old_lines: 4, new_start: 1, new_lines: 1, lines: ["-third — *Markdown*", "-", "-- a list", "-", "+fourth"] }] });
+  });
+
+  test("quick successive edits by one client are one version; another client's edit between starts a new one", async () => {
+    const { api: user } = await api.newUser("histco");
+    const note = (await user.post("/api/notes", { title: "Autosave", content: "v0" })).body;
+    await aMinuteLater(note.id);
+    for (const content of ["v1", "v2", "v3", "v4"]) await user.put(`/api/notes/${note.id}`, { content });
+    let listed = await versions(user, note.id);
+    expect(listed).toHaveLength(1);
+    expect((await user.get(`/api/notes/${note.id}/versions/1`)).body.content).toBe("v0");
+
+    const script = api.withToken(await createAccessToken(user, ["notes:read", "notes:write"], { name: "my script" }));
+    await script.put(`/api/notes/${note.id}`, { content: "by the script" });
+    await user.put(`/api/notes/${note.id}`, { content: "v5" });
+    listed = await versions(user, note.id);
+    expect(listed.map((version) => [version.version, version.by])).toEqual([
+      [3, { kind: "token", name: "my script" }],
+      [2, { kind: "session", name: null }],
+      [1, { kind: "session", name: null }],
+    ]);
+    expect((await user.get(`/api/notes/${note.id}/versions/2`)).body.content).toBe("v4");
+    // A minute on, the same client's next edit is a version of its own.
+    await aMinuteLater(note.id);
+    await user.put(`/api/notes/${note.id}`, { content: "v6" });
+    expect((await versions(user, note.id))[0]).toMatchObject({ version: 4, by: { kind: "session" } });
+    expect((await user.get(`/api/notes/${note.id}/versions/4`)).body.content).toBe("v5");
+  });
+
+  test("rewriting the same text, or only touching nothing, keeps no version", async () => {
+    const { api: user } = await api.newUser("histsame");
+    const note = (await user.post("/api/notes", { title: "Same", content: "x", tags: ["k"] })).body;
+    await user.put(`/api/notes/${note.id}`, { title: "Same", content: "x", tags: ["k"] });
+    expect(await versions(user, note.id)).toEqual([]);
+  });
+
+  test("restore makes a version current and keeps what it replaced; restoring that undoes it", async () => {
+    const { api: user } = await api.newUser("histrest");
+    const note = (await user.post("/api/notes", { title: "Plan", content: "original", tags: ["x"] })).body;
+    await aMinuteLater(note.id);
+    await user.put(`/api/notes/${note.id}`, { title: "Plan B", content: "rewritten by mistake", tags: [] });
+    const restored = await user.post(`/api/notes/${note.id}/versions/1/restore`);
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ id: note.id, title: "Plan", content: "original", tags: ["x"] });
+    const listed = await versions(user, note.id);
+    expect(listed[0]).toMatchObject({ version: 2, title: "Plan B", by: { kind: "session" } });
+    const undone = await user.post(`/api/notes/${note.id}/versions/2/restore`);
+    expect(undone.body).toMatchObject({ title: "Plan B", content: "rewritten by mistake", tags: [] });
+    expect((await versions(user, note.id))[0]).toMatchObject({ version: 3, title: "Plan", by: { kind: "restore", name: null } });
+    // The restored text is searchable as the note's own.
+    expect((await user.get("/api/notes?q=mistake")).body.items.map((item: { id: number }) => item.id)).toEqual([note.id]);
+  });
+
+  test("at most NOTE_VERSIONS_MAX versions a note: the oldest go, the rest still read back", async () => {
+    const { api: user } = await api.newUser("histmax");
+    const note = (await user.post("/api/notes", { title: "Many", content: "c0" })).body;
+    for (let n = 1; n <= 8; n++) {
+      await aMinuteLater(note.id);
+      await user.put(`/api/notes/${note.id}`, { content: `c${n}` });
+    }
+    const listed = await versions(user, note.id);
+    expect(listed.map((version) => version.version)).toEqual([8, 7, 6, 5, 4]);
+    expect((await user.get(`/api/notes/${note.id}/versions/4`)).body.content).toBe("c3");
+    expectError(await user.get(`/api/notes/${note.id}/versions/3`), 404, "NOT_FOUND");
+  });
+
+  test("another user's versions are a 404 everywhere, and bad input a 400", async () => {
+    const { api: alice } = await api.newUser("histalice");
+    const { api: bob } = await api.newUser("histbob");
+    const note = (await alice.post("/api/notes", { title: "Mine", content: "secret v1" })).body;
+    await alice.put(`/api/notes/${note.id}`, { content: "secret v2" });
+    for (const response of [
+      await bob.get(`/api/notes/${note.id}/versions`),
+      await bob.get(`/api/notes/${note.id}/versions/1`),
+      await bob.get(`/api/notes/${note.id}/versions/1/diff`),
+      await bob.post(`/api/notes/${note.id}/versions/1/restore`),
+    ]) {
+      expectError(response, 404, "NOT_FOUND");
+      expect(response.text).not.toContain("secret");
+    }
+    expect((await alice.get(`/api/notes/${note.id}`)).body.content).toBe("secret v2");
+    expectError(await alice.get(`/api/notes/${note.id}/versions/0`), 400, "BAD_REQUEST");
+    expectError(await alice.get(`/api/notes/${note.id}/versions/abc/diff`), 400, "BAD_REQUEST");
+    expectError(await alice.get(`/api/notes/${note.id}/versions?size=101`), 400, "BAD_REQUEST");
+    expectError(await alice.get(`/api/notes/${note.id}/versions/99`), 404, "NOT_FOUND");
+    const reader = api.withToken(await createAccessToken(alice, ["notes:read"]));
+    expect((await reader.get(`/api/notes/${note.id}/versions`)).status).toBe(200);
+    expectError(await reader.post(`/api/notes/${note.id}/versions/1/restore`), 403, "FORBIDDEN");
+  });
+
+  test("a re-import keeps the text it replaces, put down to the import", async () => {
+    const { api: user } = await api.newUser("histimport");
+    const first = buildZip([{ name: "Ideas.md", data: "# Ideas\n\nThe first idea." }]);
+    expect((await importArchive(user, first)).counts).toMatchObject({ created: 1 });
+    const id = (await user.get("/api/notes")).body.items[0].id;
+    const second = buildZip([{ name: "Ideas.md", data: "# Ideas\n\nThe first idea, improved." }]);
+    expect((await importArchive(user, second)).counts).toMatchObject({ updated: 1 });
+    const listed = await versions(user, id);
+    expect(listed).toEqual([expect.objectContaining({ version: 1, by: { kind: "import", name: "archive" } })]);
+    expect((await user.get(`/api/notes/${id}/versions/1`)).body.content).toContain("The first idea.");
+  });
+});
+
+describe("the trash", () => {
+  test("delete → trash → restore gives back the same note, id, tags, source, history and files", async () => {
+    const { api: user } = await api.newUser("trash");
+    const file = await user.request("POST", "/api/files", { body: imageBytes("png") as BodyInit, headers: { "content-type": "image/png" } });
+    expect(file.status).toBe(201);
+    const note = (await user.post("/api/notes", { title: "Keep me", content: `A picture: ![x](/api/files/${file.body.id})\n\nunicorn words`, tags: ["t1", "t2"] })).body;
+    await aMinuteLater(note.id);
+    await user.put(`/api/notes/${note.id}`, { title: "Keep me!" });
+    const before = (await user.get(`/api/notes/${note.id}`)).body;
+
+    expect((await user.delete(`/api/notes/${note.id}`)).status).toBe(204);
+    expectError(await user.get(`/api/notes/${note.id}`), 404, "NOT_FOUND");
+    expect((await user.get("/api/notes")).body.total).toBe(0);
+    expect((await user.get("/api/notes?q=unicorn")).body.total).toBe(0);
+    expect((await user.get("/api/notes?tag=t1")).body.total).toBe(0);
+    const exported = await fetch(`${server.url}/api/notes/export`, { method: "POST", headers: { authorization: `Bearer ${user.token}` } });
+    expect(Object.keys(unzipSync(new Uint8Array(await exported.arrayBuffer())))).toEqual([]);
+    expect((await user.get(`/api/files/${file.body.id}`)).status).toBe(200);
+
+    const trash = (await user.get("/api/trash")).body;
+    expect(trash.total).toBe(1);
+    expect(trash.items[0]).toMatchObject({ id: note.id, title: "Keep me!", tags: ["t1", "t2"] });
+    expect(Date.parse(trash.items[0].purge_at) - Date.parse(trash.items[0].deleted_at)).toBe(30 * 24 * 3600 * 1000);
+
+    const restored = await user.post(`/api/trash/${note.id}/restore`);
+    expect(restored.status).toBe(200);
+    expect(restored.body).toEqual(before);
+    expect((await user.get(`/api/notes/${note.id}`)).body).toEqual(before);
+    expect((await user.get("/api/notes?tag=t2")).body.total).toBe(1);
+    expect((await user.get("/api/notes?q=unicorn")).body.items.map((item: { id: number }) => item.id)).toEqual([note.id]);
+    expect(await versions(user, note.id)).toHaveLength(1);
+    expect((await user.get("/api/trash")).body.total).toBe(0);
+    expectError(await user.post(`/api/trash/${note.id}/restore`), 404, "NOT_FOUND");
+  });
+
+  test("purging removes the note, its history and the files no other note shows", async () => {
+    const { api: user } = await api.newUser("purge");
+    const upload = (seed: number) => user.request("POST", "/api/files", { body: imageBytes("png", 256, seed) as BodyInit, headers: { "content-type": "image/png" } });
+    const [only, shared] = [(await upload(11)).body.id, (await upload(12)).body.id];
+    const doomed = (await user.post("/api/notes", { title: "Doomed", content: `![a](/api/files/${only}) ![b](/api/files/${shared})` })).body;
+    await user.post("/api/notes", { title: "Other", content: `![b](/api/files/${shared})` });
+    await user.put(`/api/notes/${doomed.id}`, { title: "Doomed!" });
+    await user.delete(`/api/notes/${doomed.id}`);
+    expect((await user.delete(`/api/trash/${doomed.id}`)).status).toBe(204);
+    expect((await user.get("/api/trash")).body.total).toBe(0);
+    expect((await db.execute({ sql: "select count(*) from note_versions where note_id = ?", args: [doomed.id] })).rows[0]![0]).toBe(0);
+    expectError(await user.get(`/api/files/${only}`), 404, "NOT_FOUND");
+    expect((await user.get(`/api/files/${shared}`)).status).toBe(200);
+    expectError(await user.delete(`/api/trash/${doomed.id}`), 404, "NOT_FOUND");
+  });
+
+  test("the trash is each user's own", async () => {
+    const { api: alice } = await api.newUser("trashalice");
+    const { api: bob } = await api.newUser("trashbob");
+    const note = (await alice.post("/api/notes", { title: "Alice's deleted note", content: "x" })).body;
+    await alice.delete(`/api/notes/${note.id}`);
+    expect((await bob.get("/api/trash")).body.total).toBe(0);
+    expectError(await bob.post(`/api/trash/${note.id}/restore`), 404, "NOT_FOUND");
+    expectError(await bob.delete(`/api/trash/${note.id}`), 404, "NOT_FOUND");
+    expect((await alice.get("/api/trash")).body.total).toBe(1);
+  });
+});
