@@ -55,7 +55,7 @@ const environmentSchema = z.object({
   FILES_MAX_BYTES_PER_USER: z.coerce.number().int().min(0).default(1024 * 1024 * 1024),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-  NOTE_VERSIONS_MAX: z.coerce.number().int().min(1, "must be at least 1").max(100_000).default(200),
+  NOTE_VERSIONS_MAX: z.coerce.number().int().min(0, "must be 0 (no history) or more").max(100_000).default(200),
   TRASH_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   BACKUP_DIR: z.string().min(1).optional(),
   BACKUP_INTERVAL_HOURS: z.coerce.number().min(0, "must be 0 (off) or more hours").max(24 * 365).default(24),

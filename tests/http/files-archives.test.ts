@@ -106,8 +106,10 @@ describe("export and archive import keep pictures", () => {
     expect(sha256(await fileBytes(alice, ids[0]!))).toBe(sha256(pic));
     expect(sha256(await fileBytes(alice, ids[1]!))).toBe(sha256(embedded));
 
-    // Deleting the note takes its pictures with it.
+    // Deleting the note, then purging it from the trash, takes its pictures with it.
     expect((await alice.delete(`/api/notes/${note.id}`)).status).toBe(204);
+    expect((await alice.get("/api/auth/me")).body.storage.files).toBe(2);
+    expect((await alice.delete(`/api/trash/${note.id}`)).status).toBe(204);
     expect((await alice.get("/api/auth/me")).body.storage).toEqual({ files: 0, bytes: 0 });
   });
 });

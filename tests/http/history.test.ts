@@ -7,6 +7,8 @@ import { Api, expectError } from "../support/api";
 import { imageBytes } from "../support/images";
 import { startTestServer, type TestServer } from "../support/server";
 import { buildZip } from "../support/zip-builder";
+import { openNotesDatabase } from "../../src/db/client";
+import { purgeExpiredTrash } from "../../src/modules/history/trash";
 
 let server: TestServer;
 let api: Api;
@@ -205,6 +207,24 @@ describe("the trash", () => {
     expectError(await user.get(`/api/files/${only}`), 404, "NOT_FOUND");
     expect((await user.get(`/api/files/${shared}`)).status).toBe(200);
     expectError(await user.delete(`/api/trash/${doomed.id}`), 404, "NOT_FOUND");
+  });
+
+  test("the scheduled purge empties what has been in the trash TRASH_DAYS, and nothing newer", async () => {
+    const { api: user } = await api.newUser("purgejob");
+    const old = (await user.post("/api/notes", { title: "Old", content: "o" })).body;
+    const recent = (await user.post("/api/notes", { title: "Recent", content: "r" })).body;
+    await user.put(`/api/notes/${old.id}`, { content: "o2" });
+    await user.delete(`/api/notes/${old.id}`);
+    await user.delete(`/api/notes/${recent.id}`);
+    await db.execute({ sql: "update trashed_notes set deleted_at = deleted_at - ? where id = ?", args: [30 * 24 * 3600 * 1000 + 1000, old.id] });
+    const notesDb = await openNotesDatabase({ url: `file:${server.dbFile}` });
+    try {
+      expect(await purgeExpiredTrash(notesDb.db, undefined)).toBe(1);
+    } finally {
+      notesDb.close();
+    }
+    expect((await user.get("/api/trash")).body.items.map((item: { id: number }) => item.id)).toEqual([recent.id]);
+    expect((await db.execute({ sql: "select count(*) from note_versions where note_id = ?", args: [old.id] })).rows[0]![0]).toBe(0);
   });
 
   test("the trash is each user's own", async () => {

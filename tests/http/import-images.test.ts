@@ -144,7 +144,7 @@ describe("imports store their pictures", () => {
     for (const failure of task.failures) expect(note.content).toContain(`](${failure.name})`);
   });
 
-  test("deleting a note deletes the files only it referred to; a file another note names stays until that one goes", async () => {
+  test("purging a deleted note deletes the files only it referred to; a file another note names stays until that one goes", async () => {
     const { api: alice } = await api.newUser("pics");
     const first = await importPasted(alice, { platform: "web", content: `<article><h1>One</h1><p>Some words about a figure that is long enough to be an article body.</p><img src="${origin}/blog/pics/shared.jpg"></article>` });
     const second = await importPasted(alice, { platform: "web", content: `<article><h1>Two</h1><p>Other words about the same figure, long enough to be an article body too.</p><img src="${origin}/blog/pics/shared.jpg"></article>` });
@@ -154,8 +154,12 @@ describe("imports store their pictures", () => {
     expect(fs.existsSync(blob)).toBe(true);
 
     expect((await alice.delete(`/api/notes/${first.note.id}`)).status).toBe(204);
+    expect((await alice.delete(`/api/trash/${first.note.id}`)).status).toBe(204);
     expect((await alice.get(link!)).status).toBe(200);
+    // In the trash, a note keeps its files; purged, it lets them go.
     expect((await alice.delete(`/api/notes/${second.note.id}`)).status).toBe(204);
+    expect((await alice.get(link!)).status).toBe(200);
+    expect((await alice.delete(`/api/trash/${second.note.id}`)).status).toBe(204);
     expect((await alice.get(link!)).status).toBe(404);
     expect((await alice.get("/api/auth/me")).body.storage).toEqual({ files: 0, bytes: 0 });
     // No user keeps this picture any more, so its bytes are gone too.

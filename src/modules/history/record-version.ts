@@ -70,6 +70,7 @@ type PlannedVersion = { statement: "insert" | "rebase"; values: Record<string, u
 async function planVersion(db: Database, write: VersionWrite): Promise<(PlannedVersion[number] | { statement: "prune"; values: Record<string, unknown> })[]> {
   const { stored, next } = write;
   if (stored.title === next.title && stored.content === next.content && stored.tags === next.tags) return [];
+  if (historySettings(db).maxVersions === 0) return [];
   const author = storedWriter(stored.writtenBy, stored.sourcePlatform);
   const keys = { noteId: write.noteId, updatedAt: write.updatedAt };
   const prune = { statement: "prune" as const, values: { ...keys, keep: historySettings(db).maxVersions } };

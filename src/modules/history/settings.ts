@@ -2,7 +2,7 @@ import type { Database } from "../../db/client";
 import { perDatabase } from "../../db/per-database";
 
 export interface HistorySettings {
-  /** Versions kept per note (NOTE_VERSIONS_MAX); the oldest go first. */
+  /** Versions kept per note (NOTE_VERSIONS_MAX); the oldest go first; 0 keeps none. */
   maxVersions: number;
   /** Days a deleted note stays in the trash (TRASH_DAYS). */
   trashDays: number;

@@ -1,7 +1,8 @@
 // A note's full text in the page (GET /api/notes/{id}), its Markdown rendered by markdown.ts.
 import { ApiError, get, getBlob } from "./api";
-import { byId, make } from "./dom";
+import { button, byId, make } from "./dom";
 import { renderMarkdown } from "./markdown";
+import { setUpNoteHistory } from "./note-history";
 import type { Note } from "./types";
 
 export function setUpNoteView(): { open(id: number, quote?: string): Promise<void>; close(): void } {
@@ -21,7 +22,20 @@ export function setUpNoteView(): { open(id: number, quote?: string): Promise<voi
     opening++;
     article.hidden = true;
     releasePictures();
+    history.reset();
   };
+  const history = setUpNoteHistory({
+    // An earlier version shown in place of the note, under a banner saying which it is.
+    version(note, version, content) {
+      const attempt = ++opening;
+      releasePictures();
+      const banner = make("p", `Version ${version} of “${note.title}”, as it was. `, "version-banner");
+      banner.append(button("Back to the note", () => void open(note.id)));
+      body.replaceChildren(banner, renderMarkdown(content));
+      showPictures(attempt);
+    },
+    note: (id) => void open(id),
+  });
 
   /** Loads the note's stored pictures (a few at a time is the browser's business) into their <img>s. */
   function showPictures(attempt: number) {
@@ -55,6 +69,7 @@ export function setUpNoteView(): { open(id: number, quote?: string): Promise<voi
       tags.textContent = note.tags.length ? `Tags: ${note.tags.join(", ")}` : "";
       body.replaceChildren(renderMarkdown(note.content));
       showPictures(attempt);
+      void history.load(note);
       const marked = quote ? markQuote(body, quote) : null;
       title.tabIndex = -1;
       title.focus();

@@ -1,0 +1,155 @@
+// `bun run bench:history`: what keeping every version costs. A 1 MiB note edited 1,000 times by one
+// word each, on two servers of this code in one run — NOTE_VERSIONS_MAX=1000 (history) and 0 (no
+// history: the edit path as it was before history) — in alternating blocks: database growth, PUT
+// p50/p99, and the time to read the oldest version. Then a backup of 100,000 notes while a client
+// writes: how long it takes and the longest a write waited meanwhile.
+import fs from "node:fs";
+import path from "node:path";
+import { createClient } from "@libsql/client";
+import { seededRandom } from "../../src/modules/graph/seeded-random";
+import { takeBackup } from "../../src/modules/history/backups";
+import { percentile } from "./load";
+import { draftContent, seedNotes } from "./seed-notes";
+import { benchWorkDir, startServerProcess, type ServerProcess } from "./server-process";
+import { registerAndLogin, type Session } from "./tasks-client";
+
+const EDITS = Number(process.env.BENCH_EDITS ?? 1_000);
+const BLOCK = 50;
+const NOTE_BYTES = 1024 * 1024;
+const BACKUP_NOTES = Number(process.env.BENCH_BACKUP_NOTES ?? 100_000);
+const TARGET = { growthBytes: 5 * 1024 * 1024, putRatio: 1.3, oldestMs: 50, writeWaitMs: 200 };
+const MIB = 1024 * 1024;
+
+const workDir = benchWorkDir("rhizome-bench-history-");
+const running: ServerProcess[] = [];
+try {
+  await main();
+} finally {
+  await Promise.all(running.splice(0).map((server) => server.stop()));
+  fs.rmSync(workDir, { recursive: true, force: true });
+}
+
+interface Side {
+  name: string;
+  dir: string;
+  server: ServerProcess;
+  session: Session;
+  noteId: number;
+  content: string;
+  latencies: number[];
+}
+
+async function main() {
+  const random = seededRandom(5);
+  let base = "";
+  for (let index = 0; base.length < NOTE_BYTES; index++) base += `${draftContent(random, index)}\n\n`;
+  base = base.slice(0, NOTE_BYTES);
+  const sides: Side[] = [];
+  for (const [name, versions] of [["history", "1000"], ["no history", "0"]] as const) {
+    const dir = path.join(workDir, name.replace(" ", "-"));
+    fs.mkdirSync(dir);
+    const server = await startServerProcess(name, "service-server.ts", { DATA_DIR: dir, NOTE_VERSIONS_MAX: versions, BACKUP_INTERVAL_HOURS: "0" });
+    running.push(server);
+    const session = await registerAndLogin(server.url, "bench");
+    const created = await call(session, "POST", "/api/notes", { title: "A long note", content: base });
+    sides.push({ name, dir, server, session, noteId: created.id, content: base, latencies: [] });
+  }
+  const sizes = new Map(await Promise.all(sides.map(async (side) => [side.name, await databaseBytes(side.dir)] as const)));
+  console.log(`a ${(base.length / MIB).toFixed(2)} MiB note, ${EDITS} one-word edits per server, in blocks of ${BLOCK} alternating`);
+
+  const words = base.split(/\s+/).filter((word) => /^[a-z]{4,}$/.test(word));
+  for (let done = 0; done < EDITS; done += BLOCK) {
+    for (const side of done / BLOCK % 2 === 0 ? sides : [...sides].reverse()) {
+      for (let edit = done; edit < Math.min(EDITS, done + BLOCK); edit++) {
+        // One word, somewhere in the note, becomes another: the same edits on both sides.
+        const at = side.content.indexOf(` ${words[(edit * 7919) % words.length]} `, (edit * 104_729) % side.content.length);
+        const from = at < 0 ? side.content.indexOf(" ") : at;
+        side.content = `${side.content.slice(0, from)} edit${edit}${side.content.slice(side.content.indexOf(" ", from + 1))}`;
+        const started = performance.now();
+        await call(side.session, "PUT", `/api/notes/${side.noteId}`, { content: side.content });
+        side.latencies.push(performance.now() - started);
+      }
+    }
+  }
+  const history = sides[0]!;
+  const plain = sides[1]!;
+  const growth = new Map(await Promise.all(sides.map(async (side) => [side.name, (await databaseBytes(side.dir)) - sizes.get(side.name)!] as const)));
+  const versionsGrowth = growth.get("history")! - growth.get("no history")!;
+  const versions = await call(history.session, "GET", `/api/notes/${history.noteId}/versions?size=1`);
+  const oldest = versions.total === 0 ? 1 : versions.items[0].version - versions.total + 1;
+  const oldestMs: number[] = [];
+  for (let n = 0; n < 7; n++) {
+    const started = performance.now();
+    const read = await call(history.session, "GET", `/api/notes/${history.noteId}/versions/${oldest}`);
+    oldestMs.push(performance.now() - started);
+    if (n === 0 && read.content !== base) throw new Error("the oldest version does not read back as the original text");
+  }
+  const p50 = (side: Side) => percentile([...side.latencies].sort((a, b) => a - b), 0.5);
+  const p99 = (side: Side) => percentile([...side.latencies].sort((a, b) => a - b), 0.99);
+  const ratio = p50(history) / p50(plain);
+  const oldestMedian = percentile(oldestMs.sort((a, b) => a - b), 0.5);
+
+  console.log(`\n| ${EDITS} one-word edits of a 1 MiB note | history | no history | target |`);
+  console.log("|---|---:|---:|---|");
+  console.log(`| versions kept | ${versions.total} | 0 | |`);
+  console.log(`| database growth | ${(growth.get("history")! / MIB).toFixed(2)} MiB | ${(growth.get("no history")! / MIB).toFixed(2)} MiB | the versions' share ${(versionsGrowth / MIB).toFixed(2)} MiB ≤ 5 MiB: ${versionsGrowth <= TARGET.growthBytes ? "PASS" : "FAIL"} |`);
+  console.log(`| PUT p50 | ${p50(history).toFixed(1)} ms | ${p50(plain).toFixed(1)} ms | × ${ratio.toFixed(2)} ≤ ${TARGET.putRatio}: ${ratio <= TARGET.putRatio ? "PASS" : "FAIL"} |`);
+  console.log(`| PUT p99 | ${p99(history).toFixed(1)} ms | ${p99(plain).toFixed(1)} ms | |`);
+  console.log(`| read the oldest version (median of 7) | ${oldestMedian.toFixed(1)} ms | — | ≤ ${TARGET.oldestMs} ms: ${oldestMedian <= TARGET.oldestMs ? "PASS" : "FAIL"} |`);
+
+  await backupWhileWriting(history);
+}
+
+/** 100,000 notes, then a backup of them while one client keeps writing. */
+async function backupWhileWriting(side: Side) {
+  const dbFile = path.join(side.dir, "rhizome.db");
+  await seedNotes({ dbFile, userId: side.session.userId, count: BACKUP_NOTES, seed: 3 });
+  const waits: number[] = [];
+  let writing = true;
+  const writer = (async () => {
+    for (let n = 0; writing; n++) {
+      const started = performance.now();
+      await call(side.session, "POST", "/api/notes", { title: `during the backup ${n}`, content: "written while the backup ran" });
+      waits.push(performance.now() - started);
+    }
+  })();
+  await Bun.sleep(200);
+  const before = waits.length;
+  const started = performance.now();
+  const { manifest } = await takeBackup({ dbFile, filesDir: path.join(side.dir, "files"), backupDir: path.join(side.dir, "backups"), keep: 1 });
+  const seconds = (performance.now() - started) / 1000;
+  writing = false;
+  await writer;
+  const during = waits.slice(before);
+  const longest = Math.max(...during);
+  console.log(`\n| Backup of ${manifest.notes.toLocaleString("en-US")} notes | value | target |`);
+  console.log("|---|---:|---|");
+  console.log(`| time (links, VACUUM INTO, integrity_check) | ${seconds.toFixed(1)} s (snapshot ${(manifest.snapshot_ms / 1000).toFixed(1)} s) | |`);
+  console.log(`| size | ${(manifest.bytes / MIB).toFixed(1)} MiB | |`);
+  console.log(`| writes meanwhile | ${during.length}, p50 ${percentile([...during].sort((a, b) => a - b), 0.5).toFixed(1)} ms | |`);
+  console.log(`| longest a write waited | ${longest.toFixed(1)} ms | ≤ ${TARGET.writeWaitMs} ms: ${longest <= TARGET.writeWaitMs ? "PASS" : "FAIL"} |`);
+}
+
+async function call(session: Session, method: string, route: string, body?: unknown): Promise<any> {
+  const response = await fetch(session.baseUrl + route, {
+    method,
+    headers: { authorization: `Bearer ${session.token}`, ...(body !== undefined && { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** The database's size once its write-ahead log is checkpointed into it. */
+async function databaseBytes(dir: string): Promise<number> {
+  const file = path.join(dir, "rhizome.db");
+  const client = createClient({ url: `file:${file}` });
+  try {
+    await client.execute("PRAGMA busy_timeout = 5000");
+    await client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+    const [row] = (await client.execute("select page_count * page_size - freelist_count * page_size from pragma_page_count(), pragma_page_size(), pragma_freelist_count()")).rows;
+    return Number(row![0]);
+  } finally {
+    client.close();
+  }
+}
