@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { type Socket, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freshQueueDatabase } from "./support/server";
+import { freshQueueDatabase } from "./support/postgres";
 
 const MAIN = path.resolve(import.meta.dir, "../src/main.ts");
 let scratch: string;

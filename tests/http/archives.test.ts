@@ -3,7 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { drizzle } from "drizzle-orm/libsql";
-import { unzipSync, strFromU8 } from "fflate";
+import { strFromU8 } from "fflate";
 import * as schema from "../../src/db/schema";
 import { reconcileImportTasks } from "../../src/modules/imports/reconcile-tasks";
 import { runImportTask } from "../../src/modules/imports/run-import";
@@ -12,7 +12,9 @@ import { planNoteWrite } from "../../src/modules/archives/reimport";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ChangePublisher } from "../../src/modules/events/change";
 import { Api } from "../support/api";
-import { importArchive, settleTask as settle, uploadArchive as upload } from "../support/archive-import";
+import { importArchive, uploadArchive as upload } from "../support/archive-import";
+import { settleTask as settle } from "../support/settle-task";
+import { allNotes, exportZip } from "../support/read-back";
 import { startTestServer, type TestServer } from "../support/server";
 import { unheardChanges } from "../support/changes";
 import { buildZip, type ZipEntrySpec } from "../support/zip-builder";
@@ -27,25 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.stop();
 });
-
-async function allNotes(client: Api) {
-  const notes = [];
-  for (let page = 1; ; page++) {
-    const { body } = await client.get(`/api/notes?size=100&page=${page}`);
-    for (const item of body.items) notes.push((await client.get(`/api/notes/${item.id}`)).body);
-    if (page >= body.pages) return notes.sort((a, b) => a.id - b.id);
-  }
-}
-
-async function exportZip(client: Api, body: unknown = {}) {
-  const response = await fetch(`${client.baseUrl}/api/notes/export`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${client.token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(response.status).toBe(200);
-  return new Uint8Array(await response.arrayBuffer());
-}
 
 const archivedFiles = () => (fs.existsSync(path.join(server.dataDir, "archives")) ? fs.readdirSync(path.join(server.dataDir, "archives")) : []);
 const noTime = ({ id: _id, updated_at: _u, ...rest }: Record<string, unknown>) => rest;
@@ -71,7 +54,8 @@ describe("our own export", () => {
     });
     client.close();
     const originals = await allNotes(owner);
-    const zip = await exportZip(owner);
+    const { response, bytes: zip } = await exportZip(owner, {});
+    expect(response.status).toBe(200);
 
     const other = (await api.newUser("reader")).api;
     const task = await importArchive(other, zip);
@@ -96,7 +80,8 @@ describe("our own export", () => {
     const owner = (await api.newUser("owner")).api;
     const a = (await owner.post("/api/notes", { title: "A", content: "old a", tags: ["t"] })).body;
     const b = (await owner.post("/api/notes", { title: "B", content: "old b" })).body;
-    const zip = unzipSync(await exportZip(owner));
+    const { response, files: zip } = await exportZip(owner, {});
+    expect(response.status).toBe(200);
     await Bun.sleep(5);
     await owner.put(`/api/notes/${b.id}`, { content: "edited here" });
     // The export as someone edited it elsewhere: both files changed.

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@libsql/client";
 import { decodeBase32IgnorePadding } from "@oslojs/encoding";
 import { currentTotpStep, TOTP_PERIOD_SECONDS, totpCodeAt } from "../../src/modules/auth/totp";
-import { Api, expectError } from "../support/api";
+import { Api, expectError, expectUnauthorized } from "../support/api";
+import { sha256Hex } from "../support/sha256";
 import { startTestServer, type TestServer } from "../support/server";
 
 // Replay rule: each user accepts a time step once and never one older than the last accepted, within
@@ -77,10 +78,6 @@ async function pendingToken(user: EnrolledUser): Promise<Api> {
 }
 
 
-function sha256Hex(text: string): string {
-  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
-}
-
 async function userRow(id: number) {
   return (await db.execute({ sql: "select * from users where id = ?", args: [id] })).rows[0]!;
 }
@@ -93,11 +90,6 @@ async function sessionExists(token: string): Promise<boolean> {
 async function expireSession(token: string): Promise<void> {
   const result = await db.execute({ sql: "update sessions set expires_at = ? where id = ?", args: [Date.now() - 1000, sha256Hex(token)] });
   expect(result.rowsAffected).toBe(1);
-}
-
-function expectUnauthorized(response: { status: number; body: any; text: string; headers: Headers }) {
-  expectError(response, 401, "UNAUTHORIZED");
-  expect(response.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
 }
 
 function expectThrottled(response: { status: number; body: any; text: string; headers: Headers }) {
