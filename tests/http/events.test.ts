@@ -1,26 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { Client } from "@libsql/client";
 import pg from "pg";
-import { openNotesDatabase } from "../../src/db/client";
-import { createHttpApp } from "../../src/http/app";
 import { buildOpenApiDocument } from "../../src/http/openapi-document";
-import { createSecretBox } from "../../src/modules/auth/secret-box";
-import { createJobCatalogue, graphQueueOn, importQueueOn } from "../../src/jobs/catalogue";
-import { silentLog } from "../../src/jobs/log";
-import { createQueue } from "../../src/jobs/queue";
-import { ChangeFeed, KEEP_ALIVE_MS } from "../../src/modules/events/change-feed";
-import type { Clock } from "../../src/modules/events/coalescer";
+import { KEEP_ALIVE_MS } from "../../src/modules/events/change-feed";
 import { appRouter } from "../../src/trpc/root";
 import { LISTENER_APPLICATION_NAME } from "../../src/modules/events/change-listener";
 import { Api, expectError } from "../support/api";
 import { openEventStream, type EventStreamReader, type StreamMessage } from "../support/event-stream";
 import { startTestServer, type TestServer } from "../support/server";
-import { unheardChanges } from "../support/changes";
+import { startHttpApp } from "../support/http-app";
 import { manualClock } from "../support/manual-clock";
-import { freshQueueDatabase } from "../support/postgres";
 
 let server: TestServer;
 let api: Api;
@@ -107,7 +97,7 @@ describe("GET /api/events", () => {
   test("a burst of 50 progress updates in a second gives at most 5 events per kind, the last one the final state", async () => {
     // The feed's clock is the test's: the second passes in 20 ms steps, whatever this machine's load.
     const { clock, advance, pending } = manualClock();
-    const own = await startFeedApp({ clock });
+    const own = await startHttpApp({ clock });
     try {
       const { api: alice, id: userId } = await own.api.newUser("burst");
       const now = Date.now();
@@ -290,7 +280,7 @@ describe("across processes", () => {
 describe("idle connections", () => {
   test("a stream survives more than twice the server's idle timeout with nothing sent at all, and still delivers", async () => {
     // No keep-alives within the test: only lifting the idle timeout for the stream can keep it open.
-    const own = await startFeedApp({ keepAliveMs: 10 * 60_000, idleTimeout: 2 });
+    const own = await startHttpApp({ keepAliveMs: 10 * 60_000, idleTimeout: 2 });
     try {
       const { api: alice, id } = await own.api.newUser("idle");
       const reader = await stream(alice, own.url);
@@ -304,49 +294,3 @@ describe("idle connections", () => {
     }
   });
 });
-
-/**
- * The API on a feed of the test's making (its clock, its keep-alive interval, the server's idle
- * timeout), with its own notes database and the real queue on a database of its own.
- */
-async function startFeedApp(options: { clock?: Clock; keepAliveMs?: number; idleTimeout?: number }) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-feed-"));
-  const notes = await openNotesDatabase({ url: `file:${path.join(dataDir, "rhizome.db")}` });
-  const graphSettings = { extractor: "local" as const, llmConcurrency: 1, anthropic: {} };
-  const feed = new ChangeFeed({ db: notes.db, graphSettings, keepAliveMs: options.keepAliveMs, clock: options.clock });
-  const queue = createQueue({
-    connectionString: await freshQueueDatabase(),
-    tasks: createJobCatalogue({ db: notes.db, imports: { allowPrivateNetworks: false }, graph: graphSettings, changes: unheardChanges }),
-    log: silentLog,
-  });
-  await queue.migrate();
-  const app = createHttpApp({
-    router: appRouter,
-    services: {
-      db: notes.db,
-      secretBox: await createSecretBox({ dataDir }),
-      importQueue: importQueueOn(queue),
-      graphQueue: graphQueueOn(queue),
-      changes: unheardChanges,
-      graphSettings,
-    },
-    document: buildOpenApiDocument(appRouter),
-    checkHealth: async () => {},
-    events: feed,
-  });
-  app.listen({ port: 0, hostname: "127.0.0.1", ...(options.idleTimeout !== undefined && { idleTimeout: options.idleTimeout }) });
-  const url = `http://127.0.0.1:${app.server!.port}`;
-  return {
-    url,
-    api: new Api(url),
-    notes,
-    feed,
-    async stop() {
-      feed.closeAll();
-      await app.stop();
-      await queue.close();
-      notes.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}

@@ -276,9 +276,11 @@ describe("consistency between task rows and jobs", () => {
     const me = (await alice.get("/api/auth/me")).body;
     const id = await insertTask("pending", me.id);
     const run = { db: orm(), fetcher: createSafeFetcher({ allowPrivateNetworks: true }), importers: createImporters({}), signal: new AbortController().signal, attempt: 1, maxAttempts: 4, changes: unheardChanges };
+    const notesBefore = (await alice.get("/api/notes")).body.total;
     await runImportTask(run, { taskId: id, userId: me.id + 999 });
-    const row = await db.execute({ sql: "select status, note_id from import_tasks where id = ?", args: [id] });
-    expect(row.rows[0]!.note_id).toBeNull();
+    const row = await db.execute({ sql: "select status, progress, note_id from import_tasks where id = ?", args: [id] });
+    expect({ ...row.rows[0] }).toEqual({ status: "pending", progress: 0, note_id: null });
+    expect((await alice.get("/api/notes")).body.total).toBe(notesBefore);
   });
 });
 

@@ -477,25 +477,24 @@ describe("disabling TOTP", () => {
 describe("bad requests to the TOTP endpoints", () => {
   let user: EnrolledUser;
   let fresh: Api;
-  const expiredTokens: string[] = [];
-  beforeAll(async () => {
-    user = await enrolledUser("badinput");
-    const created = await api.newUser("badfresh");
-    fresh = created.api;
-    // Full tokens past their expiry, one per endpoint (an expired session is deleted on first use).
-    for (let i = 0; i < 4; i++) {
-      const token = await api.login(created.username, created.password);
-      await expireSession(token);
-      expiredTokens.push(token);
-    }
-  });
-
   const endpoints = [
     ["setup", "/api/auth/totp/setup", undefined],
     ["enable", "/api/auth/totp/enable", { code: "123456" }],
     ["disable", "/api/auth/totp/disable", { password: "password-123", code: "123456" }],
     ["verify", "/api/auth/totp/verify", { code: "123456" }],
   ] as const;
+  /** Full tokens past their expiry, one per endpoint by name (an expired session is deleted on first use). */
+  const expiredTokens = new Map<string, string>();
+  beforeAll(async () => {
+    user = await enrolledUser("badinput");
+    const created = await api.newUser("badfresh");
+    fresh = created.api;
+    for (const [name] of endpoints) {
+      const token = await api.login(created.username, created.password);
+      await expireSession(token);
+      expiredTokens.set(name, token);
+    }
+  });
 
   test.each(endpoints)("%s without a token is a 401", async (_name, path, body) => {
     expectUnauthorized(await api.post(path, body));
@@ -510,8 +509,12 @@ describe("bad requests to the TOTP endpoints", () => {
     expectUnauthorized(response);
   });
 
-  test.each(endpoints)("%s with an expired token is a 401", async (_name, path, body) => {
-    expectUnauthorized(await api.withToken(expiredTokens.pop()!).post(path, body));
+  test.each(endpoints)("%s with an expired token is a 401", async (name, path, body) => {
+    const token = expiredTokens.get(name)!;
+    expect(await sessionExists(token)).toBe(true);
+    expectUnauthorized(await api.withToken(token).post(path, body));
+    // The token was sent and read as expired: its session is gone now.
+    expect(await sessionExists(token)).toBe(false);
   });
 
   test.each(endpoints)("%s with a body over 2 MiB is a 413", async (_name, path) => {
