@@ -3,6 +3,7 @@ import path from "node:path";
 import { createClient, type Client } from "@libsql/client";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
+import { createLocalFileClient } from "./local-file-client";
 import { ReadStatements, setReadStatements } from "./read-statements";
 import { setWriteBatches, WriteBatches } from "./write-batches";
 import * as schema from "./schema";
@@ -27,10 +28,13 @@ const MIGRATIONS_FOLDER = path.resolve(import.meta.dir, "../../drizzle");
 export async function openNotesDatabase(options: { url: string; authToken?: string }): Promise<NotesDatabase> {
   const isFile = options.url.startsWith("file:");
   if (isFile) fs.mkdirSync(path.dirname(localPath(options.url)), { recursive: true });
+  // An in-memory database is one connection's own: another would see a different, empty one.
+  const localFile = isFile && localPath(options.url) !== ":memory:" ? localPath(options.url) : undefined;
   // `timeout` is applied to each connection the client's pool opens, unlike a PRAGMA run once.
-  const client = createClient({ url: options.url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS } as Parameters<
-    typeof createClient
-  >[0]);
+  const client =
+    localFile !== undefined
+      ? createLocalFileClient(localFile, BUSY_TIMEOUT_MS)
+      : createClient({ url: options.url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS } as Parameters<typeof createClient>[0]);
   if (isFile) {
     await client.execute("PRAGMA journal_mode = WAL");
     await client.execute("PRAGMA synchronous = FULL");
@@ -38,8 +42,6 @@ export async function openNotesDatabase(options: { url: string; authToken?: stri
   }
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  // An in-memory database is one connection's own: another would see a different, empty one.
-  const localFile = isFile && localPath(options.url) !== ":memory:" ? localPath(options.url) : undefined;
   const reads = new ReadStatements(client, localFile, BUSY_TIMEOUT_MS);
   setReadStatements(db, reads);
   const writes = new WriteBatches(client, localFile, BUSY_TIMEOUT_MS);

@@ -1,5 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import { releaseStatementsLeftByBusy, sqliteErrorCode } from "../db/errors";
+import { sqliteErrorCode } from "../db/errors";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import {
   ConflictError,
@@ -33,7 +33,6 @@ const CODES: [new (...args: never[]) => ServiceError, TRPC_ERROR_CODE_KEY][] = [
  */
 export function toTrpcError(error: unknown): TRPCError | undefined {
   if (isDatabaseBusy(error)) {
-    releaseStatementsLeftByBusy();
     return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "The database is busy; retry shortly", cause: error });
   }
   if (!(error instanceof ServiceError)) return undefined;

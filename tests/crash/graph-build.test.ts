@@ -8,6 +8,7 @@ import { createClient } from "@libsql/client";
 import { Api } from "../support/api";
 import { startFakeAnthropic } from "../support/fake-anthropic";
 import { startServiceProcess, type ServiceProcess } from "../support/service-process";
+import { until } from "../support/until";
 
 const NOTES = 40;
 const LLM_LATENCY_MS = 400;
@@ -55,16 +56,6 @@ async function status(api: Api): Promise<BuildStatus> {
   return response.body;
 }
 
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not within ${DEADLINE_MS / 1000} s; last seen ${JSON.stringify(value)}`);
-    await Bun.sleep(50);
-  }
-}
-
 /** Extractions this build saved, read from the notes database while the service is down. */
 async function savedExtractions(buildId: number): Promise<number> {
   const client = createClient({ url: `file:${path.join(dataDir, "rhizome.db")}` });
@@ -92,11 +83,12 @@ test(
     expect(started.status).toBe(202);
     const buildId: number = started.body.build_id;
 
-    await waitFor(
-      `${PROCESSED_BEFORE_KILL} notes extracted with more calls in flight`,
-      () => status(api),
-      (build) => build.notes_processed >= PROCESSED_BEFORE_KILL && callsInFlight() > 0,
-    );
+    await until(() => status(api), {
+      timeoutMs: DEADLINE_MS,
+      intervalMs: 50,
+      what: `${PROCESSED_BEFORE_KILL} notes extracted with more calls in flight`,
+      done: (build) => build.notes_processed >= PROCESSED_BEFORE_KILL && callsInFlight() > 0,
+    });
     await service.kill();
     const callsBeforeKill = fake.calls;
     const saved = await savedExtractions(buildId);
@@ -105,7 +97,12 @@ test(
 
     service = await startServiceProcess({ dataDir, environment });
     const again = new Api(service.url, api.token);
-    const finished = await waitFor("the build finished after the restart", () => status(again), (build) => build.status !== "building");
+    const finished = await until(() => status(again), {
+      timeoutMs: DEADLINE_MS,
+      intervalMs: 50,
+      what: "the build finished after the restart",
+      done: (build) => build.status !== "building",
+    });
 
     expect(finished).toMatchObject({ status: "completed", build_id: buildId, notes_total: NOTES, error: null, failed_notes: [] });
     expect(finished.nodes).toBeGreaterThan(0);

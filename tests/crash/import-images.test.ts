@@ -11,6 +11,7 @@ import { createClient } from "@libsql/client";
 import { Api } from "../support/api";
 import { imageBytes } from "../support/images";
 import { startServiceProcess, type ServiceProcess } from "../support/service-process";
+import { until } from "../support/until";
 
 const IMPORTS = 3;
 const PICTURES_PER_IMPORT = 8;
@@ -69,14 +70,6 @@ afterAll(async () => {
 
 const dbClient = () => createClient({ url: `file:${path.join(dataDir, "rhizome.db")}` });
 
-async function waitUntil(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + DEADLINE_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not within ${DEADLINE_MS / 1000} s`);
-    await Bun.sleep(50);
-  }
-}
-
 test(
   "after kill -9 while pictures are being stored and a restart: no orphan rows, no half files",
   async () => {
@@ -91,12 +84,15 @@ test(
 
     // One import done with its pictures, the others' mid-transfer: then the power goes.
     const watcher = dbClient();
-    await waitUntil("one import done with more pictures in flight", async () => {
-      const done = Number((await watcher.execute("select count(*) as n from import_tasks where status = 'completed'")).rows[0]!.n);
-      const tmp = path.join(dataDir, "files", "tmp");
-      const writing = fs.existsSync(tmp) ? fs.readdirSync(tmp).length : 0;
-      return done >= 1 && writing > 0 && inFlight > 0;
-    });
+    await until(
+      async () => {
+        const done = Number((await watcher.execute("select count(*) as n from import_tasks where status = 'completed'")).rows[0]!.n);
+        const tmp = path.join(dataDir, "files", "tmp");
+        const writing = fs.existsSync(tmp) ? fs.readdirSync(tmp).length : 0;
+        return { done, writing, inFlight };
+      },
+      { timeoutMs: DEADLINE_MS, intervalMs: 50, what: "one import done with more pictures in flight", done: ({ done, writing, inFlight }) => done >= 1 && writing > 0 && inFlight > 0 },
+    );
     watcher.close();
     await service.kill();
     const temps = fs.readdirSync(path.join(dataDir, "files", "tmp"));
@@ -105,10 +101,12 @@ test(
     slow = false;
     service = await startServiceProcess({ dataDir, environment });
     const again = new Api(service.url, api.token);
-    let tasks: { status: string; note_id: number | null; failures: unknown[] }[] = [];
-    await waitUntil("every import finished after the restart", async () => {
-      tasks = (await again.get("/api/tasks?size=100")).body.items;
-      return tasks.every((task) => task.status === "completed" || task.status === "failed");
+    type Task = { status: string; note_id: number | null; failures: unknown[] };
+    const tasks = await until(async (): Promise<Task[]> => (await again.get("/api/tasks?size=100")).body.items, {
+      timeoutMs: DEADLINE_MS,
+      intervalMs: 50,
+      what: "every import finished after the restart",
+      done: (tasks) => tasks.every((task) => task.status === "completed" || task.status === "failed"),
     });
     expect(tasks.map((task) => [task.status, task.failures])).toEqual(Array.from({ length: IMPORTS }, () => ["completed", []]));
 

@@ -8,6 +8,7 @@ import { readFixture } from "../fixtures/platforms/web/fixture-server";
 import { Api } from "../support/api";
 import { startPlatformServer } from "../support/platform-server";
 import { startServiceProcess, type ServiceProcess } from "../support/service-process";
+import { until } from "../support/until";
 
 const IMPORTS = 40;
 const PAGE_DELAY_MS = 1_500;
@@ -60,23 +61,6 @@ async function listTasks(api: Api): Promise<Task[]> {
   return response.body.items;
 }
 
-/** Task ids by status, for a failure message. */
-function byStatus(tasks: Task[]): string {
-  const ids: Record<string, number[]> = {};
-  for (const task of tasks) (ids[task.status] ??= []).push(task.id);
-  return JSON.stringify(ids);
-}
-
-async function waitFor(what: string, read: () => Promise<Task[]>, done: (tasks: Task[]) => boolean): Promise<Task[]> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    const tasks = await read();
-    if (done(tasks)) return tasks;
-    if (Date.now() > deadline) throw new Error(`${what} not within ${DEADLINE_MS / 1000} s; task ids by status: ${byStatus(tasks)}`);
-    await Bun.sleep(50);
-  }
-}
-
 test(
   "after kill -9 mid-import and a restart, every task completes with exactly one note",
   async () => {
@@ -87,11 +71,12 @@ test(
       expect(created.status).toBe(201);
     }
 
-    const before = await waitFor(
-      `${COMPLETED_BEFORE_KILL} imports completed with more in flight`,
-      () => listTasks(api),
-      (tasks) => tasks.filter((task) => task.status === "completed").length >= COMPLETED_BEFORE_KILL && pagesInFlight > 0,
-    );
+    const before = await until(() => listTasks(api), {
+      timeoutMs: DEADLINE_MS,
+      intervalMs: 50,
+      what: `${COMPLETED_BEFORE_KILL} imports completed with more in flight`,
+      done: (tasks) => tasks.filter((task) => task.status === "completed").length >= COMPLETED_BEFORE_KILL && pagesInFlight > 0,
+    });
     await service.kill();
     const completedBeforeKill = before.filter((task) => task.status === "completed").length;
     expect(completedBeforeKill).toBeLessThan(IMPORTS);
@@ -99,11 +84,12 @@ test(
     service = await startServiceProcess({ dataDir, environment: { IMPORT_ALLOW_PRIVATE_NETWORKS: "true", WORKER_CONCURRENCY: "8" } });
     // Sessions live in the notes database, so the token from before the crash still works.
     const again = new Api(service.url, api.token);
-    const tasks = await waitFor(
-      "every import finished after the restart",
-      () => listTasks(again),
-      (tasks) => tasks.every((task) => task.status === "completed" || task.status === "failed"),
-    );
+    const tasks = await until(() => listTasks(again), {
+      timeoutMs: DEADLINE_MS,
+      intervalMs: 50,
+      what: "every import finished after the restart",
+      done: (tasks) => tasks.every((task) => task.status === "completed" || task.status === "failed"),
+    });
 
     expect(tasks).toHaveLength(IMPORTS);
     expect(tasks.filter((task) => task.status !== "completed")).toEqual([]);

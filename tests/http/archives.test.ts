@@ -3,8 +3,13 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { drizzle } from "drizzle-orm/libsql";
-import { unzipSync, strFromU8 } from "fflate";
+import { strFromU8 } from "fflate";
+import pg from "pg";
 import * as schema from "../../src/db/schema";
+import { createJobCatalogue, importQueueOn } from "../../src/jobs/catalogue";
+import { silentLog } from "../../src/jobs/log";
+import { createQueue } from "../../src/jobs/queue";
+import { importJobKey } from "../../src/modules/imports/import-queue";
 import { reconcileImportTasks } from "../../src/modules/imports/reconcile-tasks";
 import { runImportTask } from "../../src/modules/imports/run-import";
 import { markdownNote } from "../../src/modules/archives/markdown-note";
@@ -12,7 +17,10 @@ import { planNoteWrite } from "../../src/modules/archives/reimport";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ChangePublisher } from "../../src/modules/events/change";
 import { Api } from "../support/api";
-import { importArchive, settleTask as settle, uploadArchive as upload } from "../support/archive-import";
+import { importArchive, uploadArchive as upload } from "../support/archive-import";
+import { settleTask as settle } from "../support/settle-task";
+import { allNotes, exportZip } from "../support/read-back";
+import { backdateNote } from "../support/backdate-note";
 import { startTestServer, type TestServer } from "../support/server";
 import { unheardChanges } from "../support/changes";
 import { buildZip, type ZipEntrySpec } from "../support/zip-builder";
@@ -27,25 +35,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.stop();
 });
-
-async function allNotes(client: Api) {
-  const notes = [];
-  for (let page = 1; ; page++) {
-    const { body } = await client.get(`/api/notes?size=100&page=${page}`);
-    for (const item of body.items) notes.push((await client.get(`/api/notes/${item.id}`)).body);
-    if (page >= body.pages) return notes.sort((a, b) => a.id - b.id);
-  }
-}
-
-async function exportZip(client: Api, body: unknown = {}) {
-  const response = await fetch(`${client.baseUrl}/api/notes/export`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${client.token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(response.status).toBe(200);
-  return new Uint8Array(await response.arrayBuffer());
-}
 
 const archivedFiles = () => (fs.existsSync(path.join(server.dataDir, "archives")) ? fs.readdirSync(path.join(server.dataDir, "archives")) : []);
 const noTime = ({ id: _id, updated_at: _u, ...rest }: Record<string, unknown>) => rest;
@@ -71,7 +60,8 @@ describe("our own export", () => {
     });
     client.close();
     const originals = await allNotes(owner);
-    const zip = await exportZip(owner);
+    const { response, bytes: zip } = await exportZip(owner, {});
+    expect(response.status).toBe(200);
 
     const other = (await api.newUser("reader")).api;
     const task = await importArchive(other, zip);
@@ -96,8 +86,9 @@ describe("our own export", () => {
     const owner = (await api.newUser("owner")).api;
     const a = (await owner.post("/api/notes", { title: "A", content: "old a", tags: ["t"] })).body;
     const b = (await owner.post("/api/notes", { title: "B", content: "old b" })).body;
-    const zip = unzipSync(await exportZip(owner));
-    await Bun.sleep(5);
+    for (const { id } of [a, b]) await backdateNote(server, id);
+    const { response, files: zip } = await exportZip(owner, {});
+    expect(response.status).toBe(200);
     await owner.put(`/api/notes/${b.id}`, { content: "edited here" });
     // The export as someone edited it elsewhere: both files changed.
     const edited = Object.entries(zip).map(([name, bytes]) => ({ name, data: strFromU8(bytes).replace(/old (a|b)$/, "new $1") }));
@@ -208,11 +199,11 @@ describe("an edit made here while a re-import is being planned", () => {
     const { api: user, id: userId } = await api.newUser("race");
     await importArchive(user, buildZip([{ name: "Race.md", data: "First." }]));
     const [note] = await allNotes(user);
+    await backdateNote(server, note.id);
     const libsql = server.openNotesClient();
     const db = drizzle(libsql, { schema });
     const plan = await planNoteWrite(db, userId, markdownNote("Race.md", "Changed there."));
     expect(plan.outcome).toBe("updated");
-    await Bun.sleep(2);
     await user.put(`/api/notes/${note.id}`, { content: "Edited here." });
     await db.batch(plan.statements as [BatchItem<"sqlite">]);
     libsql.close();
@@ -367,11 +358,26 @@ describe("with the worker out of the way (ROLE=api)", () => {
     const archivesDir = path.join(apiOnly.dataDir, "archives");
     expect(fs.readdirSync(archivesDir)).toHaveLength(1);
     const libsql = apiOnly.openNotesClient();
+    const db = drizzle(libsql, { schema });
+    // Requeued three times already, and its job is gone from the queue again (no worker ran it: ROLE=api).
     await libsql.execute({ sql: "update import_tasks set requeues = 3, updated_at = 0 where id = ?", args: [created.body.id] });
-    const noJobs = { enqueueImport: async () => true, findImportJob: async () => null };
-    const result = await reconcileImportTasks(drizzle(libsql, { schema }), noJobs, unheardChanges, { archivesDir });
-    libsql.close();
-    expect(result.failed).toBe(1);
+    const queue = createQueue({
+      connectionString: apiOnly.databaseUrl,
+      tasks: createJobCatalogue({ db, imports: { allowPrivateNetworks: false }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} }, changes: unheardChanges }),
+      log: silentLog,
+    });
+    const queueDb = new pg.Client({ connectionString: apiOnly.databaseUrl });
+    await queueDb.connect();
+    try {
+      expect(await queue.jobExists(importJobKey(created.body.id))).toBe(true);
+      await queueDb.query("select graphile_worker.remove_job($1)", [importJobKey(created.body.id)]);
+      const result = await reconcileImportTasks(db, importQueueOn(queue), unheardChanges, { archivesDir });
+      expect(result.failed).toBe(1);
+    } finally {
+      await queueDb.end();
+      await queue.close();
+      libsql.close();
+    }
     expect((await user.api.get(`/api/tasks/${created.body.id}`)).body.status).toBe("failed");
     expect(fs.readdirSync(archivesDir)).toEqual([]);
   });

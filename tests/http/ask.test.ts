@@ -6,6 +6,7 @@ import { askStreamed } from "../support/ask-stream";
 import { defaultRespond, startFakeAnthropic, type FakeAnthropic, type ParsedRequest } from "../support/fake-anthropic";
 import { startFakeOpenAi, type FakeOpenAi, type ParsedOpenAiRequest } from "../support/fake-openai";
 import { startTestServer, type TestServer } from "../support/server";
+import { awaitBuild } from "../support/await-build";
 
 const NOTES = [
   {
@@ -26,14 +27,8 @@ async function seed(user: Api): Promise<Map<number, string>> {
     contents.set(created.body.id, note.content);
   }
   expect((await user.post("/api/knowledge-graph/build", { mode: "full" })).status).toBe(202);
-  for (;;) {
-    const { body } = await user.get("/api/knowledge-graph/status");
-    if (body.status !== "building") {
-      expect(body.status).toBe("completed");
-      return contents;
-    }
-    await Bun.sleep(25);
-  }
+  expect((await awaitBuild(user)).status.status).toBe("completed");
+  return contents;
 }
 
 function expectExactPassages(body: any, contents: Map<number, string>) {

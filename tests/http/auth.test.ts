@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@libsql/client";
-import { Api, expectError } from "../support/api";
+import { Api, expectError, expectUnauthorized } from "../support/api";
+import { sha256Hex } from "../support/sha256";
+import { uniqueName } from "../support/unique-name";
 import { startTestServer, type TestServer } from "../support/server";
 
 // Failed logins on this server stay well under the per-address limit of 20 (see the counter below);
@@ -21,15 +23,6 @@ afterAll(async () => {
   db.close();
   await server.stop();
 });
-
-function uniqueName(prefix: string): string {
-  return `${prefix}_${crypto.randomUUID().slice(0, 8)}`;
-}
-
-
-function sha256Hex(text: string): string {
-  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
-}
 
 async function sessionExpiry(token: string): Promise<number | undefined> {
   const result = await db.execute({ sql: "select expires_at from sessions where id = ?", args: [sha256Hex(token)] });
@@ -52,11 +45,6 @@ async function expiredToken(): Promise<string> {
 
 function oversizeJson(): string {
   return JSON.stringify({ username: "x".repeat(TWO_MIB), password: "password-123" });
-}
-
-function expectUnauthorized(response: { status: number; body: any; text: string; headers: Headers }) {
-  expectError(response, 401, "UNAUTHORIZED");
-  expect(response.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
 }
 
 describe("registering", () => {

@@ -1,21 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { Client } from "@libsql/client";
 import pg from "pg";
-import { openNotesDatabase } from "../../src/db/client";
-import { createHttpApp } from "../../src/http/app";
 import { buildOpenApiDocument } from "../../src/http/openapi-document";
-import { createSecretBox } from "../../src/modules/auth/secret-box";
-import { ChangeFeed } from "../../src/modules/events/change-feed";
+import { KEEP_ALIVE_MS } from "../../src/modules/events/change-feed";
 import { appRouter } from "../../src/trpc/root";
-import { createChangePublisher } from "../../src/modules/events/change-publisher";
 import { LISTENER_APPLICATION_NAME } from "../../src/modules/events/change-listener";
 import { Api, expectError } from "../support/api";
 import { openEventStream, type EventStreamReader, type StreamMessage } from "../support/event-stream";
 import { startTestServer, type TestServer } from "../support/server";
-import { unheardChanges } from "../support/changes";
+import { startHttpApp } from "../support/http-app";
+import { manualClock } from "../support/manual-clock";
 
 let server: TestServer;
 let api: Api;
@@ -100,31 +95,41 @@ describe("GET /api/events", () => {
   });
 
   test("a burst of 50 progress updates in a second gives at most 5 events per kind, the last one the final state", async () => {
-    const { api: alice, id: userId } = await api.newUser("burst");
-    const now = Date.now();
-    const task = Number(
-      (await db.execute({ sql: "insert into import_tasks (user_id, platform, content, status, progress, message, created_at, updated_at) values (?, 'web', 'x', 'running', 0, 'Working', ?, ?) returning id", args: [userId, now, now] })).rows[0]!.id,
-    );
-    await db.execute({ sql: "insert into graph_builds (user_id, mode, status, message, started_at, updated_at) values (?, 'full', 'building', 'Working', ?, ?)", args: [userId, now, now] });
-    const reader = await stream(alice);
-    await reader.next(isGraph("building"));
-    const changes = createChangePublisher(async (channel, payload) => void (await queueDb.query("select pg_notify($1, $2)", [channel, payload])));
-    for (let progress = 1; progress <= 50; progress++) {
-      await db.batch([
-        { sql: "update import_tasks set progress = ? where id = ?", args: [progress, task] },
-        { sql: "update graph_builds set progress = ? where user_id = ?", args: [progress, userId] },
-      ]);
-      await Promise.all([changes.publish({ userId, kind: "task", id: task }), changes.publish({ userId, kind: "graph" })]);
+    // The feed's clock is the test's: the second passes in 20 ms steps, whatever this machine's load.
+    const { clock, advance, pending } = manualClock();
+    const own = await startHttpApp({ clock });
+    try {
+      const { api: alice, id: userId } = await own.api.newUser("burst");
+      const now = Date.now();
+      const task = Number(
+        (await own.notes.client.execute({ sql: "insert into import_tasks (user_id, platform, content, status, progress, message, created_at, updated_at) values (?, 'web', 'x', 'running', 0, 'Working', ?, ?) returning id", args: [userId, now, now] })).rows[0]!.id,
+      );
+      await own.notes.client.execute({ sql: "insert into graph_builds (user_id, mode, status, message, started_at, updated_at) values (?, 'full', 'building', 'Working', ?, ?)", args: [userId, now, now] });
+      const reader = await stream(alice, own.url);
+      await reader.next(isGraph("building"));
+      for (let progress = 1; progress <= 50; progress++) {
+        await own.notes.client.batch([
+          { sql: "update import_tasks set progress = ? where id = ?", args: [progress, task] },
+          { sql: "update graph_builds set progress = ? where user_id = ?", args: [progress, userId] },
+        ]);
+        own.feed.deliver({ userId, kind: "task", id: task });
+        own.feed.deliver({ userId, kind: "graph" });
+        await advance(20);
+      }
+      await advance(1_000);
+      await reader.seen((message) => isTask(task)(message) && message.data.progress === 50);
+      await reader.seen((message) => isGraph()(message) && message.data.progress === 50);
+      // The only timer left is the next keep-alive: nothing is still coalescing, and no change comes.
+      expect(pending()).toEqual([KEEP_ALIVE_MS - clock.now()]);
+      const taskEvents = reader.messages.filter(isTask(task));
+      const graphEvents = reader.messages.filter(isGraph()).slice(1);
+      expect(taskEvents.length).toBeLessThanOrEqual(5);
+      expect(graphEvents.length).toBeLessThanOrEqual(5);
+      expect(taskEvents.at(-1)!.data.progress).toBe(50);
+      expect(graphEvents.at(-1)!.data.progress).toBe(50);
+    } finally {
+      await own.stop();
     }
-    await reader.seen((message) => isTask(task)(message) && message.data.progress === 50);
-    await reader.seen((message) => isGraph()(message) && message.data.progress === 50);
-    await Bun.sleep(600); // anything still coalescing would be sent within this
-    const taskEvents = reader.messages.filter(isTask(task));
-    const graphEvents = reader.messages.filter(isGraph()).slice(1);
-    expect(taskEvents.length).toBeLessThanOrEqual(5);
-    expect(graphEvents.length).toBeLessThanOrEqual(5);
-    expect(taskEvents.at(-1)!.data.progress).toBe(50);
-    expect(graphEvents.at(-1)!.data.progress).toBe(50);
   });
 
   test("another user's events never appear", async () => {
@@ -273,40 +278,19 @@ describe("across processes", () => {
 });
 
 describe("idle connections", () => {
-  test("a stream survives 20 s with nothing sent at all, past the server's 10 s idle timeout, and still delivers", async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-idle-"));
-    const notes = await openNotesDatabase({ url: `file:${path.join(dataDir, "rhizome.db")}` });
+  test("a stream survives more than twice the server's idle timeout with nothing sent at all, and still delivers", async () => {
     // No keep-alives within the test: only lifting the idle timeout for the stream can keep it open.
-    const feed = new ChangeFeed({ db: notes.db, graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} }, keepAliveMs: 10 * 60_000 });
-    const app = createHttpApp({
-      router: appRouter,
-      services: {
-        db: notes.db,
-        secretBox: await createSecretBox({ dataDir }),
-        importQueue: { enqueueImport: async () => false, findImportJob: async () => null },
-        graphQueue: { enqueueBuild: async () => false, findBuildJob: async () => null },
-        changes: unheardChanges,
-        graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} },
-      },
-      document: buildOpenApiDocument(appRouter),
-      checkHealth: async () => {},
-      events: feed,
-    });
-    app.listen({ port: 0, hostname: "127.0.0.1", idleTimeout: 10 });
+    const own = await startHttpApp({ keepAliveMs: 10 * 60_000, idleTimeout: 2 });
     try {
-      const local = new Api(`http://127.0.0.1:${app.server!.port}`);
-      const { api: alice, id } = await local.newUser("idle");
-      const reader = await stream(alice, local.baseUrl);
+      const { api: alice, id } = await own.api.newUser("idle");
+      const reader = await stream(alice, own.url);
       await reader.next(isGraph("idle"));
-      await Bun.sleep(20_000);
-      feed.deliver({ userId: id, kind: "graph" });
+      await Bun.sleep(5_000); // the silence under test, not a wait for something to happen
+      own.feed.deliver({ userId: id, kind: "graph" });
       expect((await reader.next()).event).toBe("graph");
       reader.close();
     } finally {
-      feed.closeAll();
-      await app.stop();
-      notes.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await own.stop();
     }
-  }, 60_000);
+  });
 });

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { unzipSync } from "fflate";
 import { load } from "js-yaml";
 import { parse } from "yaml";
 import { Api, expectError } from "../support/api";
 import { startTestServer, type TestServer } from "../support/server";
+import { settleTask } from "../support/settle-task";
+import { exportZip } from "../support/read-back";
 
 let server: TestServer;
 let api: Api;
@@ -15,16 +16,6 @@ beforeAll(async () => {
   api = new Api(server.url);
 });
 afterAll(() => server.stop());
-
-async function exportZip(client: Api, body?: unknown) {
-  const response = await fetch(`${server.url}/api/notes/export`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${client.token}`, ...(body !== undefined && { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  return { response, bytes, files: response.status === 200 ? unzipSync(bytes) : {} };
-}
 
 function readFrontMatter(file: Uint8Array) {
   const text = new TextDecoder().decode(file);
@@ -86,13 +77,9 @@ describe("POST /api/notes/export", () => {
     const { api: alice } = await api.newUser("sources");
     const page = fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms/web/blog-article.html"), "utf8");
     const task = (await alice.post("/api/tasks", { platform: "web", url: "https://blog.example.com/sqlite", content: page })).body;
-    let noteId: number | null = null;
-    for (let polls = 0; noteId === null && polls < 400; polls++) {
-      const current = (await alice.get(`/api/tasks/${task.id}`)).body;
-      expect(current.status).not.toBe("failed");
-      noteId = current.note_id;
-      if (noteId === null) await Bun.sleep(25);
-    }
+    const settled = await settleTask(alice, task.id);
+    expect(settled.status).toBe("completed");
+    const noteId: number = settled.note_id;
     const imported = (await alice.get(`/api/notes/${noteId}`)).body;
     const written = (await alice.post("/api/notes", { title: "Written here" })).body;
 

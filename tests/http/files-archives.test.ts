@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { strFromU8, unzipSync } from "fflate";
+import { strFromU8 } from "fflate";
 import { Api } from "../support/api";
 import { importArchive } from "../support/archive-import";
 import { imageBytes } from "../support/images";
+import { allNotes, exportZip, fileBytes } from "../support/read-back";
+import { sha256Hex } from "../support/sha256";
 import { startTestServer, type TestServer } from "../support/server";
 import { buildZip } from "../support/zip-builder";
 
@@ -18,29 +19,12 @@ afterAll(async () => {
   await server.stop();
 });
 
-const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+const sha256 = sha256Hex;
 
 async function upload(client: Api, bytes: Uint8Array<ArrayBuffer>) {
   const created = await client.request("POST", "/api/files", { body: bytes, headers: { "content-type": "application/octet-stream" } });
   expect(created.status).toBe(201);
   return created.body as { id: number; url: string; sha256: string };
-}
-
-async function exportZip(client: Api): Promise<Record<string, Uint8Array>> {
-  const response = await fetch(`${server.url}/api/notes/export`, { method: "POST", headers: { authorization: `Bearer ${client.token}`, "content-type": "application/json" }, body: "{}" });
-  expect(response.status).toBe(200);
-  return unzipSync(new Uint8Array(await response.arrayBuffer()));
-}
-
-async function fileBytes(client: Api, url: string): Promise<Uint8Array> {
-  const response = await fetch(`${server.url}${url}`, { headers: { authorization: `Bearer ${client.token}` } });
-  expect(response.status).toBe(200);
-  return new Uint8Array(await response.arrayBuffer());
-}
-
-async function allNotes(client: Api) {
-  const { body } = await client.get("/api/notes?size=100");
-  return Promise.all(body.items.map(async (item: { id: number }) => (await client.get(`/api/notes/${item.id}`)).body));
 }
 
 describe("export and archive import keep pictures", () => {
@@ -55,7 +39,8 @@ describe("export and archive import keep pictures", () => {
     const second = await alice.post("/api/notes", { title: "The chart again", content: `![same chart](${a.url}) and a link to /api/files/999999.` });
     expect(first.status).toBe(201);
 
-    const zip = await exportZip(alice);
+    const { response, files: zip } = await exportZip(alice, {});
+    expect(response.status).toBe(200);
     const pictures = Object.keys(zip).filter((name) => name.startsWith("files/")).sort();
     expect(pictures).toEqual([`files/${sha256(png)}.png`, `files/${sha256(jpeg)}.jpg`].sort());
     expect(Buffer.from(zip[`files/${sha256(png)}.png`]!).equals(Buffer.from(png))).toBe(true);

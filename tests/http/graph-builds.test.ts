@@ -6,6 +6,7 @@ import { Api } from "../support/api";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
 import { graphSnapshot } from "../support/graph-snapshot";
 import { startTestServer, type TestServer } from "../support/server";
+import { awaitBuild } from "../support/await-build";
 
 let fake: FakeAnthropic;
 let server: TestServer;
@@ -23,21 +24,11 @@ afterAll(async () => {
 
 const patch = (client: Api, path: string, json: unknown) => client.request("PATCH", path, { json });
 
-async function awaitBuild(client: Api) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { body } = await client.get("/api/knowledge-graph/status");
-    if (body.status !== "building") return body;
-    if (Date.now() > deadline) throw new Error(`build still running: ${JSON.stringify(body)}`);
-    await Bun.sleep(20);
-  }
-}
-
 async function build(client: Api, body: Record<string, unknown> = {}) {
   const before = fake.calls;
   const started = await client.post("/api/knowledge-graph/build", body);
   expect(started.status).toBe(202);
-  const status = await awaitBuild(client);
+  const { status } = await awaitBuild(client);
   return { status, calls: fake.calls - before };
 }
 
@@ -318,10 +309,13 @@ describe("an incremental build killed mid-way", () => {
     const buildId = await record(killed.id);
     const before = fake.calls;
     const controller = new AbortController();
-    const watcher = setInterval(() => fake.calls - before >= 3 && controller.abort(new Error("worker stopped")), 2);
-    const cut = await runGraphBuild({ db, settings, signal: controller.signal, attempt: 1, maxAttempts: 3, changes: unheardChanges }, { buildId, userId: killed.id }).catch((error: unknown) => error);
-    clearInterval(watcher);
+    // The worker "dies" as the build's third call arrives: two notes done, the third's answer never read.
+    fake.onRequest((call) => call - before === 3 && controller.abort(new Error("worker stopped")));
+    const cut = await runGraphBuild({ db, settings, signal: controller.signal, attempt: 1, maxAttempts: 3, changes: unheardChanges }, { buildId, userId: killed.id })
+      .catch((error: unknown) => error)
+      .finally(() => fake.onRequest(undefined));
     expect(cut).toBeInstanceOf(Error);
+    expect(fake.calls - before).toBe(3);
     await runGraphBuild({ db, settings, signal: new AbortController().signal, attempt: 2, maxAttempts: 3, changes: unheardChanges }, { buildId, userId: killed.id });
 
     const steady = users[1]!;

@@ -3,6 +3,7 @@ import { Api } from "../support/api";
 import { defaultRespond, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
 import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai";
 import { startTestServer, type TestServer } from "../support/server";
+import { awaitBuild } from "../support/await-build";
 
 // A note whose text carries this word gets an unusable answer every time.
 const UNANSWERABLE = "Unanswerable";
@@ -24,21 +25,11 @@ afterAll(async () => {
   await fake.stop();
 });
 
-async function awaitBuild(client: Api) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { body } = await client.get("/api/knowledge-graph/status");
-    if (body.status !== "building") return body;
-    if (Date.now() > deadline) throw new Error(`build still running: ${JSON.stringify(body)}`);
-    await Bun.sleep(20);
-  }
-}
-
 async function build(client: Api, counter: { calls: number }, body: Record<string, unknown> = {}) {
   const before = counter.calls;
   const started = await client.post("/api/knowledge-graph/build", body);
   expect(started.status).toBe(202);
-  const status = await awaitBuild(client);
+  const { status } = await awaitBuild(client);
   return { status, calls: counter.calls - before };
 }
 

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { Api } from "../support/api";
 import { imageBytes } from "../support/images";
+import { fileBytes } from "../support/read-back";
+import { sha256Hex } from "../support/sha256";
 import { startTestServer, type TestServer } from "../support/server";
+import { settleTask } from "../support/settle-task";
 
 const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms", name), "utf8");
-const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+const sha256 = sha256Hex;
 
 // What each stand-in host serves: WeChat's CDN shows other sites a placeholder, as mmbiz.qpic.cn does.
 const WECHAT_PNG = imageBytes("png", 30_000, 21);
@@ -61,30 +63,13 @@ afterAll(async () => {
   host.stop(true);
 });
 
-async function settle(client: Api, id: number, onPoll?: (task: any) => void) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { body } = await client.get(`/api/tasks/${id}`);
-    onPoll?.(body);
-    if (body.status === "completed" || body.status === "failed") return body;
-    if (Date.now() > deadline) throw new Error(`task ${id} still ${body.status}`);
-    await Bun.sleep(20);
-  }
-}
-
 async function importPasted(client: Api, input: { platform: string; content: string; url?: string }, onPoll?: (task: any) => void) {
   const created = await client.post("/api/tasks", input);
   expect(created.status).toBe(201);
-  const task = await settle(client, created.body.id, onPoll);
+  const task = await settleTask(client, created.body.id, { onPoll });
   expect(task.status).toBe("completed");
   const note = (await client.get(`/api/notes/${task.note_id}`)).body;
   return { task, note };
-}
-
-async function fileBytes(client: Api, url: string): Promise<Uint8Array> {
-  const response = await fetch(`${client.baseUrl}${url}`, { headers: { authorization: `Bearer ${client.token}` } });
-  expect(response.status).toBe(200);
-  return new Uint8Array(await response.arrayBuffer());
 }
 
 const storedLinks = (content: string) => [...content.matchAll(/!\[[^\]]*\]\((\/api\/files\/\d+)\)/g)].map((match) => match[1]!);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Api, expectError } from "../support/api";
+import { backdateNote } from "../support/backdate-note";
 import { startTestServer, type TestServer } from "../support/server";
 
 let server: TestServer;
@@ -117,11 +118,12 @@ describe("reading, updating and deleting", () => {
 
   test("PUT changes only the given fields and moves updated_at", async () => {
     const created = await alice.post("/api/notes", { title: "Before", content: "keep me", tags: ["a", "b"] });
-    await Bun.sleep(5);
+    await backdateNote(server, created.body.id);
+    const before = (await alice.get(`/api/notes/${created.body.id}`)).body.updated_at;
     const updated = await alice.put(`/api/notes/${created.body.id}`, { title: " After " });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ title: "After", content: "keep me", tags: ["a", "b"], created_at: created.body.created_at });
-    expect(Date.parse(updated.body.updated_at)).toBeGreaterThan(Date.parse(created.body.updated_at));
+    expect(Date.parse(updated.body.updated_at)).toBeGreaterThan(Date.parse(before));
     const retagged = await alice.put(`/api/notes/${created.body.id}`, { tags: ["c", "c", "d"], content: "new" });
     expect(retagged.body).toMatchObject({ title: "After", content: "new", tags: ["c", "d"] });
   });

@@ -3,6 +3,8 @@ import pg from "pg";
 import { Api, expectError } from "../support/api";
 import { getTestPostgres, withDatabaseClosed } from "../support/postgres";
 import { startTestServer, type TestServer } from "../support/server";
+import { settleTask } from "../support/settle-task";
+import { until } from "../support/until";
 
 // CONTRACT "Errors": creating a task or starting a build while the queue is unreachable is a 503
 // with Retry-After, and nothing is half-created.
@@ -28,13 +30,9 @@ function withQueueDown(body: () => Promise<void>): Promise<void> {
   return withDatabaseClosed(admin, queueDatabase, body);
 }
 
-/** The pool drops its terminated connections and reconnects on the next request; retries until it has. */
-async function once503sStop(request: () => Promise<{ status: number }>): Promise<{ status: number; body?: any }> {
-  for (let i = 0; ; i++) {
-    const response = await request();
-    if (response.status !== 503 || i >= 50) return response;
-    await Bun.sleep(100);
-  }
+/** The pool drops its terminated connections and reconnects on the next request: the first answer that is not a 503. */
+function once503sStop<T extends { status: number }>(request: () => Promise<T>): Promise<T> {
+  return until(request, { timeoutMs: 10_000, intervalMs: 100, what: "an answer other than 503", done: (response) => response.status !== 503 });
 }
 
 function expectQueueDown(response: { status: number; body: any; text: string; headers: Headers }) {
@@ -79,8 +77,8 @@ describe("while the job queue's Postgres is unreachable", () => {
     });
     const created = await once503sStop(upload);
     expect(created.status).toBe(201);
-    // Let its job finish, so no job of ours is running when the next test takes the queue down.
-    for (let i = 0; i < 200 && (await user.get(`/api/tasks/${created.body.id}`)).body.status !== "completed"; i++) await Bun.sleep(50);
+    // Its job finishes before the next test takes the queue down, so no job of ours is running then.
+    expect((await settleTask(user, created.body.id)).status).toBe("completed");
   });
 
   test("starting a graph build is a 503 with Retry-After and leaves no build behind; it starts once the queue is back", async () => {

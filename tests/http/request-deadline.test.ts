@@ -1,13 +1,10 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { initTRPC } from "@trpc/server";
 import { z } from "zod";
-import { ChangeFeed } from "../../src/modules/events/change-feed";
-import { createHttpApp } from "../../src/http/app";
-import { buildOpenApiDocument } from "../../src/http/openapi-document";
 import { setLogLevel } from "../../src/log";
-import type { ServiceContext } from "../../src/modules/context";
 import type { TrpcContext } from "../../src/trpc/context";
 import type { Meta } from "../../src/trpc/init";
+import { startHttpApp, type HttpApp } from "../support/http-app";
 
 setLogLevel((process.env.TEST_LOG_LEVEL as "error" | undefined) ?? "silent");
 
@@ -36,19 +33,18 @@ const testRouter = t.router({
     .query(() => new Promise<{ ok: boolean }>(() => {})),
 });
 
-const appWith = (requestDeadlineMs: number) =>
-  createHttpApp({
-    router: testRouter,
-    services: {} as ServiceContext,
-    document: buildOpenApiDocument(testRouter),
-    checkHealth: async () => {},
-    requestDeadlineMs,
-    // No stream is opened here, so the feed never reads its database.
-    events: new ChangeFeed({ db: {} as ServiceContext["db"], graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} } }),
-  });
-// A deadline far past the tests' own timeout, so only the rejection itself can end the request.
-const longDeadline = appWith(60_000);
-const shortDeadline = appWith(200);
+// Real HTTP on loopback, on the real services. A deadline far past the tests' own timeout, so only the
+// rejection itself can end the request; and a short one.
+let longDeadline: HttpApp;
+let shortDeadline: HttpApp;
+beforeAll(async () => {
+  longDeadline = await startHttpApp({ router: testRouter, requestDeadlineMs: 60_000 });
+  shortDeadline = await startHttpApp({ router: testRouter, requestDeadlineMs: 200 });
+});
+afterAll(async () => {
+  await longDeadline.stop();
+  await shortDeadline.stop();
+});
 
 async function expectGeneric500(response: Response) {
   expect(response.status).toBe(500);
@@ -58,14 +54,14 @@ async function expectGeneric500(response: Response) {
 // A hang fails these tests by their own timeout, well before the suite's.
 describe("every JSON request ends", () => {
   test("a REST request whose handler rejects is a generic 500 with the error body", async () => {
-    await expectGeneric500(await longDeadline.handle(new Request("http://localhost/api/broken")));
+    await expectGeneric500(await fetch(`${longDeadline.url}/api/broken`));
   }, 5_000);
 
   test("a REST request that gets no answer is a 500 with the error body once the deadline passes", async () => {
-    await expectGeneric500(await shortDeadline.handle(new Request("http://localhost/api/stuck")));
+    await expectGeneric500(await fetch(`${shortDeadline.url}/api/stuck`));
   }, 5_000);
 
   test("a tRPC request that gets no answer is a 500 with the error body once the deadline passes", async () => {
-    await expectGeneric500(await shortDeadline.handle(new Request("http://localhost/trpc/stuck")));
+    await expectGeneric500(await fetch(`${shortDeadline.url}/trpc/stuck`));
   }, 5_000);
 });

@@ -15,6 +15,7 @@ import type { Fetcher, ImportedDocument } from "../../src/modules/imports/platfo
 import { Api, expectError } from "../support/api";
 import { startPlatformServer } from "../support/platform-server";
 import { startTestServer, type TestServer } from "../support/server";
+import { settleTask } from "../support/settle-task";
 import { unheardChanges } from "../support/changes";
 
 const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms", name), "utf8");
@@ -64,18 +65,17 @@ afterAll(async () => {
 
 const siteUrl = (pathname: string) => `http://127.0.0.1:${site.port}${pathname}`;
 
-/** Polls a task until it leaves pending/running, recording every state seen on the way. */
+/** Settles a task, recording every distinct state seen on the way. */
 async function settle(client: Api, id: number, timeoutMs = 20_000) {
   const seen: { status: string; progress: number; message: string }[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { body } = await client.get(`/api/tasks/${id}`);
-    const last = seen[seen.length - 1];
-    if (!last || last.status !== body.status || last.progress !== body.progress || last.message !== body.message) seen.push({ status: body.status, progress: body.progress, message: body.message });
-    if (body.status === "completed" || body.status === "failed") return { task: body, seen };
-    if (Date.now() > deadline) throw new Error(`task ${id} still ${body.status} after ${timeoutMs} ms`);
-    await Bun.sleep(25);
-  }
+  const task = await settleTask(client, id, {
+    timeoutMs,
+    onPoll: ({ status, progress, message }) => {
+      const last = seen.at(-1);
+      if (!last || last.status !== status || last.progress !== progress || last.message !== message) seen.push({ status, progress, message });
+    },
+  });
+  return { task, seen };
 }
 
 describe("pasted content", () => {
@@ -276,9 +276,11 @@ describe("consistency between task rows and jobs", () => {
     const me = (await alice.get("/api/auth/me")).body;
     const id = await insertTask("pending", me.id);
     const run = { db: orm(), fetcher: createSafeFetcher({ allowPrivateNetworks: true }), importers: createImporters({}), signal: new AbortController().signal, attempt: 1, maxAttempts: 4, changes: unheardChanges };
+    const notesBefore = (await alice.get("/api/notes")).body.total;
     await runImportTask(run, { taskId: id, userId: me.id + 999 });
-    const row = await db.execute({ sql: "select status, note_id from import_tasks where id = ?", args: [id] });
-    expect(row.rows[0]!.note_id).toBeNull();
+    const row = await db.execute({ sql: "select status, progress, note_id from import_tasks where id = ?", args: [id] });
+    expect({ ...row.rows[0] }).toEqual({ status: "pending", progress: 0, note_id: null });
+    expect((await alice.get("/api/notes")).body.total).toBe(notesBefore);
   });
 });
 

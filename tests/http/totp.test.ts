@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@libsql/client";
 import { decodeBase32IgnorePadding } from "@oslojs/encoding";
 import { currentTotpStep, TOTP_PERIOD_SECONDS, totpCodeAt } from "../../src/modules/auth/totp";
-import { Api, expectError } from "../support/api";
+import { Api, expectError, expectUnauthorized } from "../support/api";
+import { sha256Hex } from "../support/sha256";
 import { startTestServer, type TestServer } from "../support/server";
 
 // Replay rule: each user accepts a time step once and never one older than the last accepted, within
@@ -77,10 +78,6 @@ async function pendingToken(user: EnrolledUser): Promise<Api> {
 }
 
 
-function sha256Hex(text: string): string {
-  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
-}
-
 async function userRow(id: number) {
   return (await db.execute({ sql: "select * from users where id = ?", args: [id] })).rows[0]!;
 }
@@ -93,11 +90,6 @@ async function sessionExists(token: string): Promise<boolean> {
 async function expireSession(token: string): Promise<void> {
   const result = await db.execute({ sql: "update sessions set expires_at = ? where id = ?", args: [Date.now() - 1000, sha256Hex(token)] });
   expect(result.rowsAffected).toBe(1);
-}
-
-function expectUnauthorized(response: { status: number; body: any; text: string; headers: Headers }) {
-  expectError(response, 401, "UNAUTHORIZED");
-  expect(response.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
 }
 
 function expectThrottled(response: { status: number; body: any; text: string; headers: Headers }) {
@@ -485,25 +477,24 @@ describe("disabling TOTP", () => {
 describe("bad requests to the TOTP endpoints", () => {
   let user: EnrolledUser;
   let fresh: Api;
-  const expiredTokens: string[] = [];
-  beforeAll(async () => {
-    user = await enrolledUser("badinput");
-    const created = await api.newUser("badfresh");
-    fresh = created.api;
-    // Full tokens past their expiry, one per endpoint (an expired session is deleted on first use).
-    for (let i = 0; i < 4; i++) {
-      const token = await api.login(created.username, created.password);
-      await expireSession(token);
-      expiredTokens.push(token);
-    }
-  });
-
   const endpoints = [
     ["setup", "/api/auth/totp/setup", undefined],
     ["enable", "/api/auth/totp/enable", { code: "123456" }],
     ["disable", "/api/auth/totp/disable", { password: "password-123", code: "123456" }],
     ["verify", "/api/auth/totp/verify", { code: "123456" }],
   ] as const;
+  /** Full tokens past their expiry, one per endpoint by name (an expired session is deleted on first use). */
+  const expiredTokens = new Map<string, string>();
+  beforeAll(async () => {
+    user = await enrolledUser("badinput");
+    const created = await api.newUser("badfresh");
+    fresh = created.api;
+    for (const [name] of endpoints) {
+      const token = await api.login(created.username, created.password);
+      await expireSession(token);
+      expiredTokens.set(name, token);
+    }
+  });
 
   test.each(endpoints)("%s without a token is a 401", async (_name, path, body) => {
     expectUnauthorized(await api.post(path, body));
@@ -518,8 +509,12 @@ describe("bad requests to the TOTP endpoints", () => {
     expectUnauthorized(response);
   });
 
-  test.each(endpoints)("%s with an expired token is a 401", async (_name, path, body) => {
-    expectUnauthorized(await api.withToken(expiredTokens.pop()!).post(path, body));
+  test.each(endpoints)("%s with an expired token is a 401", async (name, path, body) => {
+    const token = expiredTokens.get(name)!;
+    expect(await sessionExists(token)).toBe(true);
+    expectUnauthorized(await api.withToken(token).post(path, body));
+    // The token was sent and read as expired: its session is gone now.
+    expect(await sessionExists(token)).toBe(false);
   });
 
   test.each(endpoints)("%s with a body over 2 MiB is a 413", async (_name, path) => {

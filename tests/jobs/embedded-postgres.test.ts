@@ -7,6 +7,8 @@ import path from "node:path";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../../src/jobs/embedded-postgres";
 import { testLog } from "../support/postgres";
+import { readLine } from "../support/read-line";
+import { until } from "../support/until";
 
 let dataDir: string;
 beforeAll(async () => {
@@ -49,9 +51,7 @@ function alive(pid: number): boolean {
 
 describe("embedded Postgres", () => {
   test("the first start creates the cluster and the rhizome database; a restart reuses data and password", async () => {
-    const coldStart = performance.now();
     const first = await startEmbeddedPostgres({ dataDir, log: testLog });
-    const coldMs = performance.now() - coldStart;
     await query(first.connectionString, "create table marker (id int); insert into marker values (42)");
     const [where] = await query<{ db: string; addr: string; user: string }>(
       first.connectionString,
@@ -60,9 +60,7 @@ describe("embedded Postgres", () => {
     expect(where).toEqual({ db: "rhizome", addr: "127.0.0.1", user: "postgres" });
     await first.stop();
 
-    const warmStart = performance.now();
     const second = await startEmbeddedPostgres({ dataDir, log: testLog });
-    const warmMs = performance.now() - warmStart;
     expect(await query(second.connectionString, "select id from marker")).toEqual([{ id: 42 }]);
     const password = (url: string) => new URL(url).password;
     expect(password(second.connectionString)).toBe(password(first.connectionString));
@@ -75,7 +73,6 @@ describe("embedded Postgres", () => {
     }
     await second.stop();
     await second.stop();
-    console.log(`embedded Postgres: cold start (initdb + start) ${coldMs.toFixed(0)} ms, warm start ${warmMs.toFixed(0)} ms`);
   }, 60_000);
 
   test("a postmaster.pid naming an unrelated live process of the same user does not block the start", async () => {
@@ -104,13 +101,13 @@ describe("embedded Postgres", () => {
     const asPostgresUser = await postgresServerUser();
     const parent = spawn("sh", ["-c", "sleep 0 & exec sleep 30"], { ...asPostgresUser, stdio: "ignore" });
     try {
-      let zombiePid: number | undefined;
-      while (zombiePid === undefined) {
-        const children = readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, "utf8").trim();
-        const candidate = Number.parseInt(children, 10);
-        if (candidate && readFileSync(`/proc/${candidate}/stat`, "utf8").includes(") Z")) zombiePid = candidate;
-        else await Bun.sleep(10);
-      }
+      const zombiePid = await until(
+        () => {
+          const candidate = Number.parseInt(readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, "utf8").trim(), 10);
+          return candidate && readFileSync(`/proc/${candidate}/stat`, "utf8").includes(") Z") ? candidate : null;
+        },
+        { what: "the parent's child to become a zombie" },
+      );
       await writeFile(postmasterFile(), lockFile.replace(/^\d+/, String(zombiePid)));
       const restarted = await startEmbeddedPostgres({ dataDir, log: testLog });
       expect(await query(restarted.connectionString, "select id from marker")).toEqual([{ id: 42 }]);
@@ -124,7 +121,7 @@ describe("embedded Postgres", () => {
     const crashed = await startEmbeddedPostgres({ dataDir, log: testLog });
     const pid = await postmasterPid();
     process.kill(pid, "SIGKILL");
-    while (alive(pid)) await Bun.sleep(20);
+    await until(() => !alive(pid), { what: `the killed postmaster ${pid} to be gone` });
     await crashed.stop();
     const restarted = await startEmbeddedPostgres({ dataDir, log: testLog });
     expect(await query(restarted.connectionString, "select id from marker")).toEqual([{ id: 42 }]);
@@ -198,16 +195,3 @@ const exists = (file: string) => stat(file).then(
   () => true,
   () => false,
 );
-
-async function readLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`stream ended before a line: ${text}`);
-    text += decoder.decode(value);
-  }
-  reader.releaseLock();
-  return text.slice(0, text.indexOf("\n"));
-}

@@ -1,4 +1,5 @@
 import { expect } from "bun:test";
+import { uniqueName } from "./unique-name";
 
 /** A thin REST client for tests: JSON in, status + parsed body out. */
 export class Api {
@@ -37,7 +38,7 @@ export class Api {
 
   /** Registers and logs in a fresh user; returns an Api carrying its token. */
   async newUser(prefix = "user", password = "password-123"): Promise<{ api: Api; username: string; password: string; id: number }> {
-    const username = `${prefix}_${crypto.randomUUID().slice(0, 8)}`;
+    const username = uniqueName(prefix);
     const registered = await this.post("/api/auth/register", { username, password });
     expect(registered.status).toBe(201);
     const token = await this.login(username, password);
@@ -65,4 +66,10 @@ export function expectError(response: { status: number; body: any; text: string 
   expect(typeof response.body?.message).toBe("string");
   expect(Object.keys(response.body).every((key) => ["code", "message", "issues"].includes(key))).toBe(true);
   expect(response.text).not.toMatch(/stack|at \/|node_modules|\.ts:\d+|SQLITE|sqlite/i);
+}
+
+/** A 401 with the contract's body and a Bearer challenge. */
+export function expectUnauthorized(response: { status: number; body: any; text: string; headers: Headers }) {
+  expectError(response, 401, "UNAUTHORIZED");
+  expect(response.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
 }

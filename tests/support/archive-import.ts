@@ -1,5 +1,6 @@
 import { expect } from "bun:test";
 import type { Api } from "./api";
+import { settleTask } from "./settle-task";
 
 /** POST /api/tasks/archive with a raw ZIP body (the answer is returned, whatever its status). */
 export function uploadArchive(client: Api, zip: Uint8Array | string, format?: string) {
@@ -7,17 +8,6 @@ export function uploadArchive(client: Api, zip: Uint8Array | string, format?: st
     body: zip as BodyInit,
     headers: { "content-type": "application/zip" },
   });
-}
-
-/** Polls a task until it completes or fails. */
-export async function settleTask(client: Api, id: number, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { body } = await client.get(`/api/tasks/${id}`);
-    if (body.status === "completed" || body.status === "failed") return body;
-    if (Date.now() > deadline) throw new Error(`task ${id} still ${body.status}`);
-    await Bun.sleep(50);
-  }
 }
 
 /** Uploads an archive (a fresh archive task is answered 201, pending) and waits for its task to end. */

@@ -78,6 +78,8 @@ export interface FakeAnthropic {
   setLatency(ms: number): void;
   /** The next `count` valid requests fail with `kind`. */
   failNext(count: number, kind: FailureKind): void;
+  /** Calls `hook` with each request's number (as `calls` counts it) when it arrives, before it is answered; undefined removes it. */
+  onRequest(hook: ((call: number) => void) | undefined): void;
   reset(): void;
   stop(): Promise<void>;
 }
@@ -121,6 +123,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   let requests: ParsedRequest[] = [];
   let pending: FailureKind[] = [];
   let usage = { input_tokens: 0, output_tokens: 0 };
+  let requestHook: ((call: number) => void) | undefined;
 
   const nextId = () => String(++serial).padStart(6, "0");
 
@@ -212,6 +215,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       return error(404, "not_found_error", `${request.method} ${url.pathname} not found`);
     }
     calls += 1;
+    requestHook?.(calls);
     const raw = await request.text();
     if (latencyMs) await Bun.sleep(latencyMs);
 
@@ -293,6 +297,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     },
     failNext(count, kind) {
       for (let i = 0; i < count; i++) pending.push(kind);
+    },
+    onRequest(hook) {
+      requestHook = hook;
     },
     reset() {
       calls = 0;

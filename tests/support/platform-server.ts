@@ -39,5 +39,11 @@ export function startPlatformServer(route: (url: URL, request: Request) => Respo
     }
     throw new Error("too many redirects");
   };
-  return { origin, fetcher, seen, stop: () => server.stop(true) };
+  /** What `run` returned and the requests made while it ran, as public URLs. */
+  async function requestsOf<T>(run: () => Promise<T>): Promise<{ result: T; requests: SeenRequest[] }> {
+    const before = seen.length;
+    const result = await run();
+    return { result, requests: seen.slice(before) };
+  }
+  return { origin, fetcher, seen, requestsOf, stop: () => server.stop(true) };
 }

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { chmod, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type pg from "pg";
+import pg from "pg";
 import { startEmbeddedPostgres } from "../../src/jobs/embedded-postgres";
 import { type JobLog, silentLog } from "../../src/jobs/log";
 
@@ -74,4 +74,22 @@ export async function withDatabaseClosed(admin: pg.Client, name: string, body: (
   } finally {
     await admin.query(`alter database ${name} allow_connections true`);
   }
+}
+
+let databases = 0;
+
+/** A new, empty database in the test run's Postgres; returns its URL. */
+export async function freshQueueDatabase(): Promise<string> {
+  const { connectionString } = await getTestPostgres();
+  const name = `rhizome_test_${process.pid}_${++databases}`;
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(connectionString);
+  url.pathname = `/${name}`;
+  return url.toString();
 }

@@ -5,8 +5,7 @@ import { loadConfig } from "../../src/config";
 import { setLogLevel } from "../../src/log";
 import { startServer, type RunningServer } from "../../src/server";
 import { createClient, type Client } from "@libsql/client";
-import pg from "pg";
-import { getTestPostgres } from "./postgres";
+import { freshQueueDatabase } from "./postgres";
 
 setLogLevel((process.env.TEST_LOG_LEVEL as "error" | undefined) ?? "silent");
 
@@ -68,21 +67,4 @@ async function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-let databases = 0;
-
-export async function freshQueueDatabase(): Promise<string> {
-  const { connectionString } = await getTestPostgres();
-  const name = `rhizome_test_${process.pid}_${++databases}`;
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    await client.query(`create database ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(connectionString);
-  url.pathname = `/${name}`;
-  return url.toString();
 }

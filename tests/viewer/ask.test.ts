@@ -7,6 +7,7 @@ import { Api } from "../support/api";
 import { launchChromium, watchPage } from "../support/browser";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
 import { startTestServer, type TestServer } from "../support/server";
+import { awaitBuild } from "../support/await-build";
 
 let server: TestServer;
 let fake: FakeAnthropic;
@@ -25,11 +26,7 @@ beforeAll(async () => {
   alice = await new Api(server.url).newUser("viewer");
   for (const note of NOTES) expect((await alice.api.post("/api/notes", note)).status).toBe(201);
   expect((await alice.api.post("/api/knowledge-graph/build", { mode: "full" })).status).toBe(202);
-  for (;;) {
-    const { body } = await alice.api.get("/api/knowledge-graph/status");
-    if (body.status !== "building") break;
-    await Bun.sleep(25);
-  }
+  expect((await awaitBuild(alice.api)).status.status).toBe("completed");
 });
 afterAll(async () => {
   await browser?.close();

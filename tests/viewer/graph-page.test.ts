@@ -6,6 +6,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Api } from "../support/api";
 import { launchChromium, pixelVariety, watchPage, type PageWatch } from "../support/browser";
 import { startTestServer, type TestServer } from "../support/server";
+import { awaitBuild } from "../support/await-build";
+import { until } from "../support/until";
 
 let server: TestServer;
 let browser: Browser;
@@ -40,11 +42,7 @@ afterAll(async () => {
 
 async function buildAndWait(api: Api) {
   expect((await api.post("/api/knowledge-graph/build", { mode: "incremental" })).status).toBe(202);
-  for (;;) {
-    const { body } = await api.get("/api/knowledge-graph/status");
-    if (body.status !== "building") return expect(body.status).toBe("completed");
-    await Bun.sleep(25);
-  }
+  expect((await awaitBuild(api)).status.status).toBe("completed");
 }
 
 interface Opened {
@@ -71,12 +69,6 @@ async function openViewer(options: { viewport?: { width: number; height: number 
   const entry = { context, page, watch };
   opened.push(entry);
   return entry;
-}
-
-/** Polls a condition about what is drawn (sigma draws on its next frame) until it holds, or fails after a while. */
-async function eventually(condition: () => Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) if (Date.now() > deadline) throw new Error(`still false after ${timeoutMs} ms`);
 }
 
 /** The element labelled `Knowledge graph` that holds the rendering. */
@@ -274,7 +266,7 @@ describe("the graph viewer", () => {
     await legend.first().click();
     expect(await legend.first().getAttribute("aria-pressed")).toBe("true");
     // One community of a dozen or more: far less of the picture is drawn.
-    await eventually(async () => (await pixelVariety(graph, decoder)).inked < before / 2);
+    await until(async () => (await pixelVariety(graph, decoder)).inked, { timeoutMs: 15_000, what: "the graph to be drawn with half the ink", done: (inked) => inked < before / 2 });
     await page.getByLabel("Type").selectOption({ index: 1 });
     await page.getByLabel("Nodes").selectOption("1000");
     await page.locator("#showing", { hasText: "showing 700 of 700 concepts" }).waitFor();

@@ -1,7 +1,7 @@
 import type { Database } from "../../db/client";
 import type { ExtractorSettings } from "../graph/create-extractor";
 import type { Change } from "./change";
-import type { Clock } from "./coalescer";
+import { systemClock, type Clock } from "./coalescer";
 import { UserChannel, type StreamSink } from "./user-channel";
 
 export const KEEP_ALIVE_MS = 15_000;
@@ -15,7 +15,8 @@ export const KEEP_ALIVE_MS = 15_000;
 export class ChangeFeed {
   readonly #channels = new Map<number, UserChannel>();
   #total = 0;
-  #keepAlive: ReturnType<typeof setInterval> | undefined;
+  /** The timer of the next keep-alive; set only while a stream is open. */
+  #keepAlive: unknown;
   readonly #db: Database;
   readonly #graphSettings: ExtractorSettings;
   readonly #keepAliveMs: number;
@@ -34,7 +35,7 @@ export class ChangeFeed {
     if (!channel) this.#channels.set(userId, (channel = new UserChannel(this.#db, userId, this.#graphSettings, this.#clock)));
     const joined = channel;
     this.#total++;
-    this.#keepAlive ??= setInterval(() => this.#eachSink((each) => each.keepAlive()), this.#keepAliveMs);
+    if (this.#keepAlive === undefined) this.#scheduleKeepAlive();
     void joined.join(sink);
     let subscribed = true;
     return () => {
@@ -46,7 +47,7 @@ export class ChangeFeed {
         this.#channels.delete(userId);
       }
       if (--this.#total === 0) {
-        clearInterval(this.#keepAlive);
+        this.#timers.clearTimeout(this.#keepAlive);
         this.#keepAlive = undefined;
       }
     };
@@ -68,6 +69,19 @@ export class ChangeFeed {
 
   closeAll(): void {
     this.#eachSink((sink) => sink.close());
+  }
+
+  get #timers(): Clock {
+    return this.#clock ?? systemClock;
+  }
+
+  #scheduleKeepAlive(): void {
+    this.#keepAlive = this.#timers.setTimeout(() => {
+      this.#keepAlive = undefined;
+      this.#eachSink((sink) => sink.keepAlive());
+      // A sink that failed its write left the feed; with none left, the timer stops here.
+      if (this.#total > 0 && this.#keepAlive === undefined) this.#scheduleKeepAlive();
+    }, this.#keepAliveMs);
   }
 
   #eachSink(action: (sink: StreamSink) => void): void {

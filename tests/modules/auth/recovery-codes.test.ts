@@ -12,9 +12,9 @@ import {
   replaceRecoveryCodes,
 } from "../../../src/modules/auth/recovery-codes";
 import { createSecretBox, type SecretBox } from "../../../src/modules/auth/secret-box";
+import { sha256Hex } from "../../support/sha256";
 
 const box = (secretKey: string) => createSecretBox({ secretKey, dataDir: os.tmpdir() });
-const sha256Hex = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
 
 describe("generating recovery codes", () => {
   test("gives 10 distinct codes shaped xxxxx-xxxxx in lower-case base32", () => {

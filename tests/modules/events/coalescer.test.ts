@@ -1,35 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { Coalescer, type Clock } from "../../../src/modules/events/coalescer";
-
-/** A clock the test moves by hand: timers fire only inside `advance`. */
-function manualClock() {
-  let now = 0;
-  let timers: { at: number; callback: () => void; handle: number }[] = [];
-  let next = 0;
-  const clock: Clock = {
-    now: () => now,
-    setTimeout: (callback, ms) => {
-      timers.push({ at: now + ms, callback, handle: ++next });
-      return next;
-    },
-    clearTimeout: (handle) => void (timers = timers.filter((timer) => timer.handle !== handle)),
-  };
-  return {
-    clock,
-    async advance(ms: number) {
-      const until = now + ms;
-      for (;;) {
-        const due = timers.filter((timer) => timer.at <= until).sort((a, b) => a.at - b.at)[0];
-        if (!due) break;
-        timers = timers.filter((timer) => timer !== due);
-        now = due.at;
-        due.callback();
-        await Bun.sleep(0); // let the flush run
-      }
-      now = until;
-    },
-  };
-}
+import { Coalescer } from "../../../src/modules/events/coalescer";
+import { manualClock } from "../../support/manual-clock";
 
 describe("Coalescer", () => {
   test("50 requests in one second give 5 flushes, the last after the last request", async () => {

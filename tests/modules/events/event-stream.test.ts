@@ -7,6 +7,8 @@ import { readStatements } from "../../../src/db/read-statements";
 import { ChangeFeed } from "../../../src/modules/events/change-feed";
 import { openEventStream as serveEventStream } from "../../../src/modules/events/event-stream";
 import { openEventStream } from "../../support/event-stream";
+import { manualClock } from "../../support/manual-clock";
+import { until } from "../../support/until";
 
 let dataDir: string;
 let notes: NotesDatabase;
@@ -38,14 +40,6 @@ afterAll(() => {
 
 const open = (userId: number) => openEventStream(`http://127.0.0.1:${server.port}/?user=${userId}`);
 
-async function until(condition: () => boolean, what: string) {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`still not ${what}`);
-    await Bun.sleep(10);
-  }
-}
-
 async function insertTask(userId: number, status: string) {
   const now = Date.now();
   const result = await notes.client.execute({
@@ -63,9 +57,9 @@ describe("the event stream", () => {
     await Promise.all([first.next(), second.next()]);
     expect(feed.subscriberCount(ada)).toBe(2);
     first.close();
-    await until(() => feed.subscriberCount(ada) === 1, "one subscriber");
+    await until(() => feed.subscriberCount(ada) === 1, { what: "one subscriber" });
     second.close();
-    await until(() => feed.subscriberCount(ada) === 0, "zero subscribers");
+    await until(() => feed.subscriberCount(ada) === 0, { what: "zero subscribers" });
     expect(feed.subscriberCount()).toBe(0);
   });
 
@@ -86,13 +80,35 @@ describe("the event stream", () => {
     bobStream.close();
   });
 
-  test("keep-alive comments arrive at the feed's interval, and stop once no stream is open", async () => {
+  test("keep-alive comments are written into the stream", async () => {
     const [ada] = users as [number];
     const reader = await open(ada);
     await reader.next((message) => message.comment === "keep-alive");
-    await reader.next((message) => message.comment === "keep-alive");
     reader.close();
-    await until(() => feed.subscriberCount() === 0, "closed");
+    await until(() => feed.subscriberCount() === 0, { what: "closed" });
+  });
+
+  test("keep-alives go to every open stream once per interval, and stop once no stream is open", async () => {
+    const [ada, bob] = users as [number, number];
+    const { clock, advance, pending } = manualClock();
+    const counted = new ChangeFeed({ db: notes.db, graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} }, keepAliveMs: 1_000, clock });
+    const keepAlives = [0, 0];
+    const sink = (index: number) => ({ send() {}, keepAlive: () => void keepAlives[index]!++, close() {} });
+    const leaveAda = counted.subscribe(ada, sink(0));
+    const leaveBob = counted.subscribe(bob, sink(1));
+    await advance(999);
+    expect(keepAlives).toEqual([0, 0]);
+    await advance(1);
+    expect(keepAlives).toEqual([1, 1]);
+    await advance(2_000);
+    expect(keepAlives).toEqual([3, 3]);
+    leaveAda();
+    await advance(1_000);
+    expect(keepAlives).toEqual([3, 4]);
+    leaveBob();
+    expect(pending()).toEqual([]); // no timer left to fire
+    await advance(10_000);
+    expect(keepAlives).toEqual([3, 4]);
   });
 
   test("after news may have been lost, the graph status and the tasks changed since are sent again", async () => {
@@ -123,10 +139,10 @@ describe("the event stream", () => {
       const leave = received.map((events) =>
         counted.subscribe(ada, { send: (event, data) => events.push(`${event} ${data}`), keepAlive() {}, close() {} }),
       );
-      await until(() => received.every((events) => events.length === 1), "sent the initial status");
+      await until(() => received.every((events) => events.length === 1), { what: "sent the initial status" });
       expect(reads).toBe(3); // one initial status per stream
       counted.deliver({ userId: ada, kind: "graph" });
-      await until(() => received.every((events) => events.length === 2), "sent the change");
+      await until(() => received.every((events) => events.length === 2), { what: "sent the change" });
       expect(reads).toBe(4);
       expect(new Set(received.map((events) => events[1])).size).toBe(1);
       leave.forEach((unsubscribe) => unsubscribe());

@@ -5,7 +5,8 @@ import { ImportError, PASTE_INSTEAD } from "../../../../src/modules/imports/impo
 import { bilibiliImporter, createBilibiliImporter } from "../../../../src/modules/imports/platforms/bilibili";
 import { timestamp } from "../../../../src/modules/imports/platforms/bilibili/video-document";
 import type { Fetcher } from "../../../../src/modules/imports/platforms/types";
-import { type SeenRequest, startPlatformServer } from "../../../support/platform-server";
+import { importFailureOf, importRejectionOf } from "../../../support/import-failure";
+import { startPlatformServer } from "../../../support/platform-server";
 
 const fixture = (name: string) =>
   readFileSync(path.join(import.meta.dir, "../../../fixtures/platforms/bilibili", name), "utf8");
@@ -77,32 +78,14 @@ const apiBase = `${server.origin}/api.bilibili.com`;
 const loggedOut = createBilibiliImporter({ apiBase });
 const loggedIn = createBilibiliImporter({ apiBase, sessdata: SESSDATA });
 
-/** The requests one import makes, as public URLs. */
-async function requestsOf<T>(run: () => Promise<T>): Promise<{ result: T; requests: SeenRequest[] }> {
-  const before = server.seen.length;
-  const result = await run();
-  return { result, requests: server.seen.slice(before) };
-}
-
-async function importFailure(url: string, importer = loggedOut): Promise<ImportError> {
-  const error = await importer.fetchDocument(url, server.fetcher).catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ImportError);
-  return error as ImportError;
-}
-
-function pastedFailure(content: string): ImportError {
-  try {
-    bilibiliImporter.parsePasted(content);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ImportError);
-    return error as ImportError;
-  }
-  throw new Error("expected an ImportError, but a document came out");
-}
+/** The ImportError an import of `url` fails with. */
+const importFailure = (url: string, importer = loggedOut) => importRejectionOf(importer.fetchDocument(url, server.fetcher));
+/** The ImportError pasting `content` fails with. */
+const pastedFailure = (content: string) => importFailureOf(() => bilibiliImporter.parsePasted(content));
 
 describe("fetching Bilibili videos through the API", () => {
   test("a logged-out import has the video's details and says why there are no subtitles", async () => {
-    const { result: document, requests } = await requestsOf(() =>
+    const { result: document, requests } = await server.requestsOf(() =>
       loggedOut.fetchDocument(`https://www.bilibili.com/video/${BVID}/?spm_id_from=333.1007.tianma.1-1-1.click`, server.fetcher),
     );
     expect(document.title).toBe("【硬核科普】为什么飞机的窗户都是圆角的？");
@@ -132,7 +115,7 @@ describe("fetching Bilibili videos through the API", () => {
   });
 
   test("with SESSDATA the Chinese subtitles are fetched with the cookie and rendered with timestamps", async () => {
-    const { result: document, requests } = await requestsOf(() =>
+    const { result: document, requests } = await server.requestsOf(() =>
       loggedIn.fetchDocument(`https://www.bilibili.com/video/${BVID}`, server.fetcher),
     );
     expect(document.markdown).toContain("## Subtitles (中文（自动生成）)");
@@ -150,7 +133,7 @@ describe("fetching Bilibili videos through the API", () => {
   });
 
   test("the default importer talks to the real API host", async () => {
-    const { result: document, requests } = await requestsOf(() =>
+    const { result: document, requests } = await server.requestsOf(() =>
       bilibiliImporter.fetchDocument(`https://www.bilibili.com/video/${BVID}`, server.fetcher),
     );
     expect(document.title).toBe("【硬核科普】为什么飞机的窗户都是圆角的？");
@@ -158,7 +141,7 @@ describe("fetching Bilibili videos through the API", () => {
   });
 
   test("an av link asks the API by aid", async () => {
-    const { result: document, requests } = await requestsOf(() =>
+    const { result: document, requests } = await server.requestsOf(() =>
       loggedOut.fetchDocument(`https://www.bilibili.com/video/av${AID}`, server.fetcher),
     );
     expect(document.title).toBe("【硬核科普】为什么飞机的窗户都是圆角的？");
@@ -171,7 +154,7 @@ describe("fetching Bilibili videos through the API", () => {
   });
 
   test("a b23.tv short link is followed to the video", async () => {
-    const { result: document, requests } = await requestsOf(() =>
+    const { result: document, requests } = await server.requestsOf(() =>
       loggedOut.fetchDocument("https://b23.tv/aB3xY9z", server.fetcher),
     );
     expect(document.title).toBe("【硬核科普】为什么飞机的窗户都是圆角的？");
@@ -231,7 +214,7 @@ describe("fetching Bilibili videos through the API", () => {
   });
 
   test("a link that names no video is refused before any request", async () => {
-    const { requests } = await requestsOf(async () => {
+    const { requests } = await server.requestsOf(async () => {
       const error = await importFailure("https://space.bilibili.com/398765432");
       expect(error.permanent).toBe(true);
       expect(error.message).toContain("not a Bilibili video link");

@@ -4,7 +4,8 @@ import path from "node:path";
 import { ImportError, PASTE_INSTEAD } from "../../../../src/modules/imports/import-error";
 import { createDouyinImporter, douyinImporter } from "../../../../src/modules/imports/platforms/douyin";
 import type { Fetcher } from "../../../../src/modules/imports/platforms/types";
-import { type SeenRequest, startPlatformServer } from "../../../support/platform-server";
+import { importFailureOf, importRejectionOf } from "../../../support/import-failure";
+import { startPlatformServer } from "../../../support/platform-server";
 
 const fixture = (name: string) =>
   readFileSync(path.join(import.meta.dir, "../../../fixtures/platforms/douyin", name), "utf8");
@@ -50,27 +51,10 @@ afterAll(() => server.stop());
 
 const importer = createDouyinImporter({ shareBase: `${server.origin}/www.iesdouyin.com` });
 
-async function requestsOf<T>(run: () => Promise<T>): Promise<{ result: T; requests: SeenRequest[] }> {
-  const before = server.seen.length;
-  const result = await run();
-  return { result, requests: server.seen.slice(before) };
-}
-
-async function importFailure(url: string): Promise<ImportError> {
-  const error = await importer.fetchDocument(url, server.fetcher).catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ImportError);
-  return error as ImportError;
-}
-
-function pastedFailure(content: string): ImportError {
-  try {
-    douyinImporter.parsePasted(content);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ImportError);
-    return error as ImportError;
-  }
-  throw new Error("expected an ImportError, but a document came out");
-}
+/** The ImportError an import of `url` fails with. */
+const importFailure = (url: string) => importRejectionOf(importer.fetchDocument(url, server.fetcher));
+/** The ImportError pasting `content` fails with. */
+const pastedFailure = (content: string) => importFailureOf(() => douyinImporter.parsePasted(content));
 
 /** A share page; real ones key the post by the literal route id `video_(id)/page`. */
 const routerPage = (item: unknown, route = "video_(id)/page") =>
@@ -80,7 +64,7 @@ const routerPage = (item: unknown, route = "video_(id)/page") =>
 
 describe("fetching Douyin posts through the share page", () => {
   test("a video link is read from the share page in one request, as an iPhone", async () => {
-    const { result: document, requests } = await requestsOf(() =>
+    const { result: document, requests } = await server.requestsOf(() =>
       importer.fetchDocument(`https://www.douyin.com/video/${VIDEO}`, server.fetcher),
     );
     expect(document.title).toBe("在重庆洪崖洞看夜景，千与千寻既视感✨ 记得避开周末晚上八点的人流高峰");
@@ -117,7 +101,7 @@ describe("fetching Douyin posts through the share page", () => {
   });
 
   test("a v.douyin.com short link is followed and the share page it lands on is used", async () => {
-    const { result: document, requests } = await requestsOf(() =>
+    const { result: document, requests } = await server.requestsOf(() =>
       importer.fetchDocument("https://v.douyin.com/iRNBho6u/", server.fetcher),
     );
     expect(document.sourceUrl).toBe(`https://www.douyin.com/video/${VIDEO}`);
@@ -131,7 +115,7 @@ describe("fetching Douyin posts through the share page", () => {
   });
 
   test("the default importer asks the real share host", async () => {
-    const { requests } = await requestsOf(() => douyinImporter.fetchDocument(`https://www.douyin.com/video/${VIDEO}`, server.fetcher));
+    const { requests } = await server.requestsOf(() => douyinImporter.fetchDocument(`https://www.douyin.com/video/${VIDEO}`, server.fetcher));
     expect(requests[0]?.url).toBe(`https://www.iesdouyin.com/share/video/${VIDEO}/`);
   });
 
@@ -167,7 +151,7 @@ describe("fetching Douyin posts through the share page", () => {
   });
 
   test("a link that names no post is refused before any request", async () => {
-    const { requests } = await requestsOf(async () => {
+    const { requests } = await server.requestsOf(async () => {
       const error = await importFailure("https://www.douyin.com/user/MS4wLjABAAAA8kq2Zr1vYwXx3JcQpN0t5mHbLfUeDsGaOiKyTzR7WvE");
       expect(error.permanent).toBe(true);
       expect(error.message).toContain("not a Douyin post link");

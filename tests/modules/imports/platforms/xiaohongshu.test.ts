@@ -5,6 +5,7 @@ import { ImportError, PASTE_INSTEAD } from "../../../../src/modules/imports/impo
 import type { Fetcher } from "../../../../src/modules/imports/platforms/types";
 import { xiaohongshuImporter } from "../../../../src/modules/imports/platforms/xiaohongshu";
 import { plainDesc, topicsInDesc } from "../../../../src/modules/imports/platforms/xiaohongshu/note-text";
+import { importFailureOf, importRejectionOf } from "../../../support/import-failure";
 import { startPlatformServer } from "../../../support/platform-server";
 
 const fixture = (name: string) =>
@@ -71,21 +72,10 @@ function xiaohongshu(url: URL): Response | undefined {
 const server = startPlatformServer(xiaohongshu);
 afterAll(() => server.stop());
 
-async function importFailure(url: string): Promise<ImportError> {
-  const error = await xiaohongshuImporter.fetchDocument(url, server.fetcher).catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ImportError);
-  return error as ImportError;
-}
-
-function pastedFailure(content: string, url?: string): ImportError {
-  try {
-    xiaohongshuImporter.parsePasted(content, url);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ImportError);
-    return error as ImportError;
-  }
-  throw new Error("expected an ImportError, but a document came out");
-}
+/** The ImportError an import of `url` fails with. */
+const importFailure = (url: string) => importRejectionOf(xiaohongshuImporter.fetchDocument(url, server.fetcher));
+/** The ImportError pasting `content` fails with. */
+const pastedFailure = (content: string, url?: string) => importFailureOf(() => xiaohongshuImporter.parsePasted(content, url));
 
 describe("Xiaohongshu note text", () => {
   test("topics render as plain hashtags, adjacent ones kept apart, stickers removed", () => {
