@@ -6,6 +6,7 @@ import { listBackups, restoreBackup, takeBackup } from "../../src/modules/histor
 import { Api } from "../support/api";
 import { imageBytes } from "../support/images";
 import { startTestServer, type TestServer } from "../support/server";
+import { until } from "../support/until";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 let server: TestServer;
@@ -36,7 +37,7 @@ describe("backups", () => {
         acknowledged.set(created.body.id, content);
       }
     });
-    while (acknowledged.size < 40) await Bun.sleep(5);
+    await until(() => acknowledged.size >= 40, { what: "40 notes written", timeoutMs: 30_000 });
     const before = new Map(acknowledged);
     const backupDir = path.join(scratch, "live");
     const { dir, manifest } = await takeBackup({ dbFile: server.dbFile, filesDir: path.join(server.dataDir, "files"), backupDir, keep: 7 });

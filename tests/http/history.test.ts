@@ -7,6 +7,7 @@ import { Api, expectError } from "../support/api";
 import { imageBytes } from "../support/images";
 import { startTestServer, type TestServer } from "../support/server";
 import { buildZip } from "../support/zip-builder";
+import { backdateNote } from "../support/backdate-note";
 import { openNotesDatabase } from "../../src/db/client";
 import { purgeExpiredTrash } from "../../src/modules/history/trash";
 
@@ -24,10 +25,8 @@ afterAll(async () => {
   await server.stop();
 });
 
-/** Moves a note's last write back past the coalescing window, as if a minute had gone by. */
-async function aMinuteLater(noteId: number) {
-  await db.execute({ sql: "update notes set updated_at = updated_at - 61000 where id = ?", args: [noteId] });
-}
+/** Moves a note's last write back past the 60 s coalescing window, as if time had gone by. */
+const aMinuteLater = (noteId: number) => backdateNote(server, noteId);
 
 async function versions(client: Api, id: number) {
   const response = await client.get(`/api/notes/${id}/versions`);

@@ -11,6 +11,8 @@ import { ALL_SCOPES, createAccessToken } from "../support/access-tokens";
 import { Api, expectError } from "../support/api";
 import { startTestServer, type TestServer } from "../support/server";
 import { startServiceProcess } from "../support/service-process";
+import { awaitBuild } from "../support/await-build";
+import { until } from "../support/until";
 
 // Drives /mcp as agents do: the SDK's own Client over its Streamable HTTP transport, on loopback.
 // Tool results are checked against each tool's outputSchema with a JSON Schema validator of their
@@ -78,18 +80,6 @@ function post(body: unknown, headers: Record<string, string> = {}) {
   });
 }
 const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
-
-async function awaitBuild(user: Api, deadlineMs = 60_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  let status: any;
-  while (Date.now() < deadline) {
-    status = (await user.get("/api/knowledge-graph/status")).body;
-    if (status.status === "completed") return;
-    if (status.status === "failed") throw new Error(`build failed: ${JSON.stringify(status)}`);
-    await Bun.sleep(50);
-  }
-  throw new Error(`build not completed within ${deadlineMs} ms; last status ${JSON.stringify(status)}`);
-}
 
 describe("initialize and tools/list", () => {
   test("the server introduces itself with tools and resources, under both protocol revisions", async () => {
@@ -205,7 +195,7 @@ describe("every tool, with good input and bad", () => {
     expect(estimate).toHaveProperty("notes_to_extract");
     const started = await ok("build_graph", { mode: "full" });
     expect(["building", "completed"]).toContain(started.status);
-    await awaitBuild(alice);
+    expect((await awaitBuild(alice)).status.status).toBe("completed");
 
     const concepts = await ok("search_concepts", { q: "anchoring", limit: 5 });
     expect(concepts.nodes.length).toBeGreaterThan(0);
@@ -377,9 +367,8 @@ describe("revocation", () => {
       expect((await alice.delete(`/api/auth/tokens/${created.body.id}`)).status).toBe(204);
       const revokedAt = Date.now();
       for (const client of [here, there]) {
-        let refused = false;
-        while (!refused && Date.now() - revokedAt < 1000) refused = await client.listTools().then(() => false, (error: Error) => /401|Unauthorized|revoked/i.test(String(error)));
-        expect(refused).toBe(true);
+        const refusal = () => client.listTools().then(() => "still listed", (error: Error) => String(error));
+        await until(refusal, { done: (seen) => /401|Unauthorized|revoked/i.test(seen), timeoutMs: 1000 - (Date.now() - revokedAt), what: "the revoked token refused" });
       }
       for (const url of [server.url, second.url]) {
         const response = await fetch(`${url}/mcp`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(INITIALIZE) });

@@ -5,6 +5,7 @@ import type { Browser } from "playwright-core";
 import { Api } from "../support/api";
 import { launchChromium, watchPage } from "../support/browser";
 import { startTestServer, type TestServer } from "../support/server";
+import { backdateNote } from "../support/backdate-note";
 
 let server: TestServer;
 let browser: Browser;
@@ -21,13 +22,8 @@ afterAll(async () => {
 test("a note's earlier version is listed, shown, and restored from the page", async () => {
   const alice = await new Api(server.url).newUser("pagehistory");
   const note = (await alice.api.post("/api/notes", { title: "Recipe", content: "Two eggs and **flour**." })).body;
-  const db = server.openNotesClient();
-  try {
-    // A minute on, so the edit below is a version of its own.
-    await db.execute({ sql: "update notes set updated_at = updated_at - 61000 where id = ?", args: [note.id] });
-  } finally {
-    db.close();
-  }
+  // Past the coalescing minute, so the edit below is a version of its own.
+  await backdateNote(server, note.id);
   await alice.api.put(`/api/notes/${note.id}`, { title: "Recipe (ruined)", content: "Nothing left." });
 
   const context = await browser.newContext();
