@@ -6,3 +6,4 @@ export * from "./events";
 export * from "./files";
 export * from "./ask";
 export * from "./tokens";
+export * from "./oauth";
