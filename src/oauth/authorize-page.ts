@@ -10,7 +10,7 @@ export function escapeHtml(text: string): string {
 /** What the page may do: its own stylesheet, forms to itself (and the client's redirect URI, where a form's answer leads), no script, no framing. */
 export function pageCsp(redirectUri: string | null): string {
   const formAction = redirectUri && URL.canParse(redirectUri) ? `'self' ${new URL(redirectUri).origin}` : "'self'";
-  return ["default-src 'none'", "style-src 'self'", "img-src 'self'", "base-uri 'none'", `form-action ${formAction}`, "frame-ancestors 'none'"].join("; ");
+  return ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", `form-action ${formAction}`, "frame-ancestors 'none'"].join("; ");
 }
 
 function layout(title: string, body: string): string {
@@ -21,6 +21,7 @@ function layout(title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)} · Rhizome</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${OAUTH_PATHS.stylesheet}">
 </head>
 <body>

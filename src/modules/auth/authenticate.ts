@@ -12,7 +12,7 @@ export function bearerToken(authorization: string | null): string {
   return match[1]!;
 }
 
-export const CONNECTOR_TOKEN_ELSEWHERE = "This token was granted to a connector through OAuth and works only at /mcp";
+export const CONNECTOR_TOKEN_ELSEWHERE = "This token was granted to a connector through OAuth: it works only on the MCP endpoint, /mcp";
 
 /**
  * The user and credential behind an `Authorization: Bearer` header: a login session or an access
