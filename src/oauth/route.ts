@@ -36,6 +36,7 @@ const stylesheet = ["../viewer/viewer.css", "./page.css"].map((file) => fs.readF
  */
 export function oauthRoutes(options: OAuthRouteOptions) {
   const { db } = options.services;
+  const ownOrigin = () => (URL.canParse(options.publicUrl()) ? new URL(options.publicUrl()).origin : null);
   const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
     Response.json(body, { status, headers: { "access-control-allow-origin": "*", ...headers } });
   const onlyMethod = (request: Request, method: string) =>
@@ -142,7 +143,7 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     try {
       if (request.method !== "GET" && request.method !== "POST") return page(problemPage(`${request.method} is not allowed here.`), 405, { Allow: "GET, POST" });
       const origin = request.headers.get("origin");
-      if (request.method === "POST" && origin !== null && origin !== "null" && origin !== new URL(options.publicUrl()).origin) {
+      if (request.method === "POST" && origin !== null && origin !== "null" && origin !== ownOrigin()) {
         return page(problemPage("This form was sent from another site; nothing was done."), 403);
       }
       const form = request.method === "POST" ? await readForm(request) : new URL(request.url).searchParams;
