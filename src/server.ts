@@ -109,6 +109,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         router: appRouter,
         publicUrl: () => publicUrl,
         mcpAllowedOrigins: config.mcp.allowedOrigins,
+        importRules: config.imports,
         services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph, files: config.files, askSettings: config.ask },
         events: feed,
         archivesDir: config.imports.archivesDir,

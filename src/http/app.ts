@@ -19,6 +19,9 @@ import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
 import { viewerRoutes } from "../viewer/route";
 import { createMcpRoute, MCP_PATH } from "../mcp/route";
+import { oauthRoutes } from "../oauth/route";
+import { clientMetadataFetcher } from "../oauth/clients";
+import type { ResolveOverrides } from "../modules/imports/resolve-overrides";
 
 export interface HttpAppOptions {
   router: AnyRouter;
@@ -36,6 +39,8 @@ export interface HttpAppOptions {
   publicUrl?: () => string;
   /** Browser origins allowed at /mcp besides the service's own (MCP_ALLOWED_ORIGINS). */
   mcpAllowedOrigins?: string[];
+  /** The import address rules, which also govern fetching connectors' client metadata documents; default: public addresses only. */
+  importRules?: { allowPrivateNetworks: boolean; resolveOverrides?: ResolveOverrides };
 }
 
 // Past every route's own limit, so a body over it gets our 413 (with the error body), not the server's.
@@ -66,6 +71,12 @@ export function createHttpApp(options: HttpAppOptions) {
     publicUrl: options.publicUrl ?? (() => ""),
     allowedOrigins: options.mcpAllowedOrigins ?? [],
   });
+  const oauth = oauthRoutes({
+    services: options.services,
+    publicUrl: options.publicUrl ?? (() => ""),
+    clientAddress: (request) => server?.requestIP(request)?.address ?? "unknown",
+    fetchDocument: clientMetadataFetcher(options.importRules ?? { allowPrivateNetworks: false }),
+  });
   const events = createEventStreamRoute({ db: options.services.db, feed: options.events, keepOpen: (request) => server?.timeout(request, 0) });
 
   const app = new Elysia({ serve: { maxRequestBodySize: largestBody + SERVER_BODY_SLACK } })
@@ -90,6 +101,8 @@ export function createHttpApp(options: HttpAppOptions) {
     .use(docsPlugin(options.document))
     // The event stream stays open as long as the client wants it: no answer deadline.
     .use(viewerRoutes())
+    // Connectors (claude.ai, ChatGPT): this service as the OAuth authorization server for /mcp.
+    .use(oauth)
     .all(`${REST_PREFIX}/events`, ({ request }) => events(request), { parse: "none" })
     // A raw ZIP of up to 256 MiB streamed to disk: no JSON parsing, and no answer deadline while it uploads.
     .all(`${REST_PREFIX}/tasks/archive`, ({ request }) => archiveUpload(request), { parse: "none" })

@@ -3,6 +3,7 @@ import type { AnyRouter } from "@trpc/server";
 import { formatBytes } from "./error-response";
 import { bodyLimitOf, DEFAULT_BODY_LIMIT, proceduresWithMeta, REST_PREFIX } from "./procedure-meta";
 import { viewerOpenApiPaths } from "../viewer/route";
+import { oauthOpenApiPaths } from "../oauth/openapi-paths";
 import { SCOPES, type Access } from "../modules/tokens/scopes";
 
 const ERROR_STATUSES: Record<number, string> = {
@@ -285,6 +286,7 @@ const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
   "/api/files": { post: fileUploadOperation as never },
   "/api/files/{id}": { get: fileReadOperation as never },
   "/mcp": { post: mcpOperation as never },
+  ...(oauthOpenApiPaths as NonNullable<OpenAPIObject["paths"]>),
 };
 
 function healthSchema(status: string) {

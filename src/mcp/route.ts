@@ -12,6 +12,8 @@ import { toolCatalogue } from "./tool-catalogue";
 import { buildTools, type McpTool } from "./tools";
 
 export const MCP_PATH = "/mcp";
+/** RFC 9728: the protected resource's metadata, at the well-known prefix before the resource's path. */
+export const PROTECTED_RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${MCP_PATH}`;
 
 export interface McpRouteOptions {
   router: AnyRouter;
@@ -34,6 +36,7 @@ export function createMcpRoute(options: McpRouteOptions) {
   // Built on the first call: the JSON Schemas cost a few milliseconds that a server which never serves MCP need not spend.
   let tools: Map<string, McpTool> | undefined;
   const allowed = new Set(options.allowedOrigins);
+  const challenge = () => `Bearer realm="rhizome", resource_metadata="${options.publicUrl()}${PROTECTED_RESOURCE_METADATA_PATH}"`;
   const ownOrigin = () => (URL.canParse(options.publicUrl()) ? new URL(options.publicUrl()).origin : null);
 
   return async function handleMcp(request: Request): Promise<Response> {
@@ -46,13 +49,16 @@ export function createMcpRoute(options: McpRouteOptions) {
     }
     let authenticated: Authenticated;
     try {
-      authenticated = await authenticateBearer(options.db, request.headers.get("authorization"));
+      authenticated = await authenticateBearer(options.db, request.headers.get("authorization"), "full", { connectors: true });
     } catch (error) {
-      return serviceErrorResponse(error, `POST ${MCP_PATH}`);
+      const response = serviceErrorResponse(error, `POST ${MCP_PATH}`);
+      // A connector (claude.ai, ChatGPT) starts from this 401: it names where to find the authorization server.
+      if (response.status === 401) response.headers.set("WWW-Authenticate", challenge());
+      return response;
     }
     if (authenticated.credential.kind === "session") {
       return edgeError("UNAUTHORIZED", `A login session's token is not accepted at ${MCP_PATH}: create an access token (POST /api/auth/tokens) and use it`, {
-        "WWW-Authenticate": 'Bearer realm="rhizome"',
+        "WWW-Authenticate": challenge(),
       });
     }
     let body: unknown;

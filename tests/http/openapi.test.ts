@@ -43,7 +43,7 @@ describe("the OpenAPI document", () => {
     const document = buildOpenApiDocument(appRouter) as any;
     expect(document.servers).toEqual([{ url: "/" }]);
     expect(Object.keys(document.paths)).toContain("/api/notes");
-    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/api\/|^\/healthz$|^\/mcp$|^\/graph(\/|$)/);
+    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/api\/|^\/healthz$|^\/mcp$|^\/graph(\/|$)|^\/oauth\/|^\/\.well-known\/oauth-/);
   });
 
   test("says which operations need a token: `security: []` on the public ones, the bearer scheme on the rest", () => {
@@ -61,7 +61,23 @@ describe("the OpenAPI document", () => {
         else expect(security[0]).toEqual({ OAuth2PasswordBearer: [] });
       }
     }
-    expect(publicOperations.sort()).toEqual(["GET /graph", "GET /graph/assets/{file}", "GET /healthz", "POST /api/auth/login", "POST /api/auth/register"]);
+    expect(publicOperations.sort()).toEqual(
+      [
+        "GET /graph",
+        "GET /graph/assets/{file}",
+        "GET /healthz",
+        "POST /api/auth/login",
+        "POST /api/auth/register",
+        "GET /.well-known/oauth-protected-resource/mcp",
+        "GET /.well-known/oauth-protected-resource",
+        "GET /.well-known/oauth-authorization-server",
+        "POST /oauth/register",
+        "GET /oauth/authorize",
+        "POST /oauth/authorize",
+        "POST /oauth/token",
+        "POST /oauth/revoke",
+      ].sort(),
+    );
   });
 
   test("lists each operation's scope as the access token's security requirement", () => {

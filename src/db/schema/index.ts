@@ -7,3 +7,4 @@ export * from "./files";
 export * from "./ask";
 export * from "./tokens";
 export * from "./history";
+export * from "./oauth";

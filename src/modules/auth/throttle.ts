@@ -20,14 +20,17 @@ const MINUTE = 60_000;
 export const LOGIN_PER_USERNAME: ThrottlePolicy = { freeFailures: 5, windowMs: 15 * MINUTE, baseBlockMs: 30_000, maxBlockMs: 15 * MINUTE };
 export const LOGIN_PER_ADDRESS: ThrottlePolicy = { freeFailures: 20, windowMs: 15 * MINUTE, baseBlockMs: MINUTE, maxBlockMs: 15 * MINUTE };
 export const SECOND_FACTOR_PER_USER: ThrottlePolicy = { freeFailures: 5, windowMs: 30 * MINUTE, baseBlockMs: 15 * MINUTE, maxBlockMs: 60 * MINUTE };
+/** OAuth dynamic client registration: each registration counts, 20 an hour per client address. */
+export const REGISTRATION_PER_ADDRESS: ThrottlePolicy = { freeFailures: 20, windowMs: 60 * MINUTE, baseBlockMs: 60 * MINUTE, maxBlockMs: 60 * MINUTE };
 
 /** Past this, a row whose block is over counts for nothing under any policy, so it can go. */
-const LONGEST_WINDOW_MS = Math.max(...[LOGIN_PER_USERNAME, LOGIN_PER_ADDRESS, SECOND_FACTOR_PER_USER].map((policy) => policy.windowMs));
+const LONGEST_WINDOW_MS = Math.max(...[LOGIN_PER_USERNAME, LOGIN_PER_ADDRESS, SECOND_FACTOR_PER_USER, REGISTRATION_PER_ADDRESS].map((policy) => policy.windowMs));
 
 export const throttleKeys = {
   loginUsername: (username: string) => `login:user:${username.toLowerCase()}`,
   loginAddress: (address: string) => `login:addr:${addressBlock(address)}`,
   secondFactor: (userId: number) => `2fa:user:${userId}`,
+  oauthRegistration: (address: string) => `oauth-register:addr:${addressBlock(address)}`,
 };
 
 /**

@@ -3,7 +3,7 @@ import type { Database } from "../../db/client";
 import { packedRow } from "../../db/packed-row";
 import { preparedPerDatabase } from "../../db/prepared";
 import { readStatements } from "../../db/read-statements";
-import { accessTokens, users } from "../../db/schema";
+import { accessTokens, oauthGrants, users } from "../../db/schema";
 import { log } from "../../log";
 import type { Authenticated } from "./credential";
 import type { Scope } from "./scopes";
@@ -24,6 +24,8 @@ const tokenRow = packedRow({
   username: users.username,
   createdAt: users.createdAt,
   totpEnabled: users.totpEnabled,
+  /** A connector's current access token ends here (1 h), well before its grant (the row's `expires_at`). */
+  accessExpiresAt: oauthGrants.accessExpiresAt,
 });
 
 const statements = preparedPerDatabase((db) => ({
@@ -31,6 +33,7 @@ const statements = preparedPerDatabase((db) => ({
     .select({ row: tokenRow.column })
     .from(accessTokens)
     .innerJoin(users, eq(users.id, accessTokens.userId))
+    .leftJoin(oauthGrants, eq(oauthGrants.tokenId, accessTokens.id))
     .where(eq(accessTokens.tokenHash, sql.placeholder("hash")))
     .prepare(),
   // Conditional, so processes that see the same stale value write it once between them.
@@ -56,6 +59,7 @@ export async function validateAccessToken(db: Database, token: string, now = Dat
   if (!found) return null;
   const row = tokenRow.unpack(found[0] as string);
   if (row.expiresAt !== null && now >= row.expiresAt) return null;
+  if (row.accessExpiresAt !== null && now >= row.accessExpiresAt) return null;
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     // Best effort: a busy database must not turn a valid request away for a bookkeeping write.
     await touch.run({ id: row.id, now, staleBefore: now - LAST_USED_RESOLUTION_MS }).catch((error: unknown) => log.debug("last_used_at not written", error));
