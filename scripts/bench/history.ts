@@ -61,15 +61,18 @@ async function main() {
   for (let done = 0; done < EDITS; done += BLOCK) {
     for (const side of done / BLOCK % 2 === 0 ? sides : [...sides].reverse()) {
       for (let edit = done; edit < Math.min(EDITS, done + BLOCK); edit++) {
-        // One word, somewhere in the note, becomes another: the same edits on both sides.
-        const at = side.content.indexOf(` ${words[(edit * 7919) % words.length]} `, (edit * 104_729) % side.content.length);
-        const from = at < 0 ? side.content.indexOf(" ") : at;
-        side.content = `${side.content.slice(0, from)} edit${edit}${side.content.slice(side.content.indexOf(" ", from + 1))}`;
+        // One word, somewhere in the note, becomes another of the same length (the note stays 1 MiB): the same edits on both sides.
+        const word = words[(edit * 7919) % words.length]!;
+        const found = side.content.indexOf(` ${word} `, (edit * 104_729) % side.content.length);
+        const at = found < 0 ? side.content.indexOf(` ${word} `) : found;
+        const replacement = `e${edit}${"x".repeat(word.length)}`.slice(0, word.length);
+        side.content = `${side.content.slice(0, at + 1)}${replacement}${side.content.slice(at + 1 + word.length)}`;
         const started = performance.now();
         await call(side.session, "PUT", `/api/notes/${side.noteId}`, { content: side.content });
         side.latencies.push(performance.now() - started);
       }
     }
+    if ((done / BLOCK) % 4 === 3) console.log(`  ${done + BLOCK} edits per server`);
   }
   const history = sides[0]!;
   const plain = sides[1]!;
