@@ -14,7 +14,9 @@ import { benchWorkDir, startServerProcess, type ServerProcess } from "./server-p
 import { registerAndLogin, type Session } from "./tasks-client";
 
 const EDITS = Number(process.env.BENCH_EDITS ?? 1_000);
-const BLOCK = 50;
+/** Of those, the first this many per server are timed against the server without history, in alternating blocks. */
+const COMPARED = Number(process.env.BENCH_COMPARED ?? 100);
+const BLOCK = 25;
 const NOTE_BYTES = 1024 * 1024;
 const BACKUP_NOTES = Number(process.env.BENCH_BACKUP_NOTES ?? 100_000);
 const TARGET = { growthBytes: 5 * 1024 * 1024, putRatio: 1.3, oldestMs: 50, writeWaitMs: 200 };
@@ -33,10 +35,12 @@ interface Side {
   name: string;
   dir: string;
   server: ServerProcess;
-  session: Session;
+  /** Two clients of the same user taking turns, so no edit coalesces with the one before: each is a version. */
+  clients: [Session, Session];
   noteId: number;
   content: string;
   latencies: number[];
+  edits: number;
 }
 
 async function main() {
@@ -51,39 +55,48 @@ async function main() {
     const server = await startServerProcess(name, "service-server.ts", { DATA_DIR: dir, NOTE_VERSIONS_MAX: versions, BACKUP_INTERVAL_HOURS: "0" });
     running.push(server);
     const session = await registerAndLogin(server.url, "bench");
+    const token = await call(session, "POST", "/api/auth/tokens", { name: "the other client", scopes: ["notes:read", "notes:write"] });
     const created = await call(session, "POST", "/api/notes", { title: "A long note", content: base });
-    sides.push({ name, dir, server, session, noteId: created.id, content: base, latencies: [] });
+    sides.push({ name, dir, server, clients: [session, { ...session, token: token.token }], noteId: created.id, content: base, latencies: [], edits: 0 });
   }
   const sizes = new Map(await Promise.all(sides.map(async (side) => [side.name, await databaseBytes(side.dir)] as const)));
   console.log(`a ${(base.length / MIB).toFixed(2)} MiB note, ${EDITS} one-word edits per server, in blocks of ${BLOCK} alternating`);
 
   const words = base.split(/\s+/).filter((word) => /^[a-z]{4,}$/.test(word));
-  for (let done = 0; done < EDITS; done += BLOCK) {
+  const edit = async (side: Side) => {
+    // One word, somewhere in the note, becomes another of the same length (the note stays 1 MiB): the same edits on both sides.
+    const n = side.edits++;
+    const word = words[(n * 7919) % words.length]!;
+    const found = side.content.indexOf(` ${word} `, (n * 104_729) % side.content.length);
+    const at = found < 0 ? side.content.indexOf(` ${word} `) : found;
+    const replacement = `e${n}${"x".repeat(word.length)}`.slice(0, word.length);
+    side.content = `${side.content.slice(0, at + 1)}${replacement}${side.content.slice(at + 1 + word.length)}`;
+    const started = performance.now();
+    await call(side.clients[n % 2]!, "PUT", `/api/notes/${side.noteId}`, { content: side.content });
+    return performance.now() - started;
+  };
+  for (let done = 0; done < COMPARED; done += BLOCK) {
     for (const side of done / BLOCK % 2 === 0 ? sides : [...sides].reverse()) {
-      for (let edit = done; edit < Math.min(EDITS, done + BLOCK); edit++) {
-        // One word, somewhere in the note, becomes another of the same length (the note stays 1 MiB): the same edits on both sides.
-        const word = words[(edit * 7919) % words.length]!;
-        const found = side.content.indexOf(` ${word} `, (edit * 104_729) % side.content.length);
-        const at = found < 0 ? side.content.indexOf(` ${word} `) : found;
-        const replacement = `e${edit}${"x".repeat(word.length)}`.slice(0, word.length);
-        side.content = `${side.content.slice(0, at + 1)}${replacement}${side.content.slice(at + 1 + word.length)}`;
-        const started = performance.now();
-        await call(side.session, "PUT", `/api/notes/${side.noteId}`, { content: side.content });
-        side.latencies.push(performance.now() - started);
-      }
+      for (let n = done; n < Math.min(COMPARED, done + BLOCK); n++) side.latencies.push(await edit(side));
     }
-    if ((done / BLOCK) % 4 === 3) console.log(`  ${done + BLOCK} edits per server`);
+  }
+  console.log(`  ${COMPARED} edits per server timed side by side; the history server goes on to ${EDITS}`);
+  while (sides[0]!.edits < EDITS) {
+    await edit(sides[0]!);
+    if (sides[0]!.edits % 100 === 0) console.log(`  ${sides[0]!.edits} edits`);
   }
   const history = sides[0]!;
   const plain = sides[1]!;
   const growth = new Map(await Promise.all(sides.map(async (side) => [side.name, (await databaseBytes(side.dir)) - sizes.get(side.name)!] as const)));
-  const versionsGrowth = growth.get("history")! - growth.get("no history")!;
-  const versions = await call(history.session, "GET", `/api/notes/${history.noteId}/versions?size=1`);
+  // The server without history made fewer edits: its growth per edit, scaled to the history server's count, is what the note alone costs.
+  const plainGrowth = (growth.get("no history")! / Math.max(1, sides[1]!.edits)) * sides[0]!.edits;
+  const versionsGrowth = growth.get("history")! - Math.max(0, plainGrowth);
+  const versions = await call(history.clients[0], "GET", `/api/notes/${history.noteId}/versions?size=1`);
   const oldest = versions.total === 0 ? 1 : versions.items[0].version - versions.total + 1;
   const oldestMs: number[] = [];
   for (let n = 0; n < 7; n++) {
     const started = performance.now();
-    const read = await call(history.session, "GET", `/api/notes/${history.noteId}/versions/${oldest}`);
+    const read = await call(history.clients[0], "GET", `/api/notes/${history.noteId}/versions/${oldest}`);
     oldestMs.push(performance.now() - started);
     if (n === 0 && read.content !== base) throw new Error("the oldest version does not read back as the original text");
   }
@@ -92,27 +105,28 @@ async function main() {
   const ratio = p50(history) / p50(plain);
   const oldestMedian = percentile(oldestMs.sort((a, b) => a - b), 0.5);
 
-  console.log(`\n| ${EDITS} one-word edits of a 1 MiB note | history | no history | target |`);
+  console.log(`\n| one-word edits of a 1 MiB note (${EDITS} with history, ${sides[1]!.edits} without; PUTs timed: the first ${COMPARED} of each) | history | no history | target |`);
   console.log("|---|---:|---:|---|");
   console.log(`| versions kept | ${versions.total} | 0 | |`);
   console.log(`| database growth | ${(growth.get("history")! / MIB).toFixed(2)} MiB | ${(growth.get("no history")! / MIB).toFixed(2)} MiB | the versions' share ${(versionsGrowth / MIB).toFixed(2)} MiB ≤ 5 MiB: ${versionsGrowth <= TARGET.growthBytes ? "PASS" : "FAIL"} |`);
+  console.log(`| versions' own bytes (title, tags, deltas) | ${((await versionBytes(history.dir)) / 1024).toFixed(1)} KiB | — | |`);
   console.log(`| PUT p50 | ${p50(history).toFixed(1)} ms | ${p50(plain).toFixed(1)} ms | × ${ratio.toFixed(2)} ≤ ${TARGET.putRatio}: ${ratio <= TARGET.putRatio ? "PASS" : "FAIL"} |`);
   console.log(`| PUT p99 | ${p99(history).toFixed(1)} ms | ${p99(plain).toFixed(1)} ms | |`);
   console.log(`| read the oldest version (median of 7) | ${oldestMedian.toFixed(1)} ms | — | ≤ ${TARGET.oldestMs} ms: ${oldestMedian <= TARGET.oldestMs ? "PASS" : "FAIL"} |`);
 
-  await backupWhileWriting(history);
+  await backupWhileWriting(history, history.clients[0]);
 }
 
 /** 100,000 notes, then a backup of them while one client keeps writing. */
-async function backupWhileWriting(side: Side) {
+async function backupWhileWriting(side: Side, session: Session) {
   const dbFile = path.join(side.dir, "rhizome.db");
-  await seedNotes({ dbFile, userId: side.session.userId, count: BACKUP_NOTES, seed: 3 });
+  await seedNotes({ dbFile, userId: session.userId, count: BACKUP_NOTES, seed: 3 });
   const waits: number[] = [];
   let writing = true;
   const writer = (async () => {
     for (let n = 0; writing; n++) {
       const started = performance.now();
-      await call(side.session, "POST", "/api/notes", { title: `during the backup ${n}`, content: "written while the backup ran" });
+      await call(session, "POST", "/api/notes", { title: `during the backup ${n}`, content: "written while the backup ran" });
       waits.push(performance.now() - started);
     }
   })();
@@ -141,6 +155,17 @@ async function call(session: Session, method: string, route: string, body?: unkn
   });
   if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
   return response.json();
+}
+
+/** What the versions' rows hold. */
+async function versionBytes(dir: string): Promise<number> {
+  const client = createClient({ url: `file:${path.join(dir, "rhizome.db")}` });
+  try {
+    const [row] = (await client.execute("select coalesce(sum(length(title) + length(tags) + length(delta)), 0) from note_versions")).rows;
+    return Number(row![0]);
+  } finally {
+    client.close();
+  }
 }
 
 /** The database's size once its write-ahead log is checkpointed into it. */
