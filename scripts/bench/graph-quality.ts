@@ -2,7 +2,8 @@
 // tests/fixtures/graph-eval/. One service process (ROLE=all, GRAPH_EXTRACTOR=local) gets the 40 notes
 // through POST /api/notes, builds the graph (POST /api/knowledge-graph/build, full), and the whole graph
 // is read back with GET /api/knowledge-graph; prints recall per language, precision of the 30 heaviest
-// nodes, junk nodes and the share of recurring concepts merged into one node, PASS/FAIL per target.
+// nodes, junk nodes, the share of recurring concepts merged into one node and the share of concept pairs
+// sharing a paragraph in two or more notes that an edge joins, PASS/FAIL per target.
 // Stops the service and removes its temporary directory whatever happens.
 import fs from "node:fs";
 import path from "node:path";
@@ -48,9 +49,10 @@ async function main(): Promise<boolean> {
   }
   const buildMs = performance.now() - started;
   const graph = (await api(session, "GET", "/api/knowledge-graph?limit=5000")) as {
-    nodes: { label: string; aliases?: string[]; weight: number; note_ids: number[] }[];
-    edges: unknown[];
+    nodes: { id: number; label: string; aliases?: string[]; weight: number; note_ids: number[] }[];
+    edges: { source: number; target: number }[];
   };
+  const nodeIndex = new Map(graph.nodes.map((node, index) => [node.id, index]));
   const score = scoreGraph(
     set,
     graph.nodes.map((node) => ({
@@ -59,6 +61,7 @@ async function main(): Promise<boolean> {
       weight: node.weight,
       noteIndexes: node.note_ids.map((id) => indexById.get(id)!).filter((index) => index !== undefined),
     })),
+    graph.edges.map((edge) => ({ source: nodeIndex.get(edge.source)!, target: nodeIndex.get(edge.target)! })),
   );
   console.log(`${set.notes.length} notes → ${graph.nodes.length} nodes, ${graph.edges.length} edges (build ${(buildMs / 1000).toFixed(1)} s)`);
   console.log(formatScore(score));

@@ -78,16 +78,18 @@ function totalsQuery(ctx: Ctx) {
     firstEdgeId: sql<number | null>`user_edges.first`,
     lastEdgeId: sql<number | null>`user_edges.last`,
   };
-  const userEdges = sql`(select count(*) as count, min(${graphEdges.id}) as first, max(${graphEdges.id}) as last from ${graphEdges}
-    where ${graphEdges.userId} = ${ctx.userId}) as user_edges`;
-  if (ctx.hidden) return ctx.db.select({ nodes, edges: sql<number>`user_edges.count`, ...edgeIds }).from(userEdges);
+  // Edges are counted as a reader sees them: one per pair of nodes (see `onePerPair`).
+  const pair = sql`min(${graphEdges.sourceId}, ${graphEdges.targetId}) * 4294967296 + max(${graphEdges.sourceId}, ${graphEdges.targetId})`;
+  const userEdges = sql`(select count(*) as count, count(distinct ${pair}) as pairs, min(${graphEdges.id}) as first, max(${graphEdges.id}) as last
+    from ${graphEdges} where ${graphEdges.userId} = ${ctx.userId}) as user_edges`;
+  if (ctx.hidden) return ctx.db.select({ nodes, edges: sql<number>`user_edges.pairs`, ...edgeIds }).from(userEdges);
   const hiddenIds = sql`(select value from json_each(hidden.ids))`;
   return ctx.db
     .select({
       nodes: sql<number>`${nodes} - json_array_length(hidden.ids)`,
-      edges: sql<number>`user_edges.count
-        - (select count(*) from ${graphEdges} where ${graphEdges.sourceId} in ${hiddenIds})
-        - (select count(*) from ${graphEdges} where ${graphEdges.targetId} in ${hiddenIds} and ${graphEdges.sourceId} not in ${hiddenIds})`,
+      edges: sql<number>`user_edges.pairs
+        - (select count(*) from (select ${pair} from ${graphEdges} where ${graphEdges.sourceId} in ${hiddenIds}
+            union select ${pair} from ${graphEdges} where ${graphEdges.targetId} in ${hiddenIds}))`,
       ...edgeIds,
     })
     .from(sql`${userEdges}, (select json_group_array(${graphNodes.id}) as ids from ${graphNodes}
@@ -297,7 +299,48 @@ export function parseEdges([row]: Columns<Omit<GraphEdge, "note_ids"> & { noteId
   for (let i = 0; i < edges.length; i++) {
     edges[i] = { id: id[i]!, source: source[i]!, target: target[i]!, label: label[i]!, weight: weight[i]!, note_ids: noteIds[i]! };
   }
-  return edges;
+  return onePerPair(edges);
+}
+
+const RELATED = "related to";
+const MENTIONS = "mentions";
+
+/**
+ * A reader sees one edge per pair of concepts, whichever way and however labelled its notes state it:
+ * stored rows (one per direction and label, so a note's share stays exact to add and take off) are
+ * joined here. The edge is labelled with the verb most notes use (a structural "mentions" next,
+ * "related to" last; a tie goes to the smallest label), keeps that row's id and direction, and cites
+ * every note of every row; its weight is their number.
+ */
+export function onePerPair(edges: GraphEdge[]): GraphEdge[] {
+  const pairs = new Map<string, GraphEdge[]>();
+  let repeated = false;
+  for (const edge of edges) {
+    const pairKey = edge.source < edge.target ? `${edge.source}|${edge.target}` : `${edge.target}|${edge.source}`;
+    const list = pairs.get(pairKey);
+    if (list) {
+      list.push(edge);
+      repeated = true;
+    } else pairs.set(pairKey, [edge]);
+  }
+  if (!repeated) return edges;
+  const rank = (label: string) => (label === RELATED ? 2 : label === MENTIONS ? 1 : 0);
+  const joined: GraphEdge[] = [];
+  for (const list of pairs.values()) {
+    if (list.length === 1) {
+      joined.push(list[0]!);
+      continue;
+    }
+    const best = list.reduce((a, b) =>
+      rank(b.label) < rank(a.label) ||
+      (rank(b.label) === rank(a.label) && (b.weight > a.weight || (b.weight === a.weight && (b.label < a.label || (b.label === a.label && b.id < a.id)))))
+        ? b
+        : a,
+    );
+    const noteIds = [...new Set(list.flatMap((edge) => edge.note_ids))].sort((a, b) => a - b);
+    joined.push({ ...best, weight: noteIds.length, note_ids: noteIds });
+  }
+  return joined;
 }
 
 export function heaviestFirst(a: { id: number; weight: number }, b: { id: number; weight: number }): number {

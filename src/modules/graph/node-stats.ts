@@ -1,6 +1,15 @@
 import { conceptKey, displayLabel } from "./concept-key";
-import type { ConceptRules } from "./resolve-entities";
 import type { StoredExtraction } from "./stored-extraction";
+
+/** A user's correction of one concept key (see concept-rules.ts). */
+export interface ConceptRule {
+  label: string | null;
+  type: string | null;
+  description: string | null;
+  hidden: boolean | null;
+  mergeInto: string | null;
+}
+export type ConceptRules = ReadonlyMap<string, ConceptRule>;
 
 /**
  * What a node's label, aliases, type and description are chosen from, summed over the concepts

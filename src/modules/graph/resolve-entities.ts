@@ -1,16 +1,8 @@
 import { conceptKey } from "./concept-key";
-import { countConcept, describeNode, emptyStats, type NodeStats } from "./node-stats";
+import { type ConceptRules, countConcept, describeNode, emptyStats, type NodeStats } from "./node-stats";
 import type { StoredExtraction } from "./stored-extraction";
 
-/** A user's correction of one concept key (see concept-rules.ts). */
-export interface ConceptRule {
-  label: string | null;
-  type: string | null;
-  description: string | null;
-  hidden: boolean | null;
-  mergeInto: string | null;
-}
-export type ConceptRules = ReadonlyMap<string, ConceptRule>;
+export type { ConceptRule, ConceptRules } from "./node-stats";
 
 export interface ResolvedNode {
   /** The group's identity: its smallest key not merged away by a rule. */

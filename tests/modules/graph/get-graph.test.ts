@@ -36,10 +36,18 @@ async function allEdges(userId: number): Promise<{ id: number; source: number; t
   return database.db.all(sql`select id, source_id as source, target_id as target from graph_edges where user_id = ${userId}`);
 }
 
+/** A pair of nodes whichever way round: a reader sees one edge per pair, however many rows state it. */
+const pairOf = (edge: { source: number; target: number }) => (edge.source < edge.target ? `${edge.source}|${edge.target}` : `${edge.target}|${edge.source}`);
+const pairCount = (edges: { source: number; target: number }[]) => new Set(edges.map(pairOf)).size;
+
 function expectEdgesExactlyAmong(graph: KnowledgeGraph, everyEdge: { id: number; source: number; target: number }[]) {
   const ids = new Set(graph.nodes.map((node) => node.id));
-  const expected = everyEdge.filter((edge) => ids.has(edge.source) && ids.has(edge.target)).map((edge) => edge.id);
-  expect(graph.edges.map((edge) => edge.id).sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b));
+  const among = everyEdge.filter((edge) => ids.has(edge.source) && ids.has(edge.target));
+  const expected = [...new Set(among.map(pairOf))].sort();
+  expect(graph.edges.map(pairOf).sort()).toEqual(expected);
+  // Each edge is one of its pair's rows, carrying every note of them.
+  const rowIds = new Set(among.map((edge) => edge.id));
+  for (const edge of graph.edges) expect(rowIds.has(edge.id)).toBe(true);
 }
 
 /** a–b–c–d–e with edges pointing both ways along the chain, plus a heavy node far away. */
@@ -96,7 +104,7 @@ describe("getGraph without a node", () => {
   test("a limit above the graph's size returns all of it", async () => {
     const graph = await read(alice, { limit: 5000 });
     expect(graph.nodes).toHaveLength(600);
-    expect(graph.edges).toHaveLength(aliceGraph.edges);
+    expect(graph.edges).toHaveLength(pairCount(await allEdges(alice)));
   });
 
   test("nodes and edges carry the API's fields, note ids parsed", async () => {
@@ -117,7 +125,7 @@ describe("getGraph without a node", () => {
       nodes: 100,
       edges: graph.edges.length,
       total_nodes: 600,
-      total_edges: aliceGraph.edges,
+      total_edges: pairCount(await allEdges(alice)),
       communities: new Set(graph.nodes.map((node) => node.community)).size,
     });
     expect(graph.stats.communities).toBeGreaterThan(1);
@@ -134,7 +142,7 @@ describe("getGraph without a node", () => {
 
   test("every edge of the user's is read, whether the user's edges lie together or among another user's", async () => {
     const [erin, frank] = [await insertUser(database.db, "erin"), await insertUser(database.db, "frank")];
-    const labels = ["p", "q", "r", "s"];
+    const labels = ["p", "q", "r", "s", "t", "u"];
     const nodeIds = new Map([
       [erin, await writeGraph(database.db, erin, { nodes: labels.map((label) => ({ label })) })],
       [frank, await writeGraph(database.db, frank, { nodes: labels.map((label) => ({ label })) })],
@@ -145,12 +153,30 @@ describe("getGraph without a node", () => {
     // Frank's three edges far apart around erin's, which lie mostly together with two of frank's among them.
     await insertEdge(frank, "pq");
     for (const pair of ["pq", "pr", "ps", "qr", "qs", "rs"]) await insertEdge(erin, pair);
-    for (const [userId, pair] of [[frank, "qr"], [erin, "rp"], [frank, "rs"], [erin, "sp"]] as const) await insertEdge(userId, pair);
+    for (const [userId, pair] of [[frank, "qr"], [erin, "tp"], [frank, "rs"], [erin, "up"]] as const) await insertEdge(userId, pair);
     for (const userId of [erin, frank]) {
       const graph = await read(userId, { limit: 5000 });
       expect(graph.stats.total_edges).toBe(userId === erin ? 8 : 3);
       expectEdgesExactlyAmong(graph, await allEdges(userId));
     }
+  });
+
+  test("rows of one pair (both ways, several labels) are one edge: the verb most notes state, every note cited", async () => {
+    const grace = await insertUser(database.db, "grace");
+    const ids = await writeGraph(database.db, grace, { nodes: [{ label: "photosynthesis" }, { label: "chlorophyll" }] });
+    const [p, c] = [ids.get("photosynthesis")!, ids.get("chlorophyll")!];
+    for (const [source, target, label, notes] of [
+      [p, c, "related to", "[1,2,3]"],
+      [c, p, "depends", "[2,4]"],
+      [p, c, "needs", "[5]"],
+    ] as const) {
+      await database.db.run(sql`insert into graph_edges (user_id, source_id, target_id, label, weight, note_ids)
+        values (${grace}, ${source}, ${target}, ${label}, ${JSON.parse(notes).length}, ${notes})`);
+    }
+    const graph = await read(grace);
+    expect(graph.edges).toHaveLength(1);
+    expect(graph.edges[0]).toMatchObject({ source: c, target: p, label: "depends", weight: 5, note_ids: [1, 2, 3, 4, 5] });
+    expect(graph.stats.total_edges).toBe(1);
   });
 
   test("an empty graph is empty arrays and zero stats", async () => {

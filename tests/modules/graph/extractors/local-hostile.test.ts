@@ -16,7 +16,7 @@ function hostile(content: string, title = "Hostile"): NoteForExtraction {
 function expectWellFormed(note: NoteForExtraction, result: NoteExtraction): void {
   const length = noteText(note).length;
   expect(result.concepts.length).toBeLessThanOrEqual(60);
-  expect(result.relations.length).toBeLessThanOrEqual(40);
+  expect(result.relations.length).toBeLessThanOrEqual(60);
   for (const concept of result.concepts) {
     expect(conceptKey(concept.name)).not.toBe("");
     expect(concept.name).not.toMatch(/\p{Cc}/u);

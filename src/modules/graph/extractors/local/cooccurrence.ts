@@ -15,15 +15,17 @@ export interface CoOccurrence {
   span: TextSpan;
 }
 
+const RELATED = "related to";
+/** Concepts of one paragraph paired with each other: its first ones in reading order. */
+const MAX_PARAGRAPH_MEMBERS = 10;
 const SENTENCE_END = /[.!?。！？；;]/u;
 // A line that starts a block of its own ends the sentence before it: a list item, heading, quote or table row.
 const BLOCK_START = /^[ \t]*(?:[-*+>|#]|\d{1,3}[.)、])/;
 
 /**
- * Concepts whose mentions follow each other in reading order are related: a chain, never all pairs,
- * so a long paragraph adds one relation per new concept. Each sentence or paragraph boundary between
- * two mentions is read from the note's visible text; the label is the first verb between the two
- * mentions of a sentence ("uses", "写了"), else "related to".
+ * Concepts that share a paragraph are related (once per paragraph, "related to"), and neighbours in
+ * reading order within a sentence once more, labelled by the first verb between them ("uses",
+ * "写了") when there is one. Sentence and paragraph boundaries are read from the note's visible text.
  */
 export function coOccurrences(visible: string, from: number, to: number, mentions: PlacedMentions[], verbs: readonly TextSpan[]): CoOccurrence[] {
   const placed: { concept: number; start: number; end: number }[] = [];
@@ -34,21 +36,44 @@ export function coOccurrences(visible: string, from: number, to: number, mention
   for (const mention of placed) if (reading.length === 0 || mention.start >= reading[reading.length - 1]!.end) reading.push(mention);
 
   const found: CoOccurrence[] = [];
+  // Every pair of concepts in a paragraph (its first few, so a long paragraph costs O(1) pairs).
+  let paragraph: { concept: number; start: number; end: number }[] = [];
+  const closeParagraph = () => {
+    for (let i = 0; i < paragraph.length; i++) {
+      for (let j = i + 1; j < paragraph.length; j++) {
+        const [first, second] = [paragraph[i]!, paragraph[j]!];
+        found.push({ source: first.concept, target: second.concept, label: RELATED, sameSentence: false, span: { start: first.start, end: second.end } });
+      }
+    }
+    paragraph = [];
+  };
+  const joinParagraph = (mention: (typeof reading)[number]) => {
+    if (paragraph.length < MAX_PARAGRAPH_MEMBERS && !paragraph.some((member) => member.concept === mention.concept)) paragraph.push(mention);
+  };
+  if (reading.length > 0) joinParagraph(reading[0]!);
   for (let at = 1; at < reading.length; at++) {
     const [before, after] = [reading[at - 1]!, reading[at]!];
-    if (before.concept === after.concept) continue;
     const between = visible.slice(before.end, after.start);
-    if (/\n[ \t]*\n/.test(between)) continue;
+    if (/\n[ \t]*\n/.test(between)) {
+      closeParagraph();
+      joinParagraph(after);
+      continue;
+    }
+    joinParagraph(after);
+    if (before.concept === after.concept) continue;
     const sameSentence = !SENTENCE_END.test(between) && !between.split("\n").slice(1).some((line) => BLOCK_START.test(line));
-    const verb = sameSentence ? verbBetween(verbs, before.end, after.start) : undefined;
+    if (!sameSentence) continue;
+    // Neighbours in a sentence: labelled by the verb between them, and counted again as a closer tie.
+    const verb = verbBetween(verbs, before.end, after.start);
     found.push({
       source: before.concept,
       target: after.concept,
-      label: verb ? visible.slice(verb.start, verb.end).toLowerCase() : "related to",
+      label: verb ? visible.slice(verb.start, verb.end).toLowerCase() : RELATED,
       sameSentence,
       span: { start: before.start, end: after.end },
     });
   }
+  closeParagraph();
   return found;
 }
 

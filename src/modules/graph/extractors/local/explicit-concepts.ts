@@ -52,6 +52,7 @@ export function explicitConcepts(
   headings: Heading[],
   marks: Mark[],
   nlp: Pick<Nlp, "tagChinese">,
+  recurs?: (key: string) => boolean,
 ): ExplicitConcepts {
   const drafts = new Map<string, ConceptDraft>();
   const add = (rawName: string, type: LocalConceptType, span?: TextSpan, alias?: string): string | undefined => {
@@ -78,7 +79,14 @@ export function explicitConcepts(
 
   const title = titleSubject(note.title, nlp);
   const titleLimits = title?.afterLabel ? { ...TITLE_LIMITS, maxWords: 6, allowCommas: true } : TITLE_LIMITS;
-  const titleKey = title && isConceptName(title.name, titleLimits) ? add(title.name, "topic", title.span) : undefined;
+  // A title is a concept when it names one: its subject follows or precedes a generic label ("Book notes: Sapiens",
+  // 红烧肉做法), the notes name it too (it recurs, or a link or tag names it); "Autumn colours" alone does not.
+  const titleNames = (name: string, labelled: boolean) =>
+    labelled || drafts.has(conceptKey(displayLabel(name))) || (recurs?.(conceptKey(displayLabel(name))) ?? true);
+  const titleKey =
+    title && isConceptName(title.name, titleLimits) && titleNames(title.name, title.afterLabel || title.trimmed)
+      ? add(title.name, "topic", title.span)
+      : undefined;
   const headingKeys = headings.map((heading) => {
     const raw = visible.slice(heading.text.start, heading.text.end);
     const cleaned = cleanMarkedName(raw);
@@ -108,14 +116,19 @@ export function explicitConcepts(
  * The title names a concept only when it is a short noun phrase ("Gradient descent", "人类简史");
  * "Book notes: Sapiens" and "读书笔记：人类简史" name what follows the generic label.
  */
-function titleSubject(title: string, nlp: Pick<Nlp, "tagChinese">): { name: string; span: TextSpan; afterLabel: boolean } | undefined {
+function titleSubject(
+  title: string,
+  nlp: Pick<Nlp, "tagChinese">,
+): { name: string; span: TextSpan; afterLabel: boolean; trimmed: boolean } | undefined {
   const subject = subjectAfterLabel(title);
   if (subject === undefined && /[:：]/.test(title)) return undefined;
   const raw = subject ?? title;
   const shown = displayLabel(raw);
   const name = CJK.test(shown) ? chineseTitleTopic(shown, nlp) : shown;
   const start = title.length - raw.length;
-  return name ? { name, span: locate(raw, name, { start, end: title.length }), afterLabel: subject !== undefined } : undefined;
+  return name
+    ? { name, span: locate(raw, name, { start, end: title.length }), afterLabel: subject !== undefined, trimmed: name !== shown }
+    : undefined;
 }
 
 const CJK = /[\p{Script=Han}]/u;

@@ -3,7 +3,7 @@ import type { ExtractedConcept, NoteExtraction, NoteForExtraction, TextSpan } fr
 import { numberVariant } from "./aliases";
 import { analyseNote } from "./analyse-note";
 import { coOccurrences } from "./cooccurrence";
-import { type CorpusStats, inverseDocumentFrequency } from "./corpus";
+import { type CorpusStats, documentFrequencyOf, inverseDocumentFrequency } from "./corpus";
 import { sentenceReader } from "./describe";
 import { type ConceptDraft, explicitConcepts } from "./explicit-concepts";
 import { keyPhraseBudget, selectKeyPhrases } from "./keyphrases";
@@ -37,7 +37,9 @@ export function extractNote(
   const headings = findHeadings(visible, contentStart);
   const sections = splitSections(visible, titleEnd, contentStart, headings);
   // The title is tagged apart from the note (a replayed tagger would hand back the note's own tags).
-  const explicit = explicitConcepts(note, visible, headings, findMarks(masked, text, contentStart), corpus.nlp);
+  const explicit = explicitConcepts(note, visible, headings, findMarks(masked, text, contentStart), corpus.nlp, (key) =>
+    documentFrequencyOf(corpus, key) >= 2 || (terms.get(key)?.starts.some((start) => start >= contentStart) ?? false),
+  );
 
   const titleSpan: TextSpan = { start: 0, end: titleEnd };
   const placed: PlacedConcept[] = explicit.drafts.map((draft) => {

@@ -23,10 +23,11 @@ export interface RelationInput {
 }
 
 /** Relations beyond this per note make graphs unreadable; the strongest are kept. */
-export const MAX_RELATIONS = 40;
+export const MAX_RELATIONS = 60;
 /** Only the most salient concepts of a section are paired, so a long section costs O(1) pairs. */
 const MAX_SECTION_MEMBERS = 12;
 const RELATED = "related to";
+const labelRank = (label: string) => (label === RELATED ? 2 : label === "mentions" ? 1 : 0);
 
 interface Candidate {
   source: RelatableConcept;
@@ -55,9 +56,8 @@ export function relateConcepts(input: RelationInput): ExtractedRelation[] {
       return;
     }
     existing.weight += weight;
-    // Structure wins, then a verb over a bare co-occurrence.
-    if (existing.label === "mentions" || label === RELATED) return;
-    if (label === "mentions" || existing.label === RELATED) Object.assign(existing, { source, target, label, span });
+    // The most telling label wins: a verb, then the structure's "mentions", then a bare co-occurrence.
+    if (labelRank(label) < labelRank(existing.label)) Object.assign(existing, { source, target, label, span });
   };
   const lookup = (key: string | undefined) => (key === undefined ? undefined : byKey.get(key));
   const headingConcept = (index: number) => {
