@@ -5,6 +5,7 @@ import { ALL_SCOPES, createAccessToken } from "../support/access-tokens";
 import { Api, expectError, expectUnauthorized } from "../support/api";
 import { startTestServer, type TestServer } from "../support/server";
 import { sha256Hex } from "../support/sha256";
+import { awayFromStepBoundary } from "../support/totp-steps";
 
 let server: TestServer;
 let api: Api;
@@ -248,8 +249,7 @@ describe("TOTP accounts confirm a new token with a code", () => {
     const { api: user } = await api.newUser("toktotp");
     const setup = await user.post("/api/auth/totp/setup");
     // Away from a step boundary, so the step used to enable stays within the ±1 window for the test.
-    const left = STEP_MS - (Date.now() % STEP_MS);
-    if (left < 2500) await Bun.sleep(left + 100);
+    await awayFromStepBoundary();
     const step = currentTotpStep();
     const enabled = await user.post("/api/auth/totp/enable", { code: totpCodeAt(setup.body.secret, (step - 1) * STEP_MS) });
     expect(enabled.status).toBe(200);

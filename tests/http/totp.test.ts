@@ -5,6 +5,7 @@ import { currentTotpStep, TOTP_PERIOD_SECONDS, totpCodeAt } from "../../src/modu
 import { Api, expectError, expectUnauthorized } from "../support/api";
 import { sha256Hex } from "../support/sha256";
 import { startTestServer, type TestServer } from "../support/server";
+import { awayFromStepBoundary } from "../support/totp-steps";
 
 // Replay rule: each user accepts a time step once and never one older than the last accepted, within
 // ±1 step of now. So every test that spends codes uses its own user, enrolled with the code of the
@@ -53,11 +54,6 @@ function wrongCode(secret: string): string {
   }
 }
 
-/** Waits out the end of a time step, so "30 s ago" cannot turn into "60 s ago" mid-test. */
-async function awayFromStepBoundary(marginMs = 2500): Promise<void> {
-  const left = STEP_MS - (Date.now() % STEP_MS);
-  if (left < marginMs) await Bun.sleep(left + 100);
-}
 
 async function enrolledUser(prefix: string): Promise<EnrolledUser> {
   const { api: user, id, username, password } = await api.newUser(prefix);

@@ -80,6 +80,8 @@ export interface FakeOpenAi {
   url: string;
   /** Requests received on the completions route, refused and failed ones included. */
   readonly calls: number;
+  /** When each of those requests arrived (epoch ms), in order: how long a client waited between tries. */
+  readonly arrivals: number[];
   readonly requests: ParsedOpenAiRequest[];
   /** Answers with a 200. */
   readonly answered: number;
@@ -120,6 +122,7 @@ type ChatRequest = z.infer<typeof requestSchema>;
 export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<FakeOpenAi> {
   let latencyMs = options.latencyMs ?? 0;
   let calls = 0;
+  let arrivals: number[] = [];
   let answered = 0;
   let inFlight = 0;
   let maxInFlight = 0;
@@ -154,6 +157,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
       return error(404, `Invalid URL (${request.method} ${url.pathname})`, "invalid_request_error", null);
     }
     calls += 1;
+    arrivals.push(Date.now());
     const raw = await request.text();
     if (latencyMs) await Bun.sleep(latencyMs);
 
@@ -232,6 +236,9 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
     get calls() {
       return calls;
     },
+    get arrivals() {
+      return arrivals;
+    },
     get requests() {
       return requests;
     },
@@ -252,6 +259,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
     },
     reset() {
       calls = 0;
+      arrivals = [];
       answered = 0;
       maxInFlight = 0;
       requests = [];
