@@ -43,16 +43,7 @@ export async function takeBackup(place: BackupPlace, now = new Date()): Promise<
   try {
     for (const sha256 of listBlobs(place.filesDir)) linkBlob(place.filesDir, path.join(partial, "files"), sha256);
     const snapshotFile = path.join(partial, "rhizome.db");
-    const source = createClient({ url: `file:${place.dbFile}` });
-    const started = performance.now();
-    try {
-      await source.execute("PRAGMA busy_timeout = 5000");
-      await source.execute({ sql: "VACUUM INTO ?", args: [snapshotFile] });
-    } finally {
-      source.close();
-    }
-    const snapshotMs = performance.now() - started;
-    const checked = await checkSnapshot(snapshotFile);
+    const { snapshotMs, ...checked } = await snapshotInAnotherProcess(place.dbFile, snapshotFile);
     let bytes = fs.statSync(snapshotFile).size;
     for (const sha256 of checked.blobs) {
       const target = blobPath(path.join(partial, "files"), sha256);
@@ -69,6 +60,14 @@ export async function takeBackup(place: BackupPlace, now = new Date()): Promise<
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** The snapshot and its check, by snapshot-process.ts in a process of its own (both block the thread they run on). */
+async function snapshotInAnotherProcess(source: string, target: string): Promise<{ snapshotMs: number; notes: number; blobs: string[] }> {
+  const child = Bun.spawn([process.execPath, "run", path.join(import.meta.dir, "snapshot-process.ts"), source, target], { stdout: "pipe", stderr: "pipe" });
+  const [output, errors, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  if (code !== 0) throw new Error(`the snapshot failed: ${errors.trim() || `exit ${code}`}`);
+  return JSON.parse(output.trim().split("\n").at(-1)!) as { snapshotMs: number; notes: number; blobs: string[] };
 }
 
 /** A snapshot passes `PRAGMA integrity_check`; returns what it holds. */

@@ -53,42 +53,29 @@ export function applyDelta(text: string, delta: TextDelta): string {
 
 /**
  * `text` with each delta applied in turn, without building the text in between: the text is kept
- * as a list of pieces, each splice cuts and replaces pieces, and the result is joined once. Reading
- * a version many edits back costs the size of those edits plus one copy of the text.
+ * as a list of pieces, each splice replaces the pieces it touches in place (a delta's splices last
+ * first, so the earlier ones' offsets hold), and the result is joined once. Reading a version many
+ * edits back costs the size of those edits plus one copy of the text.
  */
 export function applyDeltas(text: string, deltas: TextDelta[]): string {
-  let pieces = [text];
+  const pieces = [text];
   for (const delta of deltas) {
-    const next: string[] = [];
-    let index = 0;
-    let inPiece = 0; // how much of pieces[index] has been consumed
-    const take = (length: number, keep: boolean) => {
-      while (length > 0) {
-        const piece = pieces[index]!;
-        const available = piece.length - inPiece;
-        const used = Math.min(available, length);
-        if (keep) next.push(inPiece === 0 && used === piece.length ? piece : piece.slice(inPiece, inPiece + used));
-        length -= used;
-        inPiece += used;
-        if (inPiece === piece.length) {
-          index++;
-          inPiece = 0;
-        }
-      }
-    };
-    let position = 0;
-    for (const [at, removed, inserted] of delta) {
-      take(at - position, true);
-      take(removed, false);
-      if (inserted) next.push(inserted);
-      position = at + removed;
+    for (let index = delta.length - 1; index >= 0; index--) {
+      const [at, removed, inserted] = delta[index]!;
+      // The piece holding `at`, and how far into it.
+      let first = 0;
+      let offset = at;
+      while (first < pieces.length - 1 && offset >= pieces[first]!.length) offset -= pieces[first++]!.length;
+      // The piece holding the end of the removal, and how far into it.
+      let last = first;
+      let end = offset + removed;
+      while (last < pieces.length - 1 && end > pieces[last]!.length) end -= pieces[last++]!.length;
+      const before = pieces[first]!.slice(0, offset);
+      const after = pieces[last]!.slice(end);
+      const replacement = [before, inserted, after].filter((part) => part.length > 0);
+      pieces.splice(first, last - first + 1, ...replacement);
+      if (pieces.length === 0) pieces.push("");
     }
-    while (index < pieces.length) {
-      const piece = pieces[index++]!;
-      next.push(inPiece === 0 ? piece : piece.slice(inPiece));
-      inPiece = 0;
-    }
-    pieces = next;
   }
   return pieces.join("");
 }
