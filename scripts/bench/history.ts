@@ -132,6 +132,8 @@ async function backupOnly() {
 async function backupWhileWriting(side: Side, session: Session) {
   const dbFile = path.join(side.dir, "rhizome.db");
   await seedNotes({ dbFile, userId: session.userId, count: BACKUP_NOTES, seed: 3 });
+  // The seeding's write-ahead log goes into the database first, so no write below pays for checkpointing it.
+  await databaseBytes(side.dir);
   const waits: number[] = [];
   let writing = true;
   const writer = (async () => {
@@ -141,8 +143,9 @@ async function backupWhileWriting(side: Side, session: Session) {
       waits.push(performance.now() - started);
     }
   })();
-  await Bun.sleep(200);
+  await Bun.sleep(2000);
   const before = waits.length;
+  const longestBefore = Math.max(...waits);
   const started = performance.now();
   const { manifest } = await takeBackup({ dbFile, filesDir: path.join(side.dir, "files"), backupDir: path.join(side.dir, "backups"), keep: 1 });
   const seconds = (performance.now() - started) / 1000;
@@ -155,7 +158,7 @@ async function backupWhileWriting(side: Side, session: Session) {
   console.log(`| time (links, VACUUM INTO, integrity_check) | ${seconds.toFixed(1)} s (snapshot ${(manifest.snapshot_ms / 1000).toFixed(1)} s) | |`);
   console.log(`| size | ${(manifest.bytes / MIB).toFixed(1)} MiB | |`);
   console.log(`| writes meanwhile | ${during.length}, p50 ${percentile([...during].sort((a, b) => a - b), 0.5).toFixed(1)} ms | |`);
-  console.log(`| longest a write waited | ${longest.toFixed(1)} ms | ≤ ${TARGET.writeWaitMs} ms: ${longest <= TARGET.writeWaitMs ? "PASS" : "FAIL"} |`);
+  console.log(`| longest a write waited | ${longest.toFixed(1)} ms (in the 2 s before: ${longestBefore.toFixed(1)} ms) | ≤ ${TARGET.writeWaitMs} ms: ${longest <= TARGET.writeWaitMs ? "PASS" : "FAIL"} |`);
 }
 
 async function call(session: Session, method: string, route: string, body?: unknown): Promise<any> {
