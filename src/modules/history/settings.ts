@@ -1,4 +1,3 @@
-import type { Database } from "../../db/client";
 import { perDatabase } from "../../db/per-database";
 
 export interface HistorySettings {

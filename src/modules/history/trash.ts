@@ -38,7 +38,7 @@ export async function trashNote({ ctx, input, now = Date.now() }: { ctx: Ctx; in
   });
 }
 
-export async function listTrash({ ctx, input, now = Date.now() }: { ctx: Ctx; input: { page: number; size: number }; now?: number }) {
+export async function listTrash({ ctx, input }: { ctx: Ctx; input: { page: number; size: number } }) {
   const keepMs = historySettings(ctx.db).trashDays * DAY_MS;
   const mine = eq(trashedNotes.userId, ctx.userId);
   const [rows, [count]] = await Promise.all([
@@ -51,7 +51,6 @@ export async function listTrash({ ctx, input, now = Date.now() }: { ctx: Ctx; in
       .offset((input.page - 1) * input.size),
     ctx.db.select({ total: sql<number>`count(*)` }).from(trashedNotes).where(mine),
   ]);
-  void now;
   const items = rows.map((row) => ({
     id: row.id,
     title: row.title,
