@@ -60,14 +60,14 @@ const newestVersion = preparedPerDatabase((db) =>
 );
 
 type VersionWrite = { noteId: number; userId: number; stored: StoredText; next: NewText; writer: Writer; updatedAt: number };
-type PlannedVersion = { statement: "insert" | "rebase"; values: Record<string, unknown> }[];
+type PlannedStatement = { statement: "insert" | "rebase" | "prune"; values: Record<string, unknown> };
 
 /**
  * What keeping the replaced text takes: a new version, or — for another quick edit by the client
  * that wrote the current text — the newest version re-based on the new text; then the oldest
  * versions past NOTE_VERSIONS_MAX go. Nothing when the text does not change.
  */
-async function planVersion(db: Database, write: VersionWrite): Promise<(PlannedVersion[number] | { statement: "prune"; values: Record<string, unknown> })[]> {
+async function planVersion(db: Database, write: VersionWrite): Promise<PlannedStatement[]> {
   const { stored, next } = write;
   if (stored.title === next.title && stored.content === next.content && stored.tags === next.tags) return [];
   if (historySettings(db).maxVersions === 0) return [];
