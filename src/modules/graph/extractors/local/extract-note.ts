@@ -1,9 +1,8 @@
 import { conceptKey, displayLabel } from "../../concept-key";
 import type { ExtractedConcept, NoteExtraction, NoteForExtraction, TextSpan } from "../../extraction";
-import { numberVariant } from "./aliases";
 import { analyseNote } from "./analyse-note";
 import { coOccurrences } from "./cooccurrence";
-import { type CorpusStats, documentFrequencyOf, inverseDocumentFrequency } from "./corpus";
+import { type CorpusStats, documentFrequencyOf, inverseDocumentFrequency, writtenVariant } from "./corpus";
 import { sentenceReader } from "./describe";
 import { type ConceptDraft, explicitConcepts } from "./explicit-concepts";
 import { keyPhraseBudget, selectKeyPhrases } from "./keyphrases";
@@ -63,8 +62,8 @@ export function extractNote(
   for (const { term, score } of phrases) {
     const occurrences = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));
     const surface = phraseName(text, term.key, occurrences);
-    // A plural seen alone is named in the singular ("vector databases" → "vector database"), the plural kept as an alias.
-    const singular = numberVariant(surface);
+    // A plural seen alone is named in the singular when some note writes it ("vector databases" → "vector database"), the plural kept as an alias.
+    const singular = writtenVariant(corpus, surface);
     const name = singular !== undefined && singular.length < surface.length ? singular : surface;
     placed.push({ key: term.key, name, type: "concept", aliases: name === surface ? [] : [surface], spans: [], occurrences, salience: score });
   }
@@ -111,10 +110,12 @@ function aliasesOf(concept: PlacedConcept, name: string, corpus: CorpusStats): s
   const names = new Set(concept.aliases);
   for (const alias of corpus.aliases.get(concept.key) ?? []) names.add(alias);
   for (const alias of [name, ...names]) {
-    const variant = numberVariant(alias);
+    // Only forms some note writes: merging needs no others, and a reader should not see an invented "hangzhous".
+    const variant = writtenVariant(corpus, alias);
     if (variant) names.add(variant);
     // "retrieval-augmented generation" and "retrieval augmented generation" are one name.
-    if (/\p{L}-\p{L}/u.test(alias)) names.add(alias.replace(/(?<=\p{L})-(?=\p{L})/gu, " "));
+    const spaced = /\p{L}-\p{L}/u.test(alias) ? alias.replace(/(?<=\p{L})-(?=\p{L})/gu, " ") : undefined;
+    if (spaced && corpus.written.has(conceptKey(spaced))) names.add(spaced);
   }
   names.delete(name);
   return [...names].filter((alias) => conceptKey(alias) !== concept.key || alias !== name);

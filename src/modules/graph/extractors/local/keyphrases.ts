@@ -35,6 +35,10 @@ const RECURRING_BOOST = 2;
 const SINGLETON_PENALTY = 0.7;
 // jieba's IDF 7.4 squared against 10: below it a verb is an everyday one.
 const NOMINAL_VERB_SPECIFICITY = 0.55;
+// jieba's IDF above about 11.4: a word no everyday text uses, whatever its tag.
+const RARE_VERB_SPECIFICITY = 1.3;
+// jieba's IDF below about 7: an everyday Chinese noun (系统, 模型, 学习) that a longer name's tail repeats.
+const GENERIC_HEAD_SPECIFICITY = 0.5;
 // A word the English lexicon lacks is a term of art or a name, not an everyday noun.
 const RARE_WORD_BOOST = 1.6;
 // The corpus gives it another name (an acronym it defines, a 简称, a surname): it is a name, not a description.
@@ -55,15 +59,21 @@ export function keyPhraseBudget(prose: string): number {
  */
 export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   const covering = coveringSpans(input);
+  const heads = namedHeads(input);
   const ranked: (KeyPhrase & { free: number })[] = [];
   for (const term of input.terms.values()) {
     if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
     if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
+    // "the theory" in a note on prospect theory, "System" of "System 1": the longer name's head said again, not a concept of
+    // its own, unless the note uses it alone more often than the names it heads ("the dough" of a bread note with one "pizza dough").
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
+    if (term.size === 1 && free <= (heads.get(term.key) ?? 0)) continue;
     const recurs = term.starts.length >= 2 || documentFrequencyOf(input.corpus, term.key) >= 2;
-    const technical = term.verbs?.every((verb) => input.specificity(verb) >= NOMINAL_VERB_SPECIFICITY) === true;
+    // A compound whose verbs are no everyday ones (实体 + 识别), or one "verb" rarer than any everyday word: jieba's tag for a noun it half knows (褪黑素, 昼夜节律).
+    const technical =
+      term.size === 1 ? input.specificity(term.key) >= RARE_VERB_SPECIFICITY : term.verbs?.every((verb) => input.specificity(verb) >= NOMINAL_VERB_SPECIFICITY) === true;
     if (((term.verbal && !technical) || (term.modified && !classifies(term.key))) && !recurs) continue;
     // A verb alone is a concept only when it is no everyday word (睡眠, 复习 yes; 喜欢, 整理 no).
     if (term.verbal && term.size === 1 && input.specificity(term.key) < NOMINAL_VERB_SPECIFICITY) continue;
@@ -91,6 +101,41 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     chosen.push(key);
   }
   return selected;
+}
+
+const NAMING_NUMBER = /^(.+?) ?\d{1,3}$/u;
+
+/**
+ * The head words of the note's own longer names: the last word of an explicit concept or of a phrase
+ * the note or the corpus repeats ("prospect theory" → "theory"; 地铁系统 → 系统), and the word a small
+ * number names ("System 1" → "system", 系统1 → 系统), each with how often the note writes those names.
+ * Head and name are one noun phrase, so the grammar, not a stop list, keeps the bare head out.
+ */
+function namedHeads(input: KeyPhraseInput): Map<string, number> {
+  const heads = new Map<string, number>();
+  let uses = 0;
+  const add = (head: string) => heads.set(head, (heads.get(head) ?? 0) + uses);
+  const generic = (head: string) => input.specificity(head) < GENERIC_HEAD_SPECIFICITY;
+  const addHead = (key: string, chinese: boolean) => {
+    const numbered = NAMING_NUMBER.exec(key);
+    if (numbered && !/ /.test(numbered[1]!) && (!chinese || generic(numbered[1]!))) add(numbered[1]!);
+    const space = key.lastIndexOf(" ");
+    if (space > 0) add(key.slice(space + 1));
+    // Chinese has no spaces: a two- or three-character tail after at least two characters (地铁 + 系统).
+    // Only an everyday tail: 上海咖啡 is about 咖啡 as much as about Shanghai.
+    else if (chinese) for (const size of [2, 3]) if (key.length - size >= 2 && generic(key.slice(-size))) add(key.slice(-size));
+  };
+  for (const [key, spans] of input.explicit) {
+    uses = Math.max(1, spans.length);
+    if (key !== input.titleKey || spans.length > 0) addHead(key, false);
+  }
+  for (const term of input.terms.values()) {
+    if (term.size < 2 || (term.starts.length < 2 && documentFrequencyOf(input.corpus, term.key) < 2)) continue;
+    if (term.modified && !term.endsPhrase) continue;
+    uses = term.starts.length;
+    addHead(term.key, HAN.test(term.key));
+  }
+  return heads;
 }
 
 function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, input: KeyPhraseInput): number {
