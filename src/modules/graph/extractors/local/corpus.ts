@@ -154,7 +154,12 @@ const AFTER_TITLED_WORD = /\p{Lu}\p{Ll}*[ \t]+$/u;
 
 /** Some occurrence is capitalised and not the tail of a longer capitalised name. */
 function writtenTitled(text: string, term: { starts: number[]; ends: number[] }): boolean {
-  return term.starts.some((start, at) => TITLE_WORD.test(text.slice(start, term.ends[at]!)) && !AFTER_TITLED_WORD.test(text.slice(Math.max(0, start - 40), start)));
+  return term.starts.some((start, at) => {
+    const first = text.charCodeAt(start);
+    // Most words start in lower case (or are Han): no slicing for them.
+    if (first < 0x80 && (first < 65 || first > 90)) return false;
+    return TITLE_WORD.test(text.slice(start, term.ends[at]!)) && !AFTER_TITLED_WORD.test(text.slice(Math.max(0, start - 40), start));
+  });
 }
 
 /**

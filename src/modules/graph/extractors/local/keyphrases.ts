@@ -1,3 +1,4 @@
+import { conceptKey } from "../../concept-key";
 import type { TextSpan } from "../../extraction";
 import { type CorpusStats, documentFrequencyOf, inverseDocumentFrequency } from "./corpus";
 import { isLayoutLabel } from "./name-shape";
@@ -49,7 +50,7 @@ const RELATIVE_FLOOR = 0.1;
 /** How many key phrases a note earns: in proportion to its length (a Han character counts as a short word), never many. */
 export function keyPhraseBudget(prose: string): number {
   const han = prose.match(/\p{Script=Han}/gu)?.length ?? 0;
-  return Math.min(18, 5 + Math.floor((prose.length + 2 * han) / 110));
+  return Math.min(18, 5 + Math.floor((prose.length + 2 * han) / 100));
 }
 
 /**
@@ -120,7 +121,12 @@ function namedHeads(input: KeyPhraseInput): Map<string, number> {
     const numbered = NAMING_NUMBER.exec(key);
     if (numbered && !/ /.test(numbered[1]!) && (!chinese || generic(numbered[1]!))) add(numbered[1]!);
     const space = key.lastIndexOf(" ");
-    if (space > 0) add(key.slice(space + 1));
+    if (space > 0) {
+      // The note's index holds "models" under "model" when it has both: the head counts in both numbers.
+      const head = key.slice(space + 1);
+      add(head);
+      if (/[a-z]s$/.test(head) && !/(?:ss|us|is)$/.test(head)) add(head.endsWith("ies") ? `${head.slice(0, -3)}y` : head.slice(0, -1));
+    }
     // Chinese has no spaces: a two- or three-character tail after at least two characters (地铁 + 系统).
     // Only an everyday tail: 上海咖啡 is about 咖啡 as much as about Shanghai.
     else if (chinese) for (const size of [2, 3]) if (key.length - size >= 2 && generic(key.slice(-size))) add(key.slice(-size));
@@ -132,7 +138,13 @@ function namedHeads(input: KeyPhraseInput): Map<string, number> {
   for (const term of input.terms.values()) {
     if (term.size < 2 || (term.starts.length < 2 && documentFrequencyOf(input.corpus, term.key) < 2)) continue;
     if (term.modified && !term.endsPhrase) continue;
+    // "LLMs" in the same note is the large language model named again: "the model" refers to it as often.
     uses = term.starts.length;
+    for (const alias of input.corpus.aliases.get(term.key) ?? input.corpus.aliases.get(term.key.replace(/s$/, "")) ?? []) {
+      // The note's index holds a plural under its singular when it has both ("LLMs" under "llm").
+      const key = conceptKey(alias);
+      uses += (input.terms.get(key) ?? input.terms.get(key.replace(/s$/, "")))?.starts.length ?? 0;
+    }
     addHead(term.key, HAN.test(term.key));
   }
   return heads;

@@ -73,7 +73,7 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       if (size === 1 ? !piece.standsAlone : !anyLong && !unknownWord) continue;
       // A Chinese verb alone may be a noun jieba's dictionary tags as a verb (睡眠, 褪黑素): it must recur (verbal).
       const nominalVerb = joiner === "" && size === 1 && piece.cls === WordClass.Verb;
-      if (!nominalVerb && !isNounPhrase(pieces, first, size)) continue;
+      if (!nominalVerb && !isNounPhrase(pieces, first, size, joiner === "")) continue;
       const term = addOccurrence(sink, surface, size, pieces[first]!.start, piece.end);
       if (term && (piece.cls === WordClass.Verb || pieces[first]!.cls === WordClass.Verb || hasDoubtful(pieces, first, size))) {
         term.verbal = true;
@@ -92,9 +92,10 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
 
 /**
  * A concept is a noun or a noun phrase: modifiers then a noun ("large language model", 大语言模型);
- * in Chinese also verb + noun (知识 + 图谱, which jieba tags "v" + "n") and noun + verb (损失 + 厌恶).
+ * in Chinese also verb + noun (知识 + 图谱, which jieba tags "v" + "n"), noun + verb (损失 + 厌恶) and
+ * adjective + verb (快 + 思考), the last two concepts only when they recur (see `verbal`).
  */
-function isNounPhrase(pieces: Piece[], first: number, size: number): boolean {
+function isNounPhrase(pieces: Piece[], first: number, size: number, chinese = false): boolean {
   const last = pieces[first + size - 1]!.cls;
   if (size === 1) return last === WordClass.Noun;
   // A lone Han name character before a noun is a surname, not a modifier: 李 + 建议.
@@ -102,7 +103,7 @@ function isNounPhrase(pieces: Piece[], first: number, size: number): boolean {
   for (let at = first + 1; at < first + size - 1; at++) if (pieces[at]!.cls === WordClass.Verb) return false;
   const head = pieces[first]!.cls;
   if (last === WordClass.Noun) return head !== WordClass.Verb || size === 2;
-  return size === 2 && head === WordClass.Noun && last === WordClass.Verb;
+  return size === 2 && (head === WordClass.Noun || (chinese && head === WordClass.Modifier)) && last === WordClass.Verb;
 }
 
 function hasDoubtful(pieces: Piece[], first: number, size: number): boolean {

@@ -107,6 +107,8 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
       }
       let word = latinWord(token, position, english.get(position), wordEnd) ?? nameContinuation(token, position, named, prose);
       if (word && agreesAsVerb(word, named, prose, wordEnd, end, english)) word = undefined;
+      // A Latin word set in Chinese text (的K8s集群, Kubernetes：) is a name or a term of art, never everyday English.
+      if (word && (inChinese(prose, position - 1) || inChinese(prose, wordEnd))) word.rare = true;
       if (word) run.push(word);
       else flush();
       // "Kahneman's book" is two things, not one phrase.
@@ -125,7 +127,19 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
   return sink.index;
 }
 
+const FULL_WIDTH_PUNCTUATION = /^[\u3000-\u303F\uFF01-\uFF0F\uFF1A-\uFF20]$/u;
+
+function inChinese(prose: string, at: number): boolean {
+  if (at < 0 || at >= prose.length) return false;
+  const unit = prose.charCodeAt(at);
+  // ASCII (the common neighbour: a space) needs no lookup.
+  if (unit < 0x80) return false;
+  return kindOf(prose, at) === CharKind.Cjk || FULL_WIDTH_PUNCTUATION.test(prose[at]!);
+}
+
 const THIRD_PERSON = /^[a-z]{2,}[^su\W]s$/;
+const PLURAL_SUBJECT = /^(?:[a-z]{2,}[^su\W]s|\p{Lu}{2,}s)$/u;
+const BASE_FORM = /^[a-z]{2,}[^s\W]$/;
 const DETERMINER = /^(?:the|a|an|its|their|his|her|our|my|your|this|that|these|those|every|each|some|no|any|more|less)$/i;
 
 /**
@@ -134,15 +148,17 @@ const DETERMINER = /^(?:the|a|an|its|their|his|her|our|my|your|this|that|these|t
  * the answer", "repetition fights forgetting", but "knowledge graphs are" and "vector databases." stay.
  */
 function agreesAsVerb(word: Piece, previous: Piece | undefined, prose: string, wordEnd: number, end: number, english: Map<number, TaggedWord>): boolean {
-  if (!previous || word.cls !== WordClass.Noun || previous.cls !== WordClass.Noun || previous.end + 1 !== word.start) return false;
-  if (!THIRD_PERSON.test(word.text) || /s$/i.test(previous.text) || word.rare) return false;
+  if (!previous || word.cls !== WordClass.Noun || previous.cls !== WordClass.Noun || previous.end + 1 !== word.start || word.rare) return false;
   let next = wordEnd;
   while (next < end && prose[next] === " ") next++;
   if (next === wordEnd) return false;
   const following = english.get(next);
   if (!following) return false;
-  if (following.cls === WordClass.Noun || following.cls === WordClass.Modifier) return true;
-  return DETERMINER.test(prose.slice(next, following.end));
+  const determiner = DETERMINER.test(prose.slice(next, following.end));
+  // "LLMs answer fluently", "transformers train so well": a plural subject, a verb's base form, then an adverb or an object.
+  if (PLURAL_SUBJECT.test(previous.text) && BASE_FORM.test(word.text)) return determiner || following.cls === WordClass.Other;
+  if (!THIRD_PERSON.test(word.text) || /s$/i.test(previous.text)) return false;
+  return following.cls === WordClass.Noun || following.cls === WordClass.Modifier || determiner;
 }
 
 /**
