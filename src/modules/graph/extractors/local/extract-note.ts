@@ -16,6 +16,8 @@ import type { TermIndex } from "./terms";
 // Markup is the author's own statement that something matters; weigh it above a statistical guess.
 const EXPLICIT_BOOST = 2;
 const MIN_DESCRIPTION_LENGTH = 8;
+// 【视频总结】, 【干货】 before a Chinese title say what kind of note it is.
+const TITLE_GENRE = /^\s*【[^】\n]{1,12}】/u;
 
 interface PlacedConcept extends ConceptDraft {
   occurrences: TextSpan[];
@@ -49,12 +51,14 @@ export function extractNote(
   });
 
   const prominent = [titleSpan, ...headings.map((heading) => heading.text)];
+  const genre = TITLE_GENRE.exec(note.title);
   const phrases = selectKeyPhrases({
     terms,
     corpus,
     explicit: takenKeys(placed),
     existing: new Set(existingNames.keys()),
     prominent,
+    ...(genre && { labels: [{ start: 0, end: genre[0].length }] }),
     specificity: (key) => corpus.nlp.chineseSpecificity(key),
     ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
     budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd)),

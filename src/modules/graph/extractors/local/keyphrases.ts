@@ -21,6 +21,8 @@ export interface KeyPhraseInput {
   titleKey?: string;
   /** Title and heading text, sorted: a phrase found there is what the note is about. */
   prominent: readonly TextSpan[];
+  /** A title's genre label in lenticular brackets (【视频总结】, 【干货】), sorted: what kind of note, not a concept. */
+  labels?: readonly TextSpan[];
   budget: number;
   /** General-language specificity of a one-word term (1 when unknown). */
   specificity: (key: string) => number;
@@ -64,6 +66,7 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   const ranked: (KeyPhrase & { free: number })[] = [];
   for (const term of input.terms.values()) {
     if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
+    if (input.labels?.length && term.starts.every((start) => insideAny(input.labels!, start))) continue;
     if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
     // "the theory" in a note on prospect theory, "System" of "System 1": the longer name's head said again, not a concept of
     // its own, unless the note uses it alone more often than the names it heads ("the dough" of a bread note with one "pizza dough").
@@ -74,7 +77,9 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     const recurs = term.starts.length >= 2 || documentFrequencyOf(input.corpus, term.key) >= 2;
     // A compound whose verbs are no everyday ones (实体 + 识别), or one "verb" rarer than any everyday word: jieba's tag for a noun it half knows (褪黑素, 昼夜节律).
     const technical =
-      term.size === 1 ? input.specificity(term.key) >= RARE_VERB_SPECIFICITY : term.verbs?.every((verb) => input.specificity(verb) >= NOMINAL_VERB_SPECIFICITY) === true;
+      term.size === 1
+        ? input.specificity(term.key) >= RARE_VERB_SPECIFICITY
+        : term.verbs?.every((verb) => input.specificity(verb) >= NOMINAL_VERB_SPECIFICITY) === true;
     if (((term.verbal && !technical) || (term.modified && !classifies(term.key))) && !recurs) continue;
     // A verb alone is a concept only when it is no everyday word (睡眠, 复习 yes; 喜欢, 整理 no).
     if (term.verbal && term.size === 1 && input.specificity(term.key) < NOMINAL_VERB_SPECIFICITY) continue;
@@ -84,11 +89,18 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (term.standalone === 0) continue;
     ranked.push({ term, free, score: scoreTerm(term, free, prominent, input) });
   }
-  ranked.sort((a, b) => b.score - a.score || compareKeys(a.term.key, b.term.key));
+  // On a tie the longer phrase wins ("Fushimi Inari" names the place more fully than "Fushimi"), then the one whose
+  // words the user's other notes use ("vector database" in a corpus about vectors and databases, not "refund policy").
+  const kinship = new Map(ranked.map(({ term }) => [term.key, wordKinship(input.corpus, term)]));
+  ranked.sort(
+    (a, b) =>
+      b.score - a.score || b.term.size - a.term.size || kinship.get(b.term.key)! - kinship.get(a.term.key)! || compareKeys(a.term.key, b.term.key),
+  );
 
   const chosen = [...input.explicit.keys()];
   const selected: KeyPhrase[] = [];
-  const floor = (ranked[0]?.score ?? 0) * RELATIVE_FLOOR;
+  // Relative to the best phrase's own worth: a name the graph already has ranks first, but must not raise the bar for the rest.
+  const floor = Math.max(0, ...ranked.map(({ term, score }) => (input.existing.has(term.key) ? score / EXISTING_BOOST : score))) * RELATIVE_FLOOR;
   for (const phrase of ranked) {
     if (selected.length >= input.budget || phrase.score < floor) break;
     const { key } = phrase.term;
@@ -98,6 +110,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
         (containsPhrase(key, other) && phrase.term.starts.length < 2),
     );
     if (clashes) continue;
+    // "Japan Rail Pass" once "JR Pass" is chosen: the corpus says they are one concept, which takes one place.
+    if ((input.corpus.aliases.get(key) ?? []).some((alias) => chosen.includes(conceptKey(alias)))) continue;
     selected.push({ term: phrase.term, score: phrase.score });
     chosen.push(key);
   }
@@ -148,6 +162,14 @@ function namedHeads(input: KeyPhraseInput): Map<string, number> {
     addHead(term.key, HAN.test(term.key));
   }
   return heads;
+}
+
+/** How many notes use the words of a Latin phrase, summed (0 for a single word or Chinese). */
+function wordKinship(corpus: CorpusStats, term: TermOccurrences): number {
+  if (term.size < 2 || !term.key.includes(" ")) return 0;
+  let notes = 0;
+  for (const word of term.key.split(" ")) notes += documentFrequencyOf(corpus, word);
+  return notes;
 }
 
 function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, input: KeyPhraseInput): number {

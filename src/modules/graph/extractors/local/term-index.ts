@@ -45,6 +45,8 @@ export interface Piece {
   rare?: boolean;
   /** A single Han character jieba tags as a person's name (李, 王). */
   surname?: boolean;
+  /** jieba's "nr" or "vn" (see cjk-terms.ts). */
+  tag?: "nr" | "vn";
 }
 
 const MAX_PHRASE_SIZE = 3;
@@ -83,7 +85,9 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       if (term && pieces[first + size]?.cls !== WordClass.Noun) term.endsPhrase = true;
       if (term && size === 1 && piece.rare) term.rare = true;
       if (term && joiner === "" && size > 1) {
-        const inside = pieces[first - 1]?.cls === WordClass.Noun || pieces[first + size]?.cls === WordClass.Noun;
+        // A verbal noun after it is what is done to it (心率区间 + 训练, 知识图谱 + 构建), not part of its name.
+        const after = pieces[first + size];
+        const inside = pieces[first - 1]?.cls === WordClass.Noun || (after?.cls === WordClass.Noun && after.tag !== "vn");
         term.standalone = (term.standalone ?? 0) + (inside ? 0 : 1);
       }
     }
@@ -100,6 +104,14 @@ function isNounPhrase(pieces: Piece[], first: number, size: number, chinese = fa
   if (size === 1) return last === WordClass.Noun;
   // A lone Han name character before a noun is a surname, not a modifier: 李 + 建议.
   if (pieces[first]!.surname) return false;
+  if (chinese) {
+    // A name ("nr") is a concept of its own: 艾宾浩斯 + 遗忘曲线 is Ebbinghaus's forgetting curve, two concepts. And
+    // jieba tags a word it does not know as a name: inside a compound that is mostly a clause's verb or adverb
+    // (程度 + 远高于 + 收益, 人 + 宁可 + 错过机会).
+    for (let at = first; at < first + size; at++) if (pieces[at]!.tag === "nr") return false;
+    // A verbal noun before a longer noun phrase is a verb and its object: 评估 + 大 + 语言 + 模型.
+    if (size >= 3 && pieces[first]!.tag === "vn") return false;
+  }
   for (let at = first + 1; at < first + size - 1; at++) if (pieces[at]!.cls === WordClass.Verb) return false;
   const head = pieces[first]!.cls;
   if (last === WordClass.Noun) return head !== WordClass.Verb || size === 2;
