@@ -68,11 +68,11 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
     if (input.labels?.length && term.starts.every((start) => insideAny(input.labels!, start))) continue;
     if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
-    // "the theory" in a note on prospect theory, "System" of "System 1": the longer name's head said again, not a concept of
-    // its own, unless the note uses it alone more often than the names it heads ("the dough" of a bread note with one "pizza dough").
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
+    // "the theory" in a note on prospect theory, "System" of "System 1": the longer name's head said again, not a concept of
+    // its own, unless the note uses it alone more often than the names it heads ("the dough" of a bread note with one "pizza dough").
     if (term.size === 1 && free <= (heads.get(term.key) ?? 0)) continue;
     const recurs = term.starts.length >= 2 || documentFrequencyOf(input.corpus, term.key) >= 2;
     // A compound whose verbs are no everyday ones (实体 + 识别), or one "verb" rarer than any everyday word: jieba's tag for a noun it half knows (褪黑素, 昼夜节律).
@@ -87,6 +87,11 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (term.modified && !term.endsPhrase) continue;
     // So is a Chinese compound only ever seen inside a longer one (研究基地 in 大熊猫繁育研究基地).
     if (term.standalone === 0) continue;
+    // An everyday English noun only ever part of longer ones ("graph" of "graph service", "knowledge graph" and
+    // "graph database") is not a concept by itself; a name or term of art may be ("Kubernetes migration").
+    if (term.size === 1 && LATIN.test(term.key) && !term.rare && !term.capitalised && (term.alone ?? 0) === 0) continue;
+    // A Chinese noun with a light tail (决策 + 过程, 学习 + 方式) is the noun itself: the tail names no new concept.
+    if (term.size === 2 && HAN.test(term.key) && hasEmptyTail(term.key, input)) continue;
     ranked.push({ term, free, score: scoreTerm(term, free, prominent, input) });
   }
   // On a tie the longer phrase wins ("Fushimi Inari" names the place more fully than "Fushimi"), then the one whose
@@ -164,6 +169,15 @@ function namedHeads(input: KeyPhraseInput): Map<string, number> {
   return heads;
 }
 
+// Light nouns, the closed class that follows any noun and adds nothing to it ("process", "way", "situation", "aspect"),
+// as light verbs (进行, 做) add nothing to their object.
+const LIGHT_NOUNS = new Set(["过程", "方式", "情况", "方面"]);
+
+function hasEmptyTail(key: string, input: KeyPhraseInput): boolean {
+  for (let cut = 2; cut <= key.length - 2; cut++) if (LIGHT_NOUNS.has(key.slice(cut)) && input.terms.has(key.slice(0, cut))) return true;
+  return false;
+}
+
 /** How many notes use the words of a Latin phrase, summed (0 for a single word or Chinese). */
 function wordKinship(corpus: CorpusStats, term: TermOccurrences): number {
   if (term.size < 2 || !term.key.includes(" ")) return 0;
@@ -196,6 +210,7 @@ function isSpecific(term: TermOccurrences, input: KeyPhraseInput): boolean {
 }
 
 const HAN = /\p{Script=Han}/u;
+const LATIN = /\p{Script=Latin}/u;
 
 function isBoilerplate(corpus: CorpusStats, key: string): boolean {
   return corpus.documentCount >= BOILERPLATE_CORPUS && documentFrequencyOf(corpus, key) > corpus.documentCount * BOILERPLATE_SHARE;

@@ -20,6 +20,10 @@ export interface TermOccurrences {
   rare?: boolean;
   /** Chinese: occurrences not inside a longer run of nouns (研究基地 in 大熊猫繁育研究基地 is inside). */
   standalone?: number;
+  /** Latin single words: occurrences that are a whole noun phrase (adjectives aside), not part of a compound. */
+  alone?: number;
+  /** Latin single words: some occurrence starts with a capital (a name, or a sentence's first word). */
+  capitalised?: boolean;
 }
 
 export type TermIndex = Map<string, TermOccurrences>;
@@ -84,6 +88,11 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       if (term && size > 1 && pieces[first]!.cls === WordClass.Modifier) term.modified = true;
       if (term && pieces[first + size]?.cls !== WordClass.Noun) term.endsPhrase = true;
       if (term && size === 1 && piece.rare) term.rare = true;
+      if (term && size === 1 && joiner === " ") {
+        const before = pieces[first - 1];
+        if ((!before || before.cls === WordClass.Modifier) && !pieces[first + 1]) term.alone = (term.alone ?? 0) + 1;
+        if (/^\p{Lu}/u.test(piece.text)) term.capitalised = true;
+      }
       if (term && joiner === "" && size > 1) {
         // A verbal noun after it is what is done to it (心率区间 + 训练, 知识图谱 + 构建), not part of its name.
         const after = pieces[first + size];
@@ -167,6 +176,8 @@ export function mergePlurals(index: TermIndex): void {
     ].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     singular.starts = merged.map(([start]) => start);
     singular.ends = merged.map(([, end]) => end);
+    if (term.alone) singular.alone = (singular.alone ?? 0) + term.alone;
+    if (term.capitalised) singular.capitalised = true;
     index.delete(term.key);
   }
 }
