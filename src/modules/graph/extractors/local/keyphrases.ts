@@ -62,7 +62,14 @@ export function keyPhraseBudget(prose: string): number {
  */
 export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   const covering = coveringSpans(input);
-  const heads = namedHeads(input);
+  // Each key's document frequency is asked for by several rules: worked out once per note.
+  const frequencies = new Map<string, number>();
+  const frequency = (key: string) => {
+    let count = frequencies.get(key);
+    if (count === undefined) frequencies.set(key, (count = documentFrequencyOf(input.corpus, key)));
+    return count;
+  };
+  const heads = namedHeads(input, frequency);
   const ranked: (KeyPhrase & { free: number })[] = [];
   for (const term of input.terms.values()) {
     if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
@@ -74,7 +81,7 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     // "the theory" in a note on prospect theory, "System" of "System 1": the longer name's head said again, not a concept of
     // its own, unless the note uses it alone more often than the names it heads ("the dough" of a bread note with one "pizza dough").
     if (term.size === 1 && free <= (heads.get(term.key) ?? 0)) continue;
-    const recurs = term.starts.length >= 2 || documentFrequencyOf(input.corpus, term.key) >= 2;
+    const recurs = term.starts.length >= 2 || frequency(term.key) >= 2;
     // A compound whose verbs are no everyday ones (实体 + 识别), or one "verb" rarer than any everyday word: jieba's tag for a noun it half knows (褪黑素, 昼夜节律).
     const technical =
       term.size === 1
@@ -96,11 +103,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   }
   // On a tie the longer phrase wins ("Fushimi Inari" names the place more fully than "Fushimi"), then the one whose
   // words the user's other notes use ("vector database" in a corpus about vectors and databases, not "refund policy").
-  const kinship = new Map(ranked.map(({ term }) => [term.key, wordKinship(input.corpus, term)]));
-  ranked.sort(
-    (a, b) =>
-      b.score - a.score || b.term.size - a.term.size || kinship.get(b.term.key)! - kinship.get(a.term.key)! || compareKeys(a.term.key, b.term.key),
-  );
+  const kinship = (term: TermOccurrences) => wordKinship(term, frequency);
+  ranked.sort((a, b) => b.score - a.score || b.term.size - a.term.size || kinship(b.term) - kinship(a.term) || compareKeys(a.term.key, b.term.key));
 
   const chosen = [...input.explicit.keys()];
   const selected: KeyPhrase[] = [];
@@ -131,7 +135,7 @@ const NAMING_NUMBER = /^(.+?) ?\d{1,3}$/u;
  * number names ("System 1" → "system", 系统1 → 系统), each with how often the note writes those names.
  * Head and name are one noun phrase, so the grammar, not a stop list, keeps the bare head out.
  */
-function namedHeads(input: KeyPhraseInput): Map<string, number> {
+function namedHeads(input: KeyPhraseInput, frequency: (key: string) => number): Map<string, number> {
   const heads = new Map<string, number>();
   let uses = 0;
   const add = (head: string) => heads.set(head, (heads.get(head) ?? 0) + uses);
@@ -155,7 +159,7 @@ function namedHeads(input: KeyPhraseInput): Map<string, number> {
     if (key !== input.titleKey || spans.length > 0) addHead(key, false);
   }
   for (const term of input.terms.values()) {
-    if (term.size < 2 || (term.starts.length < 2 && documentFrequencyOf(input.corpus, term.key) < 2)) continue;
+    if (term.size < 2 || (term.starts.length < 2 && frequency(term.key) < 2)) continue;
     if (term.modified && !term.endsPhrase) continue;
     // "LLMs" in the same note is the large language model named again: "the model" refers to it as often.
     uses = term.starts.length;
@@ -179,10 +183,10 @@ function hasEmptyTail(key: string, input: KeyPhraseInput): boolean {
 }
 
 /** How many notes use the words of a Latin phrase, summed (0 for a single word or Chinese). */
-function wordKinship(corpus: CorpusStats, term: TermOccurrences): number {
+function wordKinship(term: TermOccurrences, frequency: (key: string) => number): number {
   if (term.size < 2 || !term.key.includes(" ")) return 0;
   let notes = 0;
-  for (const word of term.key.split(" ")) notes += documentFrequencyOf(corpus, word);
+  for (const word of term.key.split(" ")) notes += frequency(word);
   return notes;
 }
 

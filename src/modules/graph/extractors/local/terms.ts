@@ -105,7 +105,7 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
         position = wordEnd;
         continue;
       }
-      let word = latinWord(token, position, english.get(position), wordEnd, prose.slice(Math.max(0, position - 8), position)) ?? nameContinuation(token, position, named, prose);
+      let word = latinWord(token, position, english.get(position), wordEnd, prose) ?? nameContinuation(token, position, named, prose);
       if (word && agreesAsVerb(word, named, prose, wordEnd, end, english)) word = undefined;
       // A Latin word set in Chinese text (的K8s集群, Kubernetes：) is a name or a term of art, never everyday English.
       if (word && (inChinese(prose, position - 1) || inChinese(prose, wordEnd))) word.rare = true;
@@ -240,7 +240,7 @@ function scanWord(text: string, start: number, end: number): number {
 // A determiner before a word makes it a noun whatever the tagger says: "an embedding vector", "the forgetting curve".
 const AFTER_DETERMINER = /(?:^|[^\p{L}])(?:a|an|the|this|that|these|those|its|their|our|my|your|his|her|each|every)\s+$/iu;
 
-function latinWord(token: string, start: number, tagged: TaggedWord | undefined, wordEnd: number, before = ""): Piece | undefined {
+function latinWord(token: string, start: number, tagged: TaggedWord | undefined, wordEnd: number, prose = ""): Piece | undefined {
   const apostrophe = token[token.length - 2];
   const possessive = (apostrophe === "'" || apostrophe === "’") && (token.endsWith("s") || token.endsWith("S"));
   const text = possessive ? token.slice(0, -2) : token;
@@ -251,7 +251,7 @@ function latinWord(token: string, start: number, tagged: TaggedWord | undefined,
   // Roman numerals ("Part II") are numbering, not names.
   const standsAlone = (text.length >= 3 || UPPERCASE_WORD.test(text)) && !ROMAN_NUMERAL.test(text);
   let cls = wordClass(tagged, wordEnd, token);
-  if (cls === WordClass.Verb && /ing$/.test(text) && AFTER_DETERMINER.test(before)) cls = WordClass.Noun;
+  if (cls === WordClass.Verb && text.endsWith("ing") && AFTER_DETERMINER.test(prose.slice(Math.max(0, start - 8), start))) cls = WordClass.Noun;
   // Verbs, adverbs, pronouns and numbers end a noun phrase, as stopwords do.
   if (cls === WordClass.Verb || cls === WordClass.Other || cls === WordClass.Auxiliary) return undefined;
   return { text, start, end: start + text.length, standsAlone, cls, ...(tagged?.rare && { rare: true }) };
