@@ -100,17 +100,19 @@ function go(view: ViewName) {
   show(view);
 }
 
-function show(view: ViewName) {
-  currentView = view;
-  placeShared(view);
-  markNav(view);
-  document.title = view === "graph" ? "Rhizome · Knowledge graph" : "Rhizome · Notes";
+function show(next: ViewName) {
+  currentView = next;
+  placeShared(next);
+  markNav(next);
+  document.title = next === "graph" ? "Rhizome · Knowledge graph" : "Rhizome · Notes";
   noteSearch.reset();
   if (!user) return;
-  notesView.hidden = view !== "notes";
-  graphView.hidden = view !== "graph";
-  if (view === "graph") void startGraph();
-  else {
+  notesView.hidden = next !== "notes";
+  graphView.hidden = next !== "graph";
+  if (next === "graph") {
+    view?.wake();
+    void startGraph();
+  } else {
     // The editor holds the pane: a note opened meanwhile in the graph view gives way.
     if (app.editing()) notes.close();
     app.start();
