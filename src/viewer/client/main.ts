@@ -52,7 +52,7 @@ const nodes = new Map<number, GraphNode>();
 const positions = new Map<number, Point>();
 
 const concepts = new ConceptList(byId<HTMLUListElement>("concepts"), byId<HTMLInputElement>("search"), (id) => void select(id, true));
-const notes = setUpNoteView({ edit: (note) => app.edit(note) });
+const notes = setUpNoteView({ edit: (note) => app.edit(note), mayOpen: () => currentView !== "notes" || app.yieldPane() });
 const app = setUpNotesApp(notes, { showNotes: () => go("notes") });
 // In the notes app, `Search notes` filters `Notes`; in the graph view it lists `Notes found`.
 const noteSearch = setUpNoteSearch((id) => void notes.open(id), () => (currentView === "notes" ? app.search : null));
@@ -105,7 +105,6 @@ function show(next: ViewName) {
   placeShared(next);
   markNav(next);
   document.title = next === "graph" ? "Rhizome · Knowledge graph" : "Rhizome · Notes";
-  noteSearch.reset();
   if (!user) return;
   notesView.hidden = next !== "notes";
   graphView.hidden = next !== "graph";
@@ -117,6 +116,7 @@ function show(next: ViewName) {
     if (app.editing()) notes.close();
     app.start();
   }
+  noteSearch.again();
 }
 
 function startGraph(): Promise<void> {

@@ -21,7 +21,7 @@ const PAGE_SIZE = 10;
  * `filter()` names where the words go instead of `Notes found`: in the notes app, `Search notes`
  * filters the `Notes` list itself.
  */
-export function setUpNoteSearch(openNote: (id: number) => void, filter: () => ((q: string) => void) | null = () => null): { reset(): void } {
+export function setUpNoteSearch(openNote: (id: number) => void, filter: () => ((q: string) => void) | null = () => null): { reset(): void; again(): void } {
   const form = byId<HTMLFormElement>("note-search-form");
   const input = byId<HTMLInputElement>("note-search");
   const results = byId<HTMLUListElement>("note-results");
@@ -74,7 +74,8 @@ export function setUpNoteSearch(openNote: (id: number) => void, filter: () => ((
     clearTimeout(pause);
     pause = setTimeout(() => void search(), TYPING_PAUSE_MS);
   });
-  return { reset };
+  // The view changed: the words in the box go where this view shows them.
+  return { reset, again: () => void search() };
 }
 
 function hitItem(hit: SearchHit, openNote: (id: number) => void): HTMLLIElement {

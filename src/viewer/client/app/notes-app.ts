@@ -20,6 +20,8 @@ export interface NotesApp {
   task(task: Task): void;
   /** The editor is open: a note shown elsewhere must not cover it. */
   editing(): boolean;
+  /** Before a note opens in the pane from elsewhere (an answer's source): the editor gives way, asking first when it holds changes. */
+  yieldPane(): boolean;
   confirmLeave(): boolean;
 }
 
@@ -101,9 +103,17 @@ export function setUpNotesApp(note: NoteView, view: { showNotes(): void }): Note
     openNote,
     edit,
     newNote,
-    search: (q) => list.show({ q }),
+    search(q) {
+      if (started && q !== list.filter().q) list.show({ q });
+    },
     task: (task) => imports.update(task),
     editing: () => editor.isOpen(),
+    yieldPane() {
+      if (!editor.isOpen()) return true;
+      if (!editor.confirmLeave()) return false;
+      editor.hide();
+      return true;
+    },
     confirmLeave: () => editor.confirmLeave(),
   };
 }
