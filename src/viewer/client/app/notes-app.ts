@@ -1,6 +1,7 @@
 // The notes app (`/`): `Notes`, `All tags`, `Search notes` filtering the list, the editor and the
 // note's rendered view in the pane, `Import` with live `Imports`, and `Export`.
 import { byId } from "../dom";
+import { renderMarkdown } from "../markdown";
 import type { NoteView } from "../note-view";
 import type { Note, Task } from "../types";
 import { setUpEditor } from "./editor";
@@ -91,6 +92,10 @@ export function setUpNotesApp(note: NoteView, view: { showNotes(): void }): Note
       list.show({});
       void tags.load();
       void imports.load();
+      // The first note opened should not pay for compiling the Markdown parser's patterns: warm it while idle.
+      const warm = () => void renderMarkdown("# A\n\n**b** *c* [[d]] `e` [f](https://g.example)\n\n- h\n\n> i");
+      if ("requestIdleCallback" in window) requestIdleCallback(warm, { timeout: 2000 });
+      else setTimeout(warm, 200);
     },
     reset() {
       started = false;
