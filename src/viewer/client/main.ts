@@ -154,11 +154,14 @@ async function enter() {
   loginView.hidden = true;
   account.hidden = false;
   nav.hidden = false;
-  try {
-    showStatus(await get<BuildStatus>("/api/knowledge-graph/status"));
-  } catch {
+  const statusRead = get<BuildStatus>("/api/knowledge-graph/status").then(showStatus, () => {
     statusLine.textContent = "The build status could not be read.";
-  }
+  });
+  // The notes need no build status: they load while it is read. The graph waits for it (its
+  // cached layout is kept per build).
+  if (currentView === "notes") show("notes");
+  await statusRead;
+  if (!user) return;
   events = followEvents({
     graph: (update) => {
       showStatus(update);
