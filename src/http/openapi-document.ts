@@ -316,13 +316,15 @@ function removeUnusedComponents(document: OpenAPIObject): void {
 
 // Operations whose success depends on current state, and so can answer 409.
 const CONFLICT_PATHS = new Set(["/auth/register", "/auth/totp/setup", "/auth/totp/enable", "/auth/totp/disable", "/knowledge-graph/build"]);
+// A save with `expected_updated_at` that finds the note changed since (the page's lost-update guard).
+const CONFLICT_OPERATIONS = new Set(["PUT /notes/{id}"]);
 
 function errorStatusesFor(method: string, isProtected: boolean, path: string): number[] {
   const statuses = [400];
   if (isProtected || path === "/auth/login") statuses.push(401);
   if (isProtected) statuses.push(403);
   if (path.includes("{")) statuses.push(404);
-  if (CONFLICT_PATHS.has(path)) statuses.push(409);
+  if (CONFLICT_PATHS.has(path) || CONFLICT_OPERATIONS.has(`${method} ${path}`)) statuses.push(409);
   if (method !== "GET" && method !== "DELETE") statuses.push(413, 415);
   if (path === "/auth/login" || path.startsWith("/auth/totp")) statuses.push(429);
   statuses.push(500, 503);

@@ -54,6 +54,8 @@ export function toolCatalogue(noteUrl: NoteUrl): ToolSpec[] {
       input: () => z.object({ tag: listShape.tag!, page: listShape.page!, size: listShape.size! }),
       description: "List notes, newest first, optionally only those with a tag",
     },
+    // The tags and their counts: an agent filing a note picks from the user's own vocabulary.
+    { name: "list_tags", procedure: "tags.list", title: "List tags", annotations: READ },
     { name: "get_note", procedure: "notes.get", title: "Read a note", annotations: READ, linksNote: true },
     { name: "create_note", procedure: "notes.create", title: "Create a note", annotations: CREATE, linksNote: true },
     {

@@ -27,9 +27,9 @@ const HEADERS = {
 };
 
 /**
- * GET /graph (the page) and GET /graph/assets/<file> (its script, layout worker and styles),
- * bundled on the first request and kept in memory. No auth: the page logs in, and its data calls
- * carry the token.
+ * GET / (the notes app) and GET /graph (the same page, opened on its graph view), and
+ * GET /graph/assets/<file> (its script, layout worker and styles), bundled on the first request and
+ * kept in memory. No auth: the page logs in, and its data calls carry the token.
  */
 export function viewerRoutes() {
   let bundle: Promise<ViewerBundle> | undefined;
@@ -41,6 +41,7 @@ export function viewerRoutes() {
     return bundle;
   };
   return new Elysia({ name: "viewer" })
+    .get("/", async ({ request }) => respond((await load()).page, request))
     .get("/graph", async ({ request }) => respond((await load()).page, request))
     .get("/graph/assets/:file", async ({ request, params }) => {
       const asset = (await load()).assets.get(params.file);
@@ -60,10 +61,21 @@ function respond(asset: ViewerAsset, request: Request): Response {
 
 /** The page's routes in the OpenAPI document (plain HTTP routes, written by hand as the contract asks). */
 export const viewerOpenApiPaths = {
+  "/": {
+    get: {
+      operationId: "app-page",
+      summary: "The notes app: write, tag, search, import and export notes, and explore the graph",
+      description:
+        "An HTML page, served without auth, where a user logs in and keeps their notes: the Notes list, the editor, All tags, Search notes, Import and Imports, Export, Ask, and the graph as one of its views (the same page as /graph). Its script and styles come from /graph/assets/ on this server; it calls only this API and keeps the token in sessionStorage.",
+      tags: ["viewer"],
+      security: [],
+      responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } } },
+    },
+  },
   "/graph": {
     get: {
       operationId: "viewer-page",
-      summary: "The knowledge-graph viewer page",
+      summary: "The knowledge-graph viewer page (the app, opened on its graph view)",
       description:
         "An HTML page, served without auth, where a user logs in and explores their own graph. Its script and styles come from /graph/assets/ on this server; it calls only this API and keeps the token in sessionStorage.",
       tags: ["viewer"],

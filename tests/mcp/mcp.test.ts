@@ -103,7 +103,7 @@ describe("initialize and tools/list", () => {
     const { tools } = await client.listTools();
     await client.close();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ["ask", "build_graph", "create_note", "delete_note", "fetch", "get_concept", "get_note", "get_task", "import", "list_notes", "list_versions", "restore_version", "search", "search_concepts", "search_notes", "update_note", "whoami"].sort(),
+      ["ask", "build_graph", "create_note", "delete_note", "fetch", "get_concept", "get_note", "get_task", "import", "list_notes", "list_tags", "list_versions", "restore_version", "search", "search_concepts", "search_notes", "update_note", "whoami"].sort(),
     );
     for (const tool of tools) {
       expect(tool.title?.length).toBeGreaterThan(0);
@@ -120,7 +120,7 @@ describe("initialize and tools/list", () => {
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     for (const name of ["delete_note", "update_note", "restore_version"]) expect(byName.get(name)!.annotations?.destructiveHint).toBe(true);
     for (const name of ["create_note", "import", "build_graph"]) expect(byName.get(name)!.annotations?.destructiveHint).toBe(false);
-    for (const name of ["search_notes", "list_notes", "get_note", "search_concepts", "get_concept", "get_task", "whoami", "search", "fetch", "list_versions"]) {
+    for (const name of ["search_notes", "list_notes", "list_tags", "get_note", "search_concepts", "get_concept", "get_task", "whoami", "search", "fetch", "list_versions"]) {
       expect(byName.get(name)!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
     }
     expect(byName.get("search_notes")!.inputSchema.required).toEqual(["q"]);
@@ -129,7 +129,7 @@ describe("initialize and tools/list", () => {
 
   test("tools/list shows only what the token's scopes allow", async () => {
     const reader = await connect(await createAccessToken(alice, ["notes:read"]));
-    expect((await reader.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["fetch", "get_note", "list_notes", "list_versions", "search", "search_notes", "whoami"]);
+    expect((await reader.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["fetch", "get_note", "list_notes", "list_tags", "list_versions", "search", "search_notes", "whoami"]);
     await reader.close();
     const graph = await connect(await createAccessToken(alice, ["graph:read", "ask"]));
     expect((await graph.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["ask", "get_concept", "search_concepts", "whoami"]);
@@ -165,6 +165,9 @@ describe("every tool, with good input and bad", () => {
     expect(listed).toEqual((await alice.get("/api/notes?tag=agents")).body);
     expect(listed.items.map((item: { id: number }) => item.id)).toEqual([created.id]);
     expect(await ok("list_notes", { tag: "edited" })).toMatchObject({ total: 0 });
+    const tagList = await ok("list_tags");
+    expect(tagList).toEqual((await alice.get("/api/tags")).body);
+    expect(tagList.items).toContainEqual({ tag: "agents", count: 1 });
 
     expect(await ok("delete_note", { id: created.id })).toEqual({ id: created.id, deleted: true });
     expectError(await alice.get(`/api/notes/${created.id}`), 404, "NOT_FOUND");

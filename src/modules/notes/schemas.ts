@@ -131,6 +131,12 @@ export const updateNoteInput = z.object({
   title: titleSchema.optional(),
   content: contentSchema.optional(),
   tags: tagsSchema.optional(),
+  expected_updated_at: z.iso
+    .datetime()
+    .optional()
+    .describe(
+      "The `updated_at` you last read: when the note has changed since, the update is refused with 409 CONFLICT and nothing is written (no lost updates between two editors)",
+    ),
 });
 export const noteIdInput = z.object({ id: noteIdSchema });
 export const exportNotesInput = z

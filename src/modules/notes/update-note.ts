@@ -4,7 +4,7 @@ import { notes } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { batchStep, preparedPerDatabase, runBatch } from "../../db/prepared";
 import { readStatements } from "../../db/read-statements";
-import { InvalidInputError, NotFoundError, UnavailableError } from "../errors";
+import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from "../errors";
 import { editedNoteEntrySteps } from "../search/index-notes";
 import { searchDocument } from "../search/search-document";
 import { excerptOfPlainText } from "./excerpt";
@@ -60,7 +60,8 @@ const UNNAMED: Writer = { kind: "session", name: null, key: null };
  * Partial update: omitted fields keep their value. The stored note is read, the edit applied to it
  * (the search entry is built from the whole note), and the note, its entry and the version it
  * replaces written in one batch that holds only if no one wrote the note since the read;
- * otherwise it is read again.
+ * otherwise it is read again. With `expected_updated_at`, a note changed since that time is a
+ * ConflictError and nothing is written.
  */
 export async function updateNote({
   ctx,
@@ -73,6 +74,7 @@ export async function updateNote({
   writer?: Writer;
 }): Promise<NoteRecord> {
   const { id, title, content, tags } = input;
+  const expected = input.expected_updated_at === undefined ? undefined : Date.parse(input.expected_updated_at);
   if (title === undefined && content === undefined && tags === undefined) {
     throw new InvalidInputError("Nothing to update: give at least one of title, content, tags");
   }
@@ -80,6 +82,12 @@ export async function updateNote({
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const current = await readStatements(ctx.db).get(stored, { id, userId: ctx.userId });
     if (!current) throw new NotFoundError(`Note ${id}`);
+    // Checked on every read: a write by someone else between this read and ours is a conflict too.
+    if (expected !== undefined && current.updatedAt !== expected) {
+      throw new ConflictError(
+        `Note ${id} was changed at ${new Date(current.updatedAt).toISOString()}, after the version you edited (${input.expected_updated_at}); read it again, or save without expected_updated_at to keep yours`,
+      );
+    }
     const note = {
       id,
       title: title ?? current.title,

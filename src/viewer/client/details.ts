@@ -1,6 +1,7 @@
 // The `Concept details` region: label, type, description, aliases, neighbours (buttons), and every
-// note that mentions the concept with its title (which opens the note) and the passage.
+// note that mentions the concept with its title (which opens the note) and the passage, rendered.
 import { button, make } from "./dom";
+import { renderPassage } from "./markdown";
 import type { NodeDetail } from "./types";
 
 export interface DetailActions {
@@ -53,7 +54,10 @@ export function renderDetails(region: HTMLElement, detail: NodeDetail, actions: 
   notes.setAttribute("aria-label", "Notes");
   for (const note of detail.notes) {
     const item = make("li");
-    item.append(button(note.title, () => actions.openNote(note.id), "link"), make("blockquote", note.excerpt));
+    // The passage is Markdown: shown rendered (its **bold**, its [[links]]), never as raw marks.
+    const passage = make("blockquote");
+    passage.append(renderPassage(note.excerpt));
+    item.append(button(note.title, () => actions.openNote(note.id), "link"), passage);
     notes.append(item);
   }
   parts.push(notes);

@@ -58,6 +58,8 @@ export class GraphView {
   ) {
     this.renderer = new Sigma<NodeAttributes>(this.graph, container, {
       zIndex: true,
+      // The graph view is hidden (no width) while the notes app is shown; sigma waits instead of throwing.
+      allowInvalidContainer: true,
       hideEdgesOnMove: true,
       defaultEdgeColor: EDGE_COLOUR,
       labelFont: "system-ui, sans-serif",
@@ -167,6 +169,12 @@ export class GraphView {
 
   isolateCommunity(community: number | null): void {
     this.communityFilter = community;
+    this.renderer.refresh();
+  }
+
+  /** Its container was hidden and is shown again: measure it and draw. */
+  wake(): void {
+    this.renderer.resize();
     this.renderer.refresh();
   }
 

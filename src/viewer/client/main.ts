@@ -1,9 +1,13 @@
-// The /graph page: log in, draw the user's knowledge graph, explore it, build it, follow the build.
+// The page: log in, then the notes app (`/`, client/app/) or the graph view (`/graph`): draw the
+// user's knowledge graph, explore it, build it, follow the build.
 import { ApiError, get, post, whenUnauthorized } from "./api";
+import { setUpNotesApp } from "./app/notes-app";
+import { markNav, pathOf, placeShared, viewOfPath, type ViewName } from "./app/views";
+import { resolveWikilink } from "./app/wikilinks";
 import { setUpAsk } from "./ask";
 import { ConceptList } from "./concept-list";
 import { renderDetails, renderDetailsMessage } from "./details";
-import { byId } from "./dom";
+import { button, byId } from "./dom";
 import { followEvents, type EventStream } from "./events";
 import { renderLegend, renderTypeOptions } from "./filters";
 import { GraphView, webglAvailable } from "./graph-view";
@@ -13,10 +17,12 @@ import { setUpNoteSearch } from "./note-search";
 import { setUpNoteView } from "./note-view";
 import { forgetToken, readToken } from "./session";
 import { describeStatus } from "./status-line";
-import type { BuildStatus, GraphData, GraphNode, NodeDetail, User } from "./types";
+import type { BuildStatus, GraphData, GraphNode, NodeDetail, Task, User } from "./types";
 
 const loginView = byId("login-view");
 const graphView = byId("graph-view");
+const notesView = byId("notes-view");
+const nav = byId("views");
 const account = byId("account");
 const statusLine = byId("status");
 const graphElement = byId("graph");
@@ -30,6 +36,9 @@ const buildButton = byId<HTMLButtonElement>("build");
 const count = new Intl.NumberFormat("en");
 
 let user: User | null = null;
+let currentView: ViewName = viewOfPath(location.pathname);
+/** The graph is fetched and drawn the first time its view is shown after logging in. */
+let graphReady: Promise<void> | null = null;
 let view: GraphView | null = null;
 let events: EventStream | null = null;
 let status: BuildStatus | null = null;
@@ -43,8 +52,10 @@ const nodes = new Map<number, GraphNode>();
 const positions = new Map<number, Point>();
 
 const concepts = new ConceptList(byId<HTMLUListElement>("concepts"), byId<HTMLInputElement>("search"), (id) => void select(id, true));
-const notes = setUpNoteView();
-const noteSearch = setUpNoteSearch((id) => void notes.open(id));
+const notes = setUpNoteView({ edit: (note) => app.edit(note), mayOpen: () => currentView !== "notes" || app.yieldPane() });
+const app = setUpNotesApp(notes, { showNotes: () => go("notes") });
+// In the notes app, `Search notes` filters `Notes`; in the graph view it lists `Notes found`.
+const noteSearch = setUpNoteSearch((id) => void notes.open(id), () => (currentView === "notes" ? app.search : null));
 // The concepts a question named light up in the graph; the first is selected, with its details.
 const asking = setUpAsk({
   openNote: (id, quote) => void notes.open(id, quote),
@@ -62,8 +73,76 @@ typeSelect.addEventListener("change", () => view?.filterKind(typeSelect.value ||
 buildButton.addEventListener("click", () => void startBuild());
 byId("logout").addEventListener("click", () => void logOut());
 
+for (const link of [byId<HTMLAnchorElement>("to-notes"), byId<HTMLAnchorElement>("to-graph")]) {
+  link.addEventListener("click", (event) => {
+    if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return; // a new tab is the browser's
+    event.preventDefault();
+    go(viewOfPath(new URL(link.href).pathname));
+  });
+}
+window.addEventListener("popstate", () => show(viewOfPath(location.pathname)));
+// `[[wikilinks]]` anywhere on the page (a note's view, a concept's passages) lead to their note or concept.
+document.addEventListener("click", (event) => {
+  const link = (event.target as Element | null)?.closest?.<HTMLAnchorElement>("a.wikilink");
+  if (!link || !user) return;
+  event.preventDefault();
+  void follow(link.dataset.wikilink ?? "", link.closest("#note") !== null);
+});
+
+show(currentView);
 if (readToken()) void enter();
 else leave("");
+
+/** Shows a view and records it in the address bar, so Back returns to the other. */
+function go(view: ViewName) {
+  if (view === currentView) return;
+  history.pushState(null, "", pathOf(view) + (location.hash.startsWith("#note=") ? "" : location.hash));
+  show(view);
+}
+
+function show(next: ViewName) {
+  currentView = next;
+  placeShared(next);
+  markNav(next);
+  document.title = next === "graph" ? "Rhizome · Knowledge graph" : "Rhizome · Notes";
+  if (!user) return;
+  notesView.hidden = next !== "notes";
+  graphView.hidden = next !== "graph";
+  if (next === "graph") {
+    view?.wake();
+    void startGraph();
+  } else {
+    // The editor holds the pane: a note opened meanwhile in the graph view gives way.
+    if (app.editing()) notes.close();
+    app.start();
+  }
+  noteSearch.again();
+}
+
+function startGraph(): Promise<void> {
+  graphReady ??= loadGraph();
+  return graphReady;
+}
+
+async function follow(title: string, fromNote: boolean) {
+  const say = (message: string, action?: HTMLElement) => (fromNote ? notes.say(message, action) : showMessage(message));
+  let target;
+  try {
+    target = await resolveWikilink(title);
+  } catch {
+    return say(`“${title}” could not be looked up: the server could not be reached.`);
+  }
+  if (!target) return say(`No note or concept is called “${title}” yet.`, button("Write it", () => app.newNote(title)));
+  if ("note" in target) {
+    if (currentView === "notes") app.openNote(target.note);
+    else void notes.open(target.note);
+    return;
+  }
+  go("graph");
+  await startGraph();
+  if (nodes.has(target.concept)) await select(target.concept, true);
+  else await expand(target.concept);
+}
 
 async function enter() {
   try {
@@ -73,31 +152,38 @@ async function enter() {
     return;
   }
   loginView.hidden = true;
-  graphView.hidden = false;
   account.hidden = false;
-  try {
-    showStatus(await get<BuildStatus>("/api/knowledge-graph/status"));
-  } catch {
+  nav.hidden = false;
+  const statusRead = get<BuildStatus>("/api/knowledge-graph/status").then(showStatus, () => {
     statusLine.textContent = "The build status could not be read.";
-  }
+  });
+  // The notes need no build status: they load while it is read. The graph waits for it (its
+  // cached layout is kept per build).
+  if (currentView === "notes") show("notes");
+  await statusRead;
+  if (!user) return;
   events = followEvents({
     graph: (update) => {
       showStatus(update);
-      if (update.status === "completed" && update.build_id !== drawnBuild) void loadGraph();
+      if (update.status === "completed" && update.build_id !== drawnBuild && graphReady) graphReady = loadGraph();
     },
+    task: (task) => app.task(task as Task),
     unavailable: (message) => {
       liveProgressNote = message;
       if (status) showStatus(status);
     },
   });
-  await loadGraph();
+  show(currentView);
+  if (currentView === "graph") await startGraph();
   openLinkedNote();
 }
 
 /** `/graph#note=<id>` opens that note (the link MCP's `search` and `fetch` give an agent's user). */
 function openLinkedNote() {
   const linked = /^#note=(\d+)$/.exec(location.hash);
-  if (linked && user) void notes.open(Number(linked[1]));
+  if (!linked || !user) return;
+  if (currentView === "notes") app.openNote(Number(linked[1]));
+  else void notes.open(Number(linked[1]));
 }
 window.addEventListener("hashchange", openLinkedNote);
 
@@ -110,6 +196,7 @@ function leave(message: string) {
   view?.kill();
   view = null;
   user = null;
+  graphReady = null;
   status = null;
   drawnBuild = null;
   nodes.clear();
@@ -121,13 +208,16 @@ function leave(message: string) {
   notes.close();
   noteSearch.reset();
   asking.reset();
+  app.reset();
   showing.textContent = "";
   showMessage("");
   delete graphElement.dataset.drawn;
   delete graphElement.dataset.layout;
   login.reset();
   graphView.hidden = true;
+  notesView.hidden = true;
   account.hidden = true;
+  nav.hidden = true;
   loginView.hidden = false;
   statusLine.textContent = message;
   byId<HTMLInputElement>("username").focus();
@@ -174,7 +264,7 @@ async function loadGraph() {
     renderTypeOptions(typeSelect, data.nodes);
     renderLegend(legend, data.nodes, (community) => view?.isolateCommunity(community));
     renderDetailsMessage(details, data.nodes.length ? "Select a concept in the graph or the list." : "No concepts yet.");
-    notes.close();
+    if (currentView === "graph") notes.close();
     updateShowing();
     showMessage(data.nodes.length ? "" : "Your graph is empty: write some notes, then press Build graph.");
     await draw(data, { userId: user.id, buildId: buildId ?? 0, view: `limit=${limit}` }, attempt);

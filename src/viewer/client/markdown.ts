@@ -1,11 +1,70 @@
 // A note's Markdown as DOM nodes built from marked's tokens: every piece of text goes in through
 // textContent, so nothing in a note can become markup, a script or a request. Raw HTML shows as text.
-import { Lexer, type Token, type Tokens } from "marked";
+// `[[Title]]` and `[[Title|shown text]]` become links (a.wikilink, data-wikilink = the title) that the
+// page follows to the note of that title, or the concept (client/app/wikilinks.ts).
+import { Marked, type Token, type Tokens, type TokenizerExtension } from "marked";
 
-export function renderMarkdown(markdown: string): DocumentFragment {
+interface WikilinkToken {
+  type: "wikilink";
+  raw: string;
+  target: string;
+  label: string;
+}
+
+const WIKILINK = /^\[\[([^[\]\n|]+)(?:\|([^[\]\n]+))?\]\]/;
+
+const wikilink: TokenizerExtension = {
+  name: "wikilink",
+  level: "inline",
+  start: (source) => source.indexOf("[["),
+  tokenizer(source) {
+    const match = WIKILINK.exec(source);
+    if (!match || !match[1]!.trim()) return undefined;
+    return { type: "wikilink", raw: match[0], target: match[1]!.trim(), label: (match[2] ?? match[1]!).trim() } satisfies WikilinkToken;
+  },
+};
+
+const markdown = new Marked({ gfm: true, extensions: [wikilink] });
+
+export function renderMarkdown(source: string): DocumentFragment {
   const fragment = document.createDocumentFragment();
-  appendBlocks(fragment, Lexer.lex(markdown, { gfm: true }));
+  appendBlocks(fragment, markdown.lexer(source));
   return fragment;
+}
+
+/** A passage (an excerpt of a note) as one line of text: its Markdown rendered inline, its blocks run together. */
+export function renderPassage(source: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  appendFlat(fragment, markdown.lexer(source));
+  return fragment;
+}
+
+function appendFlat(fragment: DocumentFragment, tokens: Token[]): void {
+  const separate = () => fragment.childNodes.length && fragment.append(text(" "));
+  for (const token of tokens) {
+    switch (token.type) {
+      case "space":
+      case "hr":
+      case "def":
+        break;
+      case "list":
+        for (const item of (token as Tokens.List).items) appendFlat(fragment, item.tokens);
+        break;
+      case "blockquote":
+        appendFlat(fragment, (token as Tokens.Blockquote).tokens);
+        break;
+      case "code":
+        separate();
+        fragment.append(text((token as Tokens.Code).text));
+        break;
+      default: {
+        separate();
+        const inner = (token as { tokens?: Token[] }).tokens;
+        if (inner) for (const child of inner) fragment.appendChild(inline(child));
+        else fragment.append(text(decodeEntities(token.raw.trim())));
+      }
+    }
+  }
 }
 
 function appendBlocks(parent: Node, tokens: Token[]): void {
@@ -113,6 +172,16 @@ function inline(token: Token): Node {
     }
     case "escape":
       return text((token as Tokens.Escape).text);
+    case "wikilink": {
+      const link = token as unknown as WikilinkToken;
+      const anchor = document.createElement("a");
+      anchor.className = "wikilink";
+      anchor.dataset.wikilink = link.target;
+      // Where it leads is decided on click (a note of that title, else the concept); the hash keeps it a real link.
+      anchor.href = `#wiki=${encodeURIComponent(link.target)}`;
+      anchor.textContent = link.label;
+      return anchor;
+    }
     default:
       return text(decodeEntities(token.raw));
   }

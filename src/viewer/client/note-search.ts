@@ -17,7 +17,11 @@ interface SearchPage {
 const TYPING_PAUSE_MS = 300;
 const PAGE_SIZE = 10;
 
-export function setUpNoteSearch(openNote: (id: number) => void): { reset(): void } {
+/**
+ * `filter()` names where the words go instead of `Notes found`: in the notes app, `Search notes`
+ * filters the `Notes` list itself.
+ */
+export function setUpNoteSearch(openNote: (id: number) => void, filter: () => ((q: string) => void) | null = () => null): { reset(): void; again(): void } {
   const form = byId<HTMLFormElement>("note-search-form");
   const input = byId<HTMLInputElement>("note-search");
   const results = byId<HTMLUListElement>("note-results");
@@ -37,6 +41,12 @@ export function setUpNoteSearch(openNote: (id: number) => void): { reset(): void
     clearTimeout(pause);
     const q = input.value.trim();
     const attempt = ++asked;
+    const elsewhere = filter();
+    if (elsewhere) {
+      results.replaceChildren();
+      summary.textContent = "";
+      return elsewhere(q);
+    }
     if (!q) {
       results.replaceChildren();
       summary.textContent = "";
@@ -64,7 +74,8 @@ export function setUpNoteSearch(openNote: (id: number) => void): { reset(): void
     clearTimeout(pause);
     pause = setTimeout(() => void search(), TYPING_PAUSE_MS);
   });
-  return { reset };
+  // The view changed: the words in the box go where this view shows them.
+  return { reset, again: () => void search() };
 }
 
 function hitItem(hit: SearchHit, openNote: (id: number) => void): HTMLLIElement {
@@ -77,7 +88,7 @@ function hitItem(hit: SearchHit, openNote: (id: number) => void): HTMLLIElement 
 }
 
 /** The snippet as text nodes, its matched terms in <mark>: the note's text is never parsed as HTML. */
-function snippetWithMarks(snippet: string, highlights: [number, number][]): HTMLElement {
+export function snippetWithMarks(snippet: string, highlights: [number, number][]): HTMLElement {
   const line = make("small");
   let at = 0;
   for (const [start, end] of [...highlights].sort((a, b) => a[0] - b[0])) {

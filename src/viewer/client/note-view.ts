@@ -5,12 +5,23 @@ import { renderMarkdown } from "./markdown";
 import { setUpNoteHistory } from "./note-history";
 import type { Note } from "./types";
 
-export function setUpNoteView(): { open(id: number, quote?: string): Promise<void>; close(): void } {
+export interface NoteView {
+  open(id: number, quote?: string): Promise<void>;
+  close(): void;
+  /** The note on show (null while none is, or while it loads). */
+  current(): Note | null;
+  /** A line above the note's text (a wikilink that leads nowhere), or "" to remove it. */
+  say(message: string, action?: HTMLElement): void;
+}
+
+export function setUpNoteView(options: { edit(note: Note): void; closed?(): void; mayOpen?(): boolean }): NoteView {
   const article = byId("note");
   const title = byId("note-title");
   const tags = byId("note-tags");
   const body = byId("note-body");
+  const message = byId("note-message");
   let opening = 0;
+  let shown: Note | null = null;
   // Blob URLs hold their bytes until revoked: those of the note on show, let go when it changes.
   let blobUrls: string[] = [];
   const releasePictures = () => {
@@ -18,8 +29,15 @@ export function setUpNoteView(): { open(id: number, quote?: string): Promise<voi
     blobUrls = [];
   };
 
+  const say = (text: string, action?: HTMLElement) => {
+    message.replaceChildren(text);
+    if (action) message.append(" ", action);
+    message.hidden = text === "";
+  };
   const close = () => {
     opening++;
+    shown = null;
+    say("");
     article.hidden = true;
     releasePictures();
     history.reset();
@@ -53,11 +71,19 @@ export function setUpNoteView(): { open(id: number, quote?: string): Promise<voi
       );
     }
   }
-  byId("close-note").addEventListener("click", close);
+  byId("close-note").addEventListener("click", () => {
+    close();
+    options.closed?.();
+  });
+  byId("edit-note").addEventListener("click", () => shown && options.edit(shown));
 
   async function open(id: number, quote?: string) {
+    if (options.mayOpen && !options.mayOpen()) return;
     const attempt = ++opening;
     article.hidden = false;
+    delete article.dataset.note;
+    shown = null;
+    say("");
     title.textContent = "Loading the note…";
     tags.textContent = "";
     body.replaceChildren();
@@ -65,9 +91,13 @@ export function setUpNoteView(): { open(id: number, quote?: string): Promise<voi
     try {
       const note = await get<Note>(`/api/notes/${id}`);
       if (attempt !== opening) return;
+      shown = note;
       title.textContent = note.title;
       tags.textContent = note.tags.length ? `Tags: ${note.tags.join(", ")}` : "";
+      if (note.source) tags.append(sourceLine(note.source));
       body.replaceChildren(renderMarkdown(note.content));
+      // Which note is drawn (the benchmark and tests wait for it).
+      article.dataset.note = String(note.id);
       showPictures(attempt);
       void history.load(note);
       const marked = quote ? markQuote(body, quote) : null;
@@ -81,7 +111,7 @@ export function setUpNoteView(): { open(id: number, quote?: string): Promise<voi
       body.replaceChildren(make("p", error instanceof ApiError ? error.message : "The server could not be reached.", "error"));
     }
   }
-  return { open, close };
+  return { open, close, current: () => shown, say };
 }
 
 /**
@@ -106,4 +136,17 @@ function markQuote(body: HTMLElement, quote: string): HTMLElement {
   block.append(mark);
   body.prepend(block);
   return mark;
+}
+
+/** Where an imported note came from: its platform, author and page (a link that opens elsewhere). */
+function sourceLine(source: NonNullable<Note["source"]>): HTMLElement {
+  const line = make("span", ` · Imported from ${source.platform}${source.author ? `, by ${source.author}` : ""}`, "source");
+  if (source.url && /^https?:\/\//i.test(source.url)) {
+    const link = make("a", "the page");
+    link.href = source.url;
+    link.target = "_blank";
+    link.rel = "noopener noreferrer";
+    line.append(": ", link);
+  }
+  return line;
 }

@@ -54,7 +54,41 @@ export interface Note {
   title: string;
   content: string;
   tags: string[];
+  created_at: string;
   updated_at: string;
+  source?: { platform: string; url: string | null; author: string | null } | null;
+}
+
+/** An item of `Notes` (GET /api/notes): no content; `snippet` and `highlights` only with `q`. */
+export interface NoteListItem {
+  id: number;
+  title: string;
+  tags: string[];
+  excerpt: string;
+  updated_at: string;
+  snippet?: string;
+  highlights?: [number, number][];
+}
+
+export interface NotePage {
+  items: NoteListItem[];
+  total: number;
+  page: number;
+  size: number;
+  pages: number;
+}
+
+/** An import task (CONTRACT.md "Import tasks"). */
+export interface Task {
+  id: number;
+  platform: string;
+  url: string | null;
+  status: "pending" | "running" | "completed" | "failed";
+  progress: number;
+  message: string | null;
+  error: string | null;
+  note_id: number | null;
+  created_at: string;
 }
 
 export interface User {
