@@ -81,6 +81,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
         graph: config.graph,
         changes,
         files: config.files,
+        stt: config.stt,
+        // Called only by running jobs, by which time `queue` exists.
+        transcriptions: { enqueue: (task): Promise<boolean> => importQueueOn(queue).enqueueTranscription!(task) },
         // Snapshots are of a local database file; a libSQL server keeps its own.
         backups: config.libsqlUrl.startsWith("file:") ? { ...config.backups, dbFile: localPath(config.libsqlUrl) } : undefined,
       }),
