@@ -116,6 +116,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph, files: config.files, askSettings: config.ask },
         events: feed,
         archivesDir: config.imports.archivesDir,
+        mediaDir: config.stt?.mediaDir,
         document: buildOpenApiDocument(appRouter),
         checkHealth: async () => {
           await notesDb.client.execute("select 1");
