@@ -55,7 +55,7 @@ const DEFAULT_TIMEOUT_MS = 600_000;
 export interface SttClient {
   readonly settings: SttSettings;
   /** Transcribes one audio file (an M4A piece): multipart upload, `verbose_json` with segments, `json` when refused. */
-  transcribe(input: { file: string; name: string; type?: string; signal?: AbortSignal }): Promise<SpeechTranscript>;
+  transcribe(input: { file: string; name: string; type?: string; signal?: AbortSignal; /** The piece's length, to tell the unit of its times. */ seconds?: number }): Promise<SpeechTranscript>;
 }
 
 export function createSttClient(settings: SttSettings, options: { sleep?: (ms: number, signal?: AbortSignal) => Promise<void> } = {}): SttClient {
@@ -80,7 +80,7 @@ export function createSttClient(settings: SttSettings, options: { sleep?: (ms: n
 
   return {
     settings,
-    async transcribe({ file, name, type = "audio/mp4", signal }) {
+    async transcribe({ file, name, type = "audio/mp4", signal, seconds }) {
       let requests = 0;
       let format: "verbose_json" | "json" = verboseRefused ? "json" : "verbose_json";
       let failures = 0;
@@ -99,7 +99,7 @@ export function createSttClient(settings: SttSettings, options: { sleep?: (ms: n
         }
         if (response.ok) {
           const body = await response.text();
-          return { ...readTranscript(body, format), requests };
+          return { ...readTranscript(body, format, seconds), requests };
         }
         const message = await errorMessage(response);
         if (format === "verbose_json" && refusesFormat(response.status, message)) {
@@ -167,7 +167,7 @@ function describe(error: unknown): string {
 }
 
 /** Reads a `verbose_json` or `json` answer (or plain text, which some servers send for `json`). */
-export function readTranscript(body: string, format: "verbose_json" | "json"): Omit<SpeechTranscript, "requests"> {
+export function readTranscript(body: string, format: "verbose_json" | "json", seconds?: number): Omit<SpeechTranscript, "requests"> {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -187,7 +187,7 @@ export function readTranscript(body: string, format: "verbose_json" | "json"): O
     const words = typeof item.text === "string" ? item.text.trim() : "";
     return start === null || !words ? [] : [{ start, end: end ?? start, text: words }];
   });
-  return { segments: inSeconds(raw, readTime(answer.duration)), text, language };
+  return { segments: inSeconds(raw, seconds ?? readTime(answer.duration)), text, language };
 }
 
 /** A time as a number, a numeric string, or `hh:mm:ss.fff`; null when it is none of those. */

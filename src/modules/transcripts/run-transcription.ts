@@ -130,7 +130,7 @@ async function transcribe(run: TranscriptionRun, task: Task, media: MediaRef, up
       await writePiece(audio, piece, pieceFile);
       let answer;
       try {
-        answer = await run.stt.transcribe({ file: pieceFile, name: `piece-${piece.index + 1}.m4a`, type: "audio/mp4", signal: run.signal });
+        answer = await run.stt.transcribe({ file: pieceFile, name: `piece-${piece.index + 1}.m4a`, type: "audio/mp4", signal: run.signal, seconds: piece.end - piece.start });
       } catch (error) {
         if (error instanceof SttRequestError) await countRequests(run.db, task.id, error.requests);
         throw error;

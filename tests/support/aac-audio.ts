@@ -1,0 +1,54 @@
+import { BufferTarget, EncodedAudioPacketSource, EncodedPacket, FilePathTarget, Mp4OutputFormat, Output } from "mediabunny";
+
+/**
+ * A real AAC-LC recording in an MP4/M4A, written without an encoder: every frame is the silent
+ * mono frame players use for gaps (hls.js `getSilentFrame`), followed by 4 bytes that say when it
+ * is on the recording's clock (in ms; decoders stop at the frame's END element and skip them). The
+ * stand-in transcription server reads those bytes to know which stretch of speech a piece holds.
+ */
+const SILENT_MONO_FRAME = [0x00, 0xc8, 0x00, 0x80, 0x23, 0x80];
+/** AudioSpecificConfig: AAC-LC, 8 kHz, mono. */
+const AAC_LC_8K_MONO = new Uint8Array([0x15, 0x88]);
+const SAMPLE_RATE = 8000;
+const FRAME_SECONDS = 1024 / SAMPLE_RATE;
+
+export interface RecordingOptions {
+  seconds: number;
+  /** Extra bytes in each frame (past its END element): makes the file as large as a real one of that bitrate. */
+  padding?: number;
+  /** Where it starts on its own clock (a file cut out of a longer one). */
+  offsetSeconds?: number;
+}
+
+async function writeRecording(target: BufferTarget | FilePathTarget, { seconds, padding = 0, offsetSeconds = 0 }: RecordingOptions): Promise<void> {
+  const output = new Output({ format: new Mp4OutputFormat({ fastStart: false }), target });
+  const source = new EncodedAudioPacketSource("aac");
+  output.addAudioTrack(source);
+  await output.start();
+  const frames = Math.ceil(seconds / FRAME_SECONDS);
+  for (let index = 0; index < frames; index++) {
+    const data = new Uint8Array(SILENT_MONO_FRAME.length + 4 + padding);
+    data.set(SILENT_MONO_FRAME);
+    new DataView(data.buffer).setUint32(SILENT_MONO_FRAME.length, Math.round((offsetSeconds + index * FRAME_SECONDS) * 1000));
+    const packet = new EncodedPacket(data, "key", index * FRAME_SECONDS, FRAME_SECONDS);
+    // Not awaited one by one: the muxer queues them, and the writes are what takes time.
+    const added = source.add(packet, index === 0 ? { decoderConfig: { codec: "mp4a.40.2", numberOfChannels: 1, sampleRate: SAMPLE_RATE, description: AAC_LC_8K_MONO } } : undefined);
+    if (index % 512 === 0) await added;
+  }
+  await output.finalize();
+}
+
+export async function recordingFile(file: string, options: RecordingOptions): Promise<void> {
+  await writeRecording(new FilePathTarget(file), options);
+}
+
+export async function recordingBytes(options: RecordingOptions): Promise<Uint8Array> {
+  const target = new BufferTarget();
+  await writeRecording(target, options);
+  return new Uint8Array(target.buffer!);
+}
+
+/** When a frame of such a recording is on the clock it was cut from (seconds). */
+export function frameTime(data: Uint8Array): number {
+  return new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(SILENT_MONO_FRAME.length) / 1000;
+}
