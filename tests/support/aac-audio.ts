@@ -42,7 +42,7 @@ export async function recordingFile(file: string, options: RecordingOptions): Pr
   await writeRecording(new FilePathTarget(file), options);
 }
 
-export async function recordingBytes(options: RecordingOptions): Promise<Uint8Array> {
+export async function recordingBytes(options: RecordingOptions): Promise<Uint8Array<ArrayBuffer>> {
   const target = new BufferTarget();
   await writeRecording(target, options);
   return new Uint8Array(target.buffer!);

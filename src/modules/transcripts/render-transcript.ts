@@ -59,12 +59,15 @@ export function clockTime(seconds: number): string {
   return hours ? `${hours}:${mmss}` : mmss;
 }
 
-/** Chinese and Japanese run on without spaces; other scripts are joined with one. */
+/**
+ * Joins lines with a space; Chinese and Japanese run on without one after their own punctuation
+ * (subtitle lines seldom end in any, so a space keeps their phrases apart).
+ */
 function joinWords(texts: string[]): string {
   let joined = "";
   for (const text of texts.map((part) => part.replace(/\s+/g, " ").trim()).filter(Boolean)) {
-    const cjk = /[\u3000-\u9fff\uff00-\uffef]$/.test(joined) && /^[\u3000-\u9fff\uff00-\uffef]/.test(text);
-    joined += joined && !cjk ? ` ${text}` : text;
+    const runsOn = /[\u3001\u3002\uff01\uff0c\uff1a\uff1b\uff1f]$/.test(joined) && /^[\u3000-\u9fff\uff00-\uffef]/.test(text);
+    joined += joined && !runsOn ? ` ${text}` : text;
   }
   return joined;
 }

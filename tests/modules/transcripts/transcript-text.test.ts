@@ -45,8 +45,9 @@ describe("the Transcript section", () => {
     const section = renderTranscript({
       source: "subtitles (zh-CN)",
       segments: [
-        { start: 83.4, end: 85, text: "大家好" },
+        { start: 83.4, end: 85, text: "大家好，" },
         { start: 85.5, end: 86, text: "今天" },
+        { start: 86.5, end: 87, text: "天气很好" },
         { start: 3725, end: 3726, text: "再见" },
       ],
       linkAt: (seconds) => `https://www.bilibili.com/video/BV1Xb421E7Lm?p=1&t=${seconds}`,
@@ -55,7 +56,7 @@ describe("the Transcript section", () => {
       [
         "## Transcript",
         "subtitles (zh-CN)",
-        "[01:23](https://www.bilibili.com/video/BV1Xb421E7Lm?p=1&t=83) 大家好今天",
+        "[01:23](https://www.bilibili.com/video/BV1Xb421E7Lm?p=1&t=83) 大家好，今天 天气很好",
         "[1:02:05](https://www.bilibili.com/video/BV1Xb421E7Lm?p=1&t=3725) 再见",
       ].join("\n\n"),
     );

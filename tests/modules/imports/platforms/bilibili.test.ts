@@ -97,12 +97,22 @@ describe("fetching Bilibili videos through the API", () => {
     expect(document.markdown).toContain("- Uploader: [航空小课堂_老周](https://space.bilibili.com/398765432)");
     expect(document.markdown).toContain(`- Video: https://www.bilibili.com/video/${BVID}`);
     expect(document.markdown).toContain("![](https://i2.hdslb.com/bfs/archive/7d4c1f8e2a9b3c5d6e0f1a2b3c4d5e6f7a8b9c0d.jpg)");
-    expect(document.markdown).toEndWith("_No subtitles: Bilibili lists them only for logged-in requests._");
-    expect(document.markdown).not.toContain("## Subtitles");
+    // Without subtitles, the sound is what speech-to-text will hear; without speech-to-text, the note says why there are none.
+    expect(document.markdown).toEndWith(`- Video: https://www.bilibili.com/video/${BVID}`);
+    expect(document.markdown).not.toContain("## Transcript");
+    expect(document.media).toEqual({
+      key: `bilibili:${BVID}:1`,
+      source: { bilibili: { bvid: BVID, cid: 1561234567 } },
+      videoUrl: `https://www.bilibili.com/video/${BVID}`,
+      part: 1,
+      withoutTranscript: "_No subtitles: Bilibili lists them only for logged-in requests._",
+    });
 
     // The view comes first; tags and player are asked in parallel.
     expect(new URL(requests[0]!.url).pathname).toBe("/x/web-interface/view");
+    // Both player endpoints are asked before the video is taken to have no subtitles.
     expect(requests.map((seen) => new URL(seen.url).pathname).sort()).toEqual([
+      "/x/player/v2",
       "/x/player/wbi/v2",
       "/x/web-interface/view",
       "/x/web-interface/view/detail/tag",
@@ -118,10 +128,11 @@ describe("fetching Bilibili videos through the API", () => {
     const { result: document, requests } = await server.requestsOf(() =>
       loggedIn.fetchDocument(`https://www.bilibili.com/video/${BVID}`, server.fetcher),
     );
-    expect(document.markdown).toContain("## Subtitles (中文（自动生成）)");
-    expect(document.markdown).toContain("- 00:00 大家好，欢迎来到航空小课堂，我是老周\n- 00:03 今天我们聊一个");
-    expect(document.markdown).toContain("- 01:02 方形窗户的四个角会产生严重的应力集中");
+    // Subtitles are the transcript: the same section speech-to-text writes, each paragraph's time a link to that second.
+    expect(document.markdown).toContain("## Transcript\n\nsubtitles (ai-zh)\n\n[00:00](https://www.bilibili.com/video/BV1Xb421E7Lm?p=1&t=0) 大家好，欢迎来到航空小课堂，我是老周 今天我们聊一个");
+    expect(document.markdown).toContain("\n\n[01:02](https://www.bilibili.com/video/BV1Xb421E7Lm?p=1&t=62) 方形窗户的四个角会产生严重的应力集中");
     expect(document.markdown).not.toContain("No subtitles");
+    expect(document.media).toBeUndefined();
 
     expect(requests).toHaveLength(4);
     const byPath = (pathname: string) => requests.find((seen) => new URL(seen.url).pathname === pathname);
@@ -164,6 +175,7 @@ describe("fetching Bilibili videos through the API", () => {
       "api.bilibili.com",
       "api.bilibili.com",
       "api.bilibili.com",
+      "api.bilibili.com",
     ]);
   });
 
@@ -182,7 +194,8 @@ describe("fetching Bilibili videos through the API", () => {
   test("a failing subtitle file leaves a one-line note instead of the section", async () => {
     outages.subtitleFile = true;
     const document = await loggedIn.fetchDocument(`https://www.bilibili.com/video/${BVID}`, server.fetcher);
-    expect(document.markdown).toEndWith("_The subtitles could not be loaded._");
+    expect(document.markdown).not.toContain("## Transcript");
+    expect(document.media?.withoutTranscript).toBe("_The subtitles could not be loaded._");
   });
 
   test.each([
