@@ -31,8 +31,9 @@ export function startFakeStt(options: { mode?: SttMode; apiKey?: string } = {}) 
     requests: 0,
     /** Requests refused (any status other than 200). */
     refused: 0,
-    /** While set, each accepted request waits for it (a test holds the server mid-recording). */
-    gate: null as Promise<void> | null,
+    /** Accepted uploads past this many wait for `gate` before they are answered (a test holds the server mid-recording). */
+    holdAfter: Infinity,
+    gate: new Promise<void>(() => {}),
     retryAfter: "0",
   };
   const server = Bun.serve({
@@ -68,7 +69,7 @@ export function startFakeStt(options: { mode?: SttMode; apiKey?: string } = {}) 
         bytes: bytes.byteLength,
         ...heard,
       });
-      if (state.gate) await state.gate;
+      if (state.uploads.length > state.holdAfter) await state.gate;
       const segments = sentences(heard.start, heard.duration);
       const text = segments.map((segment) => segment.text).join(" ");
       if (format !== "verbose_json") return Response.json({ text });
