@@ -7,10 +7,12 @@ import { BufferTarget, EncodedAudioPacketSource, EncodedPacket, FilePathTarget, 
  * stand-in transcription server reads those bytes to know which stretch of speech a piece holds.
  */
 const SILENT_MONO_FRAME = [0x00, 0xc8, 0x00, 0x80, 0x23, 0x80];
-/** AudioSpecificConfig: AAC-LC, 8 kHz, mono. */
-const AAC_LC_8K_MONO = new Uint8Array([0x15, 0x88]);
-const SAMPLE_RATE = 8000;
-const FRAME_SECONDS = 1024 / SAMPLE_RATE;
+/** AudioSpecificConfig of AAC-LC mono: object type 2, the rate's index, 1 channel. */
+const RATE_INDEX: Record<number, number> = { 44100: 4, 16000: 8, 8000: 11 };
+const audioSpecificConfig = (rate: number) => {
+  const bits = (2 << 11) | (RATE_INDEX[rate]! << 7) | (1 << 3);
+  return new Uint8Array([bits >> 8, bits & 0xff]);
+};
 
 export interface RecordingOptions {
   seconds: number;
@@ -18,9 +20,12 @@ export interface RecordingOptions {
   padding?: number;
   /** Where it starts on its own clock (a file cut out of a longer one). */
   offsetSeconds?: number;
+  /** 8000 (default: few frames, small files), 16000 or 44100 (as real video soundtracks are). */
+  sampleRate?: 8000 | 16000 | 44100;
 }
 
-async function writeRecording(target: BufferTarget | FilePathTarget, { seconds, padding = 0, offsetSeconds = 0 }: RecordingOptions): Promise<void> {
+async function writeRecording(target: BufferTarget | FilePathTarget, { seconds, padding = 0, offsetSeconds = 0, sampleRate = 8000 }: RecordingOptions): Promise<void> {
+  const FRAME_SECONDS = 1024 / sampleRate;
   const output = new Output({ format: new Mp4OutputFormat({ fastStart: false }), target });
   const source = new EncodedAudioPacketSource("aac");
   output.addAudioTrack(source);
@@ -32,7 +37,7 @@ async function writeRecording(target: BufferTarget | FilePathTarget, { seconds, 
     new DataView(data.buffer).setUint32(SILENT_MONO_FRAME.length, Math.round((offsetSeconds + index * FRAME_SECONDS) * 1000));
     const packet = new EncodedPacket(data, "key", index * FRAME_SECONDS, FRAME_SECONDS);
     // Not awaited one by one: the muxer queues them, and the writes are what takes time.
-    const added = source.add(packet, index === 0 ? { decoderConfig: { codec: "mp4a.40.2", numberOfChannels: 1, sampleRate: SAMPLE_RATE, description: AAC_LC_8K_MONO } } : undefined);
+    const added = source.add(packet, index === 0 ? { decoderConfig: { codec: "mp4a.40.2", numberOfChannels: 1, sampleRate, description: audioSpecificConfig(sampleRate) } } : undefined);
     if (index % 512 === 0) await added;
   }
   await output.finalize();

@@ -22,6 +22,8 @@ export interface SttUpload {
   /** Where the piece starts on the original recording's clock, and how long it is. */
   start: number;
   duration: number;
+  /** How long the stand-in took to read the upload and answer (what a client waits for, besides the transfer). */
+  handledMs: number;
 }
 
 export function startFakeStt(options: { mode?: SttMode; apiKey?: string } = {}) {
@@ -41,6 +43,7 @@ export function startFakeStt(options: { mode?: SttMode; apiKey?: string } = {}) 
     port: 0,
     maxRequestBodySize: 64 * 1024 * 1024,
     async fetch(request) {
+      const began = performance.now();
       const url = new URL(request.url);
       if (request.method !== "POST" || url.pathname !== "/v1/audio/transcriptions") return error(404, "Not found");
       state.requests++;
@@ -68,6 +71,7 @@ export function startFakeStt(options: { mode?: SttMode; apiKey?: string } = {}) 
         filename: (file as File).name,
         bytes: bytes.byteLength,
         ...heard,
+        handledMs: performance.now() - began,
       });
       if (state.uploads.length > state.holdAfter) await state.gate;
       const segments = sentences(heard.start, heard.duration);
