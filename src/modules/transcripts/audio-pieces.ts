@@ -9,11 +9,14 @@ import {
   Mp4OutputFormat,
   Output,
 } from "mediabunny";
+import { COPY_BLOCK_BYTES, readMp4SoundTrack, type Mp4SoundTrack, writeMp4Piece } from "./mp4-audio";
 import { TranscriptError } from "./transcript-error";
 
 /** One piece of the recording, on the recording's clock (seconds). */
 export interface PiecePlan {
   index: number;
+  /** Its first packet, by position in the recording. */
+  first: number;
   /** Where the piece's audio starts; from the second piece on, `overlap` seconds before `from`. */
   start: number;
   /** Where this piece's own stretch begins (the previous piece covers up to here). */
@@ -45,20 +48,58 @@ export interface AudioPlan {
 const CONTAINER_BYTES = 4096;
 const PER_PACKET_BYTES = 16;
 
-/** An opened recording: its audio track, read packet by packet from the file (never held whole). */
+/**
+ * An opened recording: its sound's packet times (seconds) and sizes, and a way to copy a run of
+ * packets into an M4A. MP4/M4A files (what video sites serve) are read from their sample tables;
+ * other containers (MP3, WAV, Ogg, WebM, FLAC, ADTS) through mediabunny's demuxers.
+ */
 export interface AudioFile {
-  track: InputAudioTrack;
+  times: Float64Array;
+  sizes: Uint32Array;
+  /** Where the last packet ends. */
+  end: number;
+  write(piece: PiecePlan, file: string): Promise<void>;
   close(): void;
 }
 
 export async function openAudio(file: string): Promise<AudioFile> {
+  let mp4: Mp4SoundTrack | null = null;
+  try {
+    mp4 = await readMp4SoundTrack(file);
+  } catch {
+    // Not a well-formed ISO BMFF file: mediabunny reads what it can, and says what it cannot.
+  }
+  return mp4 ? mp4Audio(file, mp4) : openWithMediabunny(file);
+}
+
+function mp4Audio(file: string, track: Mp4SoundTrack): AudioFile {
+  const last = track.count - 1;
+  const block = Buffer.alloc(COPY_BLOCK_BYTES);
+  return {
+    times: track.times,
+    sizes: track.sizes,
+    end: track.times[last]! + track.durations[last]! / track.timescale,
+    write: async (piece, target) => void (await writeMp4Piece(file, track, piece.first, piece.first + piece.packets, target, block)),
+    close: () => {},
+  };
+}
+
+async function openWithMediabunny(file: string): Promise<AudioFile> {
   const input = new Input({ source: new FilePathSource(file), formats: ALL_FORMATS });
   try {
     if (!(await input.canRead())) throw new TranscriptError("the media is not a recording this server can read (MP4, M4A, MP3, WAV, Ogg, WebM, FLAC, AAC)");
     const track = await input.getPrimaryAudioTrack();
     if (!track) throw new TranscriptError("the media has no sound track");
     if (!(await track.getCodec())) throw new TranscriptError("the media's sound is in a codec this server cannot read");
-    return { track, close: () => input.dispose() };
+    const times: number[] = [];
+    const sizes: number[] = [];
+    let end = 0;
+    for await (const packet of new EncodedPacketSink(track).packets(undefined, undefined, { metadataOnly: true })) {
+      times.push(packet.timestamp);
+      sizes.push(packet.byteLength);
+      end = Math.max(end, packet.timestamp + packet.duration);
+    }
+    return { times: Float64Array.from(times), sizes: Uint32Array.from(sizes), end, write: (piece, target) => writeWithMediabunny(track, piece, target), close: () => input.dispose() };
   } catch (error) {
     input.dispose();
     if (error instanceof TranscriptError) throw error;
@@ -73,16 +114,9 @@ export async function openAudio(file: string): Promise<AudioFile> {
  * `overlap` seconds early, so a sentence cut at one boundary is heard whole in one of the two.
  */
 export async function planPieces(audio: AudioFile, options: PiecePlanOptions): Promise<AudioPlan> {
-  const sink = new EncodedPacketSink(audio.track);
-  const times: number[] = [];
-  const sizes: number[] = [];
-  let duration = 0;
-  for await (const packet of sink.packets(undefined, undefined, { metadataOnly: true })) {
-    times.push(packet.timestamp);
-    sizes.push(packet.byteLength);
-    duration = Math.max(duration, packet.timestamp + packet.duration);
-  }
+  const { times, sizes } = audio;
   if (times.length === 0) throw new TranscriptError("the media's sound track is empty");
+  const duration = audio.end;
   const first = times[0]!;
   const limit = first + options.maxSeconds;
   const truncated = duration > limit + 0.5;
@@ -97,17 +131,15 @@ export async function planPieces(audio: AudioFile, options: PiecePlanOptions): P
     const nominalEnd = Math.min(limit, first + (Math.floor((from - first) / options.chunkSeconds + 1e-9) + 1) * options.chunkSeconds);
     let bytes = 0;
     let next = begin;
-    let packets = 0;
     while (next < times.length && times[next]! < nominalEnd) {
       const size = sizes[next]! + PER_PACKET_BYTES;
       if (bytes + size > budget && next > index) break;
       bytes += size;
       next++;
-      packets++;
     }
     if (next <= index) throw new TranscriptError(`one packet of the media is larger than the ${Math.floor(options.maxBytes / 1048576)} MiB upload limit`);
     const end = next < times.length ? times[next]! : duration;
-    pieces.push({ index: pieces.length, start: times[begin]!, from, end: truncated ? Math.min(end, limit) : end, packets, bytes: bytes + CONTAINER_BYTES });
+    pieces.push({ index: pieces.length, first: begin, start: times[begin]!, from, end: truncated ? Math.min(end, limit) : end, packets: next - begin, bytes: bytes + CONTAINER_BYTES });
     from = end;
     index = next;
   }
@@ -118,9 +150,13 @@ export async function planPieces(audio: AudioFile, options: PiecePlanOptions): P
  * Writes one piece as an M4A by copying its packets (no decoding, no re-encoding), its times moved
  * so the piece starts at 0, as a speech-to-text server expects a file to.
  */
-export async function writePiece(audio: AudioFile, piece: PiecePlan, file: string): Promise<void> {
-  const codec = await audio.track.getCodec();
-  const config = await audio.track.getDecoderConfig();
+export function writePiece(audio: AudioFile, piece: PiecePlan, file: string): Promise<void> {
+  return audio.write(piece, file);
+}
+
+async function writeWithMediabunny(track: InputAudioTrack, piece: PiecePlan, file: string): Promise<void> {
+  const codec = await track.getCodec();
+  const config = await track.getDecoderConfig();
   if (!codec || !config) throw new TranscriptError("the media's sound is in a codec this server cannot read");
   const format = new Mp4OutputFormat({ fastStart: false });
   if (!format.getSupportedAudioCodecs().includes(codec)) {
@@ -130,7 +166,7 @@ export async function writePiece(audio: AudioFile, piece: PiecePlan, file: strin
   const source = new EncodedAudioPacketSource(codec);
   output.addAudioTrack(source);
   await output.start();
-  const sink = new EncodedPacketSink(audio.track);
+  const sink = new EncodedPacketSink(track);
   const startPacket = (await sink.getPacket(piece.start)) ?? (await sink.getFirstPacket());
   let written = 0;
   try {
