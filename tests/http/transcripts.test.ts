@@ -33,6 +33,8 @@ const SUB_KEY = "4932caff0ff746eab6f01bf08b70ac45";
 
 const stt = startFakeStt();
 let speech: Uint8Array<ArrayBuffer>;
+/** The same speech as Bilibili serves its audio: a fragmented MP4 (DASH `.m4s`). */
+let speechStream: Uint8Array<ArrayBuffer>;
 let song: Uint8Array<ArrayBuffer>;
 const cdnRequests: { url: string; referer: string | null }[] = [];
 const playurlRequests: URLSearchParams[] = [];
@@ -80,7 +82,7 @@ const platforms = startPlatformServer((url, request) => {
       if (streamGone) return new Response("Not Found", { status: 404 });
       // Bilibili's CDN refuses a request that does not come from its pages.
       if (!(request.headers.get("referer") ?? "").startsWith("https://www.bilibili.com/")) return new Response("Forbidden", { status: 403 });
-      return new Response(speech, { headers: { "content-type": "video/mp4" } });
+      return new Response(speechStream, { headers: { "content-type": "video/mp4" } });
     case "upos-hz-mirrorakam.akamaized.net/upgcxcode/high.m4s":
       return new Response(song, { headers: { "content-type": "video/mp4" } });
     case `www.iesdouyin.com/share/video/${DOUYIN_ID}/`:
@@ -110,7 +112,11 @@ let limits: SttLimits;
 
 beforeAll(async () => {
   // Speech of 1300 s (three 600 s pieces); the "song" is another stretch of the same clock, so hearing it would show.
-  [speech, song] = await Promise.all([recordingBytes({ seconds: 1299.5 }), recordingBytes({ seconds: 60, offsetSeconds: 50_000 })]);
+  [speech, speechStream, song] = await Promise.all([
+    recordingBytes({ seconds: 1299.5 }),
+    recordingBytes({ seconds: 1299.5, fragmented: true }),
+    recordingBytes({ seconds: 60, offsetSeconds: 50_000 }),
+  ]);
   server = await startTestServer({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true", STT_BASE_URL: stt.baseUrl, STT_MODEL: "whisper-1" });
   db = server.openNotesClient();
   alice = (await new Api(server.url).newUser("alice")).api;

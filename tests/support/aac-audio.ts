@@ -22,11 +22,13 @@ export interface RecordingOptions {
   offsetSeconds?: number;
   /** 8000 (default: few frames, small files), 16000 or 44100 (as real video soundtracks are). */
   sampleRate?: 8000 | 16000 | 44100;
+  /** A fragmented MP4 (`moof`/`mdat` pairs), as Bilibili's DASH audio streams (`.m4s`) are. */
+  fragmented?: boolean;
 }
 
-async function writeRecording(target: BufferTarget | FilePathTarget, { seconds, padding = 0, offsetSeconds = 0, sampleRate = 8000 }: RecordingOptions): Promise<void> {
+async function writeRecording(target: BufferTarget | FilePathTarget, { seconds, padding = 0, offsetSeconds = 0, sampleRate = 8000, fragmented = false }: RecordingOptions): Promise<void> {
   const FRAME_SECONDS = 1024 / sampleRate;
-  const output = new Output({ format: new Mp4OutputFormat({ fastStart: false }), target });
+  const output = new Output({ format: new Mp4OutputFormat({ fastStart: fragmented ? "fragmented" : false, minimumFragmentDuration: 10 }), target });
   const source = new EncodedAudioPacketSource("aac");
   output.addAudioTrack(source);
   await output.start();

@@ -102,6 +102,27 @@ describe("cutting a recording into pieces", () => {
     }
   });
 
+  test("a fragmented MP4 (a DASH .m4s stream) is cut the same way", async () => {
+    const fragmented = path.join(dir, "stream.m4s");
+    await recordingFile(fragmented, { seconds: 1500, fragmented: true, sampleRate: 44100, padding: 100 });
+    expect(fs.readFileSync(fragmented).includes(Buffer.from("moof"))).toBe(true);
+    const audio = await openAudio(fragmented);
+    try {
+      const plan = await planPieces(audio, { chunkSeconds: 600, maxBytes: 24 * MIB, maxSeconds: 180 * 60, overlapSeconds: 5 });
+      expect(plan.pieces.length).toBe(3);
+      expect(plan.duration).toBeCloseTo(1500, 0);
+      const piece = plan.pieces[1]!;
+      const file = path.join(dir, "stream-piece.m4a");
+      await writePiece(audio, piece, file);
+      const read = await readPiece(file);
+      expect(read).toMatchObject({ codec: "aac", sampleRate: 44100, firstTimestamp: 0 });
+      expect(read.from).toBeCloseTo(piece.start, 2);
+      expect(read.duration).toBeCloseTo(piece.end - piece.start, 1);
+    } finally {
+      audio.close();
+    }
+  });
+
   test("a file that is not a recording is a TranscriptError, not a crash", async () => {
     const junk = path.join(dir, "junk.m4a");
     fs.writeFileSync(junk, "<!doctype html><title>Access denied</title>");
