@@ -11,6 +11,7 @@ import { createBilibiliImporter } from "../../src/modules/imports/platforms/bili
 import { createDouyinImporter } from "../../src/modules/imports/platforms/douyin";
 import type { Downloader } from "../../src/modules/imports/platforms/types";
 import { runImportTask } from "../../src/modules/imports/run-import";
+import { reconcileImportTasks } from "../../src/modules/imports/reconcile-tasks";
 import { createSttClient } from "../../src/modules/llm/speech-to-text";
 import { runTranscriptionTask, type SttLimits } from "../../src/modules/transcripts/run-transcription";
 import { mixinKey, signWbi } from "../../src/modules/imports/platforms/bilibili/wbi";
@@ -138,7 +139,7 @@ const importers = () => ({
 });
 
 /** Runs the import job, then the transcription job it queued, as a worker would. */
-async function importWithTranscript(client: Api, url: string, platform: string, options: { attempt?: number; expectQueued?: boolean } = {}) {
+async function importWithTranscript(client: Api, url: string, platform: string, options: { attempt?: number; expectQueued?: boolean; limits?: Partial<SttLimits> } = {}) {
   const me = (await client.get("/api/auth/me")).body;
   const now = Date.now();
   const inserted = await db.execute({
@@ -156,7 +157,7 @@ async function importWithTranscript(client: Api, url: string, platform: string, 
     expect(waiting).toMatchObject({ status: "running", note_id: null, message: "Waiting to transcribe the video's sound" });
   }
   const messages: string[] = [];
-  const transcription = { ...common, stt: createSttClient({ baseURL: stt.baseUrl, model: "whisper-1" }, { sleep: async () => {} }), limits, downloadMedia: download, attempt: options.attempt ?? 1, maxAttempts: 4 };
+  const transcription = { ...common, stt: createSttClient({ baseURL: stt.baseUrl, model: "whisper-1" }, { sleep: async () => {} }), limits: { ...limits, ...options.limits }, downloadMedia: download, attempt: options.attempt ?? 1, maxAttempts: 4 };
   await runTranscriptionTask(transcription, { taskId: id, userId: me.id }).catch((error) => messages.push(String(error)));
   return {
     task: (await client.get(`/api/tasks/${id}`)).body,
@@ -289,6 +290,43 @@ describe("when transcription fails", () => {
     } finally {
       streamGone = false;
     }
+  });
+});
+
+describe("limits and bookkeeping", () => {
+  test("media past STT_MAX_MINUTES is transcribed up to that point, and the note says so", async () => {
+    await db.execute({ sql: "delete from transcripts where media_key = ?", args: [`douyin:${DOUYIN_ID}`] });
+    const before = stt.state.uploads.length;
+    const { task } = await importWithTranscript(alice, `https://www.douyin.com/video/${DOUYIN_ID}`, "douyin", { limits: { maxSeconds: 10 * 60 } });
+    expect(task.status).toBe("completed");
+    expect(stt.state.uploads.length).toBe(before + 1);
+    const note = (await alice.get(`/api/notes/${task.note_id}`)).body;
+    // The last words are cut where the limit falls, as a recording stopped there would be.
+    expect(sentenceTexts(note.content)).toEqual([...Array.from({ length: 120 }, (_, n) => `Sentence ${n}.`), "Sentence 120 (cut)."]);
+    expect(note.content).toContain("_Transcribed up to 10:00 of 21:39: the server transcribes at most 10 minutes of a recording (STT_MAX_MINUTES)._");
+    await db.execute({ sql: "delete from transcripts where media_key = ?", args: [`douyin:${DOUYIN_ID}`] });
+  });
+
+  test("the reconciler queues a lost transcription job again, not the import", async () => {
+    const me = (await alice.get("/api/auth/me")).body;
+    const old = Date.now() - 10 * 60_000;
+    const pending = JSON.stringify({ document: { title: "t", markdown: "", tags: [], media: { key: "audio:x:y", source: { upload: "gone.media" } } } });
+    const inserted = await db.execute({
+      sql: "insert into import_tasks (user_id, platform, status, progress, message, transcription, created_at, updated_at) values (?, 'audio', 'running', 70, 'Transcribing piece 2 of 3', ?, ?, ?) returning id",
+      args: [me.id, pending, old, old],
+    });
+    const id = Number(inserted.rows[0]!.id);
+    const calls: string[] = [];
+    const queue = {
+      enqueueImport: async (task: { id: number }) => (calls.push(`import:${task.id}`), true),
+      findImportJob: async () => null,
+      enqueueTranscription: async (task: { id: number }) => (calls.push(`transcribe:${task.id}`), true),
+      findTranscriptionJob: async () => null,
+    };
+    await reconcileImportTasks(drizzle(db, { schema }), queue, unheardChanges);
+    expect(calls).toContain(`transcribe:${id}`);
+    expect(calls).not.toContain(`import:${id}`);
+    await db.execute({ sql: "delete from import_tasks where id = ?", args: [id] });
   });
 });
 
