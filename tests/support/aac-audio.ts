@@ -59,3 +59,19 @@ export async function recordingBytes(options: RecordingOptions): Promise<Uint8Ar
 export function frameTime(data: Uint8Array): number {
   return new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(SILENT_MONO_FRAME.length) / 1000;
 }
+
+/** The same recording as raw AAC in ADTS frames (a `.aac` file: no MP4 container), 8 kHz mono. */
+export function adtsRecording(seconds: number): Uint8Array<ArrayBuffer> {
+  const frames = Math.ceil(seconds / (1024 / 8000));
+  const length = 7 + SILENT_MONO_FRAME.length + 4;
+  const out = new Uint8Array(frames * length);
+  const view = new DataView(out.buffer);
+  for (let index = 0; index < frames; index++) {
+    const at = index * length;
+    // syncword, MPEG-4, no CRC; AAC LC, 8 kHz (index 11), 1 channel; frame length; buffer fullness 0x7FF.
+    out.set([0xff, 0xf1, 0x6c, 0x40 | (length >> 11), (length >> 3) & 0xff, ((length & 7) << 5) | 0x1f, 0xfc], at);
+    out.set(SILENT_MONO_FRAME, at + 7);
+    view.setUint32(at + 7 + SILENT_MONO_FRAME.length, Math.round(index * (1024 / 8000) * 1000));
+  }
+  return out;
+}

@@ -1,14 +1,4 @@
-import {
-  ALL_FORMATS,
-  EncodedAudioPacketSource,
-  EncodedPacketSink,
-  FilePathSource,
-  FilePathTarget,
-  Input,
-  type InputAudioTrack,
-  Mp4OutputFormat,
-  Output,
-} from "mediabunny";
+import { openWithMediabunny } from "./mediabunny-audio";
 import { COPY_BLOCK_BYTES, readMp4SoundTrack, type Mp4SoundTrack, writeMp4Piece } from "./mp4-audio";
 import { TranscriptError } from "./transcript-error";
 
@@ -84,29 +74,6 @@ function mp4Audio(file: string, track: Mp4SoundTrack): AudioFile {
   };
 }
 
-async function openWithMediabunny(file: string): Promise<AudioFile> {
-  const input = new Input({ source: new FilePathSource(file), formats: ALL_FORMATS });
-  try {
-    if (!(await input.canRead())) throw new TranscriptError("the media is not a recording this server can read (MP4, M4A, MP3, WAV, Ogg, WebM, FLAC, AAC)");
-    const track = await input.getPrimaryAudioTrack();
-    if (!track) throw new TranscriptError("the media has no sound track");
-    if (!(await track.getCodec())) throw new TranscriptError("the media's sound is in a codec this server cannot read");
-    const times: number[] = [];
-    const sizes: number[] = [];
-    let end = 0;
-    for await (const packet of new EncodedPacketSink(track).packets(undefined, undefined, { metadataOnly: true })) {
-      times.push(packet.timestamp);
-      sizes.push(packet.byteLength);
-      end = Math.max(end, packet.timestamp + packet.duration);
-    }
-    return { times: Float64Array.from(times), sizes: Uint32Array.from(sizes), end, write: (piece, target) => writeWithMediabunny(track, piece, target), close: () => input.dispose() };
-  } catch (error) {
-    input.dispose();
-    if (error instanceof TranscriptError) throw error;
-    throw new TranscriptError("the media file is damaged or not a recording", { cause: error });
-  }
-}
-
 /**
  * Plans the pieces from the packets' times and sizes alone (no packet data is read): stretches of
  * at most `chunkSeconds` on whole multiples of it, so a recording of D seconds takes ⌈D / chunk⌉
@@ -152,33 +119,4 @@ export async function planPieces(audio: AudioFile, options: PiecePlanOptions): P
  */
 export function writePiece(audio: AudioFile, piece: PiecePlan, file: string): Promise<void> {
   return audio.write(piece, file);
-}
-
-async function writeWithMediabunny(track: InputAudioTrack, piece: PiecePlan, file: string): Promise<void> {
-  const codec = await track.getCodec();
-  const config = await track.getDecoderConfig();
-  if (!codec || !config) throw new TranscriptError("the media's sound is in a codec this server cannot read");
-  const format = new Mp4OutputFormat({ fastStart: false });
-  if (!format.getSupportedAudioCodecs().includes(codec)) {
-    throw new TranscriptError(`the media's sound (${codec}) cannot be put in an M4A without re-encoding`);
-  }
-  const output = new Output({ format, target: new FilePathTarget(file) });
-  const source = new EncodedAudioPacketSource(codec);
-  output.addAudioTrack(source);
-  await output.start();
-  const sink = new EncodedPacketSink(track);
-  const startPacket = (await sink.getPacket(piece.start)) ?? (await sink.getFirstPacket());
-  let written = 0;
-  try {
-    for await (const packet of sink.packets(startPacket ?? undefined)) {
-      if (packet.timestamp < piece.start) continue;
-      if (written >= piece.packets) break;
-      await source.add(packet.clone({ timestamp: packet.timestamp - piece.start }), written === 0 ? { decoderConfig: config } : undefined);
-      written++;
-    }
-    await output.finalize();
-  } catch (error) {
-    await output.cancel().catch(() => {});
-    throw error;
-  }
 }

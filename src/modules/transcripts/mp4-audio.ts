@@ -21,6 +21,8 @@ export interface Mp4SoundTrack {
 
 /** Sample bytes are copied through a buffer of this size (one per recording, reused for every piece). */
 export const COPY_BLOCK_BYTES = 1024 * 1024;
+/** More samples than this (30 hours of 44.1 kHz AAC) is not a recording we cut this way. */
+const MAX_SAMPLES = 5_000_000;
 /** Boxes that describe the samples are read whole; past this, the file is not one we cut this way. */
 const MAX_DESCRIPTION_BYTES = 128 * 1024 * 1024;
 
@@ -109,7 +111,7 @@ function soundTrackOf(moov: DataView, fragments: { at: number; view: DataView }[
     if (timescale === 0) return null;
     const stsz = child(moov, stbl, "stsz");
     // A plain file says how many samples it has: the table is made that size at once.
-    const table = new SampleTable(timescale, Math.max(1024, stsz ? moov.getUint32(stsz.start + 8) : 0));
+    const table = new SampleTable(timescale, Math.min(MAX_SAMPLES, Math.max(1024, stsz ? moov.getUint32(stsz.start + 8) : 0)));
     readPlainSamples(moov, stbl, table);
     if (fragments.length) readFragmentSamples(moov, whole, fragments, trackId, table);
     if (table.count === 0) return null;
@@ -140,6 +142,7 @@ class SampleTable {
   }
   /** `time` and `duration` in the track's timescale units. */
   add(offset: number, size: number, time: number, duration: number): void {
+    if (this.count >= MAX_SAMPLES) throw new Error("too many samples");
     if (this.count === this.sizes.length) {
       const grow = <T extends Float64Array | Uint32Array>(array: T): T => {
         const bigger = new (array.constructor as new (length: number) => T)(array.length * 2);
@@ -171,14 +174,16 @@ function readPlainSamples(view: DataView, stbl: Box, table: SampleTable): void {
   const stco = child(view, stbl, "stco");
   const co64 = child(view, stbl, "co64");
   if (!stsz || !stts || !stsc || !(stco || co64)) return;
+  // Every count is held to what its box can hold: a hostile file cannot make a loop run for ever.
+  const entries = (box: Box, header: number, width: number) => Math.max(0, Math.floor((box.end - box.start - header) / width));
   const fixedSize = view.getUint32(stsz.start + 4);
-  const count = view.getUint32(stsz.start + 8);
+  const count = Math.min(view.getUint32(stsz.start + 8), fixedSize === 0 ? entries(stsz, 12, 4) : MAX_SAMPLES);
   if (count === 0) return;
   const sizeOf = (index: number) => (fixedSize !== 0 ? fixedSize : view.getUint32(stsz.start + 12 + index * 4));
-  const chunks = stco ? view.getUint32(stco.start + 4) : view.getUint32(co64!.start + 4);
+  const chunks = stco ? Math.min(view.getUint32(stco.start + 4), entries(stco, 8, 4)) : Math.min(view.getUint32(co64!.start + 4), entries(co64!, 8, 8));
   const chunkOffset = (index: number) => (stco ? view.getUint32(stco.start + 8 + index * 4) : Number(view.getBigUint64(co64!.start + 8 + index * 8)));
-  const runs = view.getUint32(stsc.start + 4);
-  const timeRuns = view.getUint32(stts.start + 4);
+  const runs = Math.min(view.getUint32(stsc.start + 4), entries(stsc, 8, 12));
+  const timeRuns = Math.min(view.getUint32(stts.start + 4), entries(stts, 8, 8));
   let timeRun = 0;
   let timeLeft = timeRuns ? view.getUint32(stts.start + 8) : 0;
   let delta = timeRuns ? view.getUint32(stts.start + 12) : 0;

@@ -5,7 +5,7 @@ import path from "node:path";
 import { ALL_FORMATS, EncodedPacketSink, FilePathSource, Input } from "mediabunny";
 import { openAudio, planPieces, writePiece } from "../../../src/modules/transcripts/audio-pieces";
 import { TranscriptError } from "../../../src/modules/transcripts/transcript-error";
-import { frameTime, recordingFile } from "../../support/aac-audio";
+import { adtsRecording, frameTime, recordingFile } from "../../support/aac-audio";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-pieces-"));
 const threeHours = path.join(dir, "three-hours.m4a");
@@ -121,6 +121,41 @@ describe("cutting a recording into pieces", () => {
     } finally {
       audio.close();
     }
+  });
+
+  test("a recording in another container (raw AAC in ADTS frames) is cut by mediabunny into M4A pieces", async () => {
+    const raw = path.join(dir, "memo.aac");
+    fs.writeFileSync(raw, adtsRecording(130));
+    const audio = await openAudio(raw);
+    try {
+      const plan = await planPieces(audio, { chunkSeconds: 60, maxBytes: 24 * MIB, maxSeconds: 3600, overlapSeconds: 5 });
+      expect(plan.pieces.length).toBe(3);
+      const piece = plan.pieces[1]!;
+      const file = path.join(dir, "memo-piece.m4a");
+      await writePiece(audio, piece, file);
+      expect(fs.readFileSync(file).subarray(4, 8).toString("latin1")).toBe("ftyp");
+      const read = await readPiece(file);
+      expect(read).toMatchObject({ codec: "aac", sampleRate: 8000, firstTimestamp: 0 });
+      expect(read.from).toBeCloseTo(piece.start, 2);
+      expect(read.duration).toBeCloseTo(piece.end - piece.start, 1);
+    } finally {
+      audio.close();
+    }
+  });
+
+  test("an MP4 whose tables claim billions of samples is refused quickly, not looped over", async () => {
+    const hostile = path.join(dir, "hostile.m4a");
+    const bytes = new Uint8Array(fs.readFileSync(path.join(dir, "piece-0.m4a")));
+    // The sample count of stsz, set to 4 billion.
+    const stsz = Buffer.from(bytes).indexOf("stsz");
+    new DataView(bytes.buffer).setUint32(stsz + 12, 0xfffffff0);
+    new DataView(bytes.buffer).setUint32(stsz + 8, 16);
+    fs.writeFileSync(hostile, bytes);
+    const audio = await openAudio(hostile).catch((error) => error);
+    if (!(audio instanceof Error)) {
+      expect(audio.times.length).toBeLessThanOrEqual(5_000_000);
+      audio.close();
+    } else expect(audio).toBeInstanceOf(TranscriptError);
   });
 
   test("a file that is not a recording is a TranscriptError, not a crash", async () => {
