@@ -23,10 +23,12 @@ const html = (body: string, status = 200) =>
 const redirect = (location: string) => new Response(null, { status: 302, headers: { location } });
 
 /** Switches for the parts of Bilibili a test wants broken. */
-const outages = { tags: false, subtitleFile: false };
+const outages = { tags: false, subtitleFile: false, signedPlayer: false, otherVideosSubtitles: false };
 afterEach(() => {
   outages.tags = false;
   outages.subtitleFile = false;
+  outages.signedPlayer = false;
+  outages.otherVideosSubtitles = false;
 });
 
 const VIEW_ANSWERS: Record<string, () => Response> = {
@@ -43,6 +45,12 @@ const VIEW_ANSWERS: Record<string, () => Response> = {
   BV1Yy4y1B7Wq: () => html("<html><body>502 Bad Gateway</body></html>", 502),
 };
 
+/** The player's answer; with `otherVideosSubtitles`, the tracks are files named for another aid/cid (a known API fault). */
+function playerAnswer(loggedIn: boolean): string {
+  const answer = fixture(loggedIn ? "player-with-subtitles.json" : "player-no-subtitles.json");
+  return outages.otherVideosSubtitles ? answer.replaceAll("/prod/12059384271561234567", "/prod/99887766551122334455") : answer;
+}
+
 /** Bilibili's API, CDN and short links as they answer a logged-out or logged-in client. */
 function bilibili(url: URL, request: Request): Response | undefined {
   const loggedIn = (request.headers.get("cookie") ?? "").includes(`SESSDATA=${SESSDATA}`);
@@ -54,7 +62,11 @@ function bilibili(url: URL, request: Request): Response | undefined {
     case "api.bilibili.com/x/web-interface/view/detail/tag":
       return outages.tags ? json('{"code":-500,"message":"服务器错误","ttl":1}', 500) : json(fixture("tags.json"));
     case "api.bilibili.com/x/player/wbi/v2":
-      return json(fixture(loggedIn ? "player-with-subtitles.json" : "player-no-subtitles.json"));
+      // The signed-path endpoint asking for a signature: the older one still answers.
+      if (outages.signedPlayer) return json('{"code":-352,"message":"-352","ttl":1}');
+      return json(playerAnswer(loggedIn));
+    case "api.bilibili.com/x/player/v2":
+      return outages.signedPlayer ? json(playerAnswer(loggedIn)) : json(fixture("player-no-subtitles.json"));
     case `aisubtitle.hdslb.com${SUBTITLE_PATH}`:
       return outages.subtitleFile ? html("", 404) : json(fixture("subtitle-zh.json"));
     case "b23.tv/aB3xY9z":
@@ -189,6 +201,21 @@ describe("fetching Bilibili videos through the API", () => {
     outages.tags = true;
     const document = await loggedOut.fetchDocument(`https://www.bilibili.com/video/${BVID}`, server.fetcher);
     expect(document.tags).toEqual(["科学科普"]);
+  });
+
+  test("when the signed player endpoint refuses, the older one's subtitles are used", async () => {
+    outages.signedPlayer = true;
+    const document = await loggedIn.fetchDocument(`https://www.bilibili.com/video/${BVID}`, server.fetcher);
+    expect(document.markdown).toContain("## Transcript\n\nsubtitles (ai-zh)");
+    expect(document.media).toBeUndefined();
+  });
+
+  test("subtitles whose files are named for another video are refused: the sound is transcribed instead", async () => {
+    outages.otherVideosSubtitles = true;
+    const { result: document, requests } = await server.requestsOf(() => loggedIn.fetchDocument(`https://www.bilibili.com/video/${BVID}`, server.fetcher));
+    expect(document.markdown).not.toContain("## Transcript");
+    expect(document.media?.withoutTranscript).toBe("_This video has no subtitles._");
+    expect(requests.some((seen) => seen.url.includes("aisubtitle.hdslb.com"))).toBe(false);
   });
 
   test("a failing subtitle file leaves a one-line note instead of the section", async () => {

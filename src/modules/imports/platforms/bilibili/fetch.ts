@@ -150,6 +150,7 @@ const PLAYER_PATHS = ["/x/player/wbi/v2", "/x/player/v2"];
 async function loadSubtitles(session: Session, video: { bvid: string; aid?: number | null }, cid: number | undefined): Promise<Subtitles> {
   if (!cid) return { kind: "failed" };
   let outcome: Subtitles = { kind: "failed" };
+  let fileFailed = false;
   for (const path of PLAYER_PATHS) {
     const data = await optional(session, () => apiData(session, path, { bvid: video.bvid, cid: String(cid) }, true));
     const player = PlayerSchema.safeParse(data);
@@ -158,11 +159,14 @@ async function loadSubtitles(session: Session, video: { bvid: string; aid?: numb
     const tracks = (player.data.subtitle?.subtitles ?? []).filter((track) => subtitleBelongs(track.subtitle_url, video.aid ?? player.data.aid ?? undefined, cid));
     const track = pickTrack(tracks);
     if (!track) {
-      outcome = session.cookie ? { kind: "none" } : { kind: "login-required" };
+      // A track whose file would not load is still the better reason to give.
+      if (!fileFailed) outcome = session.cookie ? { kind: "none" } : { kind: "login-required" };
       continue;
     }
     const lines = await loadSubtitleFile(session, track);
     if (lines) return { kind: "track", label: track.lan, lines };
+    fileFailed = true;
+    outcome = { kind: "failed" };
   }
   return outcome;
 }
