@@ -374,6 +374,29 @@ describe("POST /api/tasks/audio", () => {
     expectError(await alice.request("GET", "/api/tasks/audio"), 405, "METHOD_NOT_SUPPORTED");
   });
 
+  test("a recording over 256 MiB is refused with 413 while it streams in, and nothing of it is kept", async () => {
+    const chunk = new Uint8Array(1024 * 1024);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 257) return controller.close();
+        sent++;
+        controller.enqueue(chunk);
+      },
+    });
+    const tasksBefore = (await alice.get("/api/tasks")).body.total;
+    const response = await fetch(`${server.url}/api/tasks/audio`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice.token}`, "content-type": "audio/mp4" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect((await response.json()).code).toBe("PAYLOAD_TOO_LARGE");
+    expect((await alice.get("/api/tasks")).body.total).toBe(tasksBefore);
+    expect(fs.readdirSync(limits.mediaDir)).toEqual([]);
+  });
+
   test("the same recording uploaded by another user is transcribed for them (kept per user)", async () => {
     const recording = await recordingBytes({ seconds: 12 });
     const hash = createHash("sha256").update(recording).digest("hex");
