@@ -2,7 +2,7 @@ import { importedTitle } from "../../../notes/note-text";
 import type { ImportedDocument } from "../types";
 import type { SubtitleLine, Video } from "./api-answers";
 import { videoLink } from "./video-links";
-import { renderTranscript } from "../../../transcripts/render-transcript";
+import { clockTime, renderTranscript } from "../../../transcripts/render-transcript";
 
 /** What became of the subtitles: a track's lines, or why there are none. */
 export type Subtitles =
@@ -93,12 +93,5 @@ function renderSubtitles(subtitles: Exclude<Subtitles, { kind: "track" }>): stri
   }
 }
 
-/** `mm:ss`, or `h:mm:ss` past an hour. */
-export function timestamp(seconds: number): string {
-  const total = Math.max(0, Math.floor(seconds));
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const secs = total % 60;
-  const mmss = `${String(minutes).padStart(2, "0")}:${String(secs).padStart(2, "0")}`;
-  return hours ? `${hours}:${mmss}` : mmss;
-}
+/** `mm:ss`, or `h:mm:ss` past an hour: the transcript's clock. */
+export const timestamp = clockTime;
