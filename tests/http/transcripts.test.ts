@@ -73,7 +73,8 @@ const platforms = startPlatformServer((url, request) => {
             video: [],
             audio: [
               { id: 30280, bandwidth: 319_112, baseUrl: "https://upos-hz-mirrorakam.akamaized.net/upgcxcode/high.m4s?deadline=1", codecs: "mp4a.40.2" },
-              { id: 30216, bandwidth: 67_155, baseUrl: "https://upos-sz-mirrorcos.bilivideo.com/upgcxcode/low.m4s?deadline=1", backupUrl: [], codecs: "mp4a.40.2" },
+              // Its first address is a P2P cache on a port imports do not reach; the mirror is used.
+              { id: 30216, bandwidth: 67_155, baseUrl: "https://xy1x2x3x4xy.mcdn.bilivideo.cn:4483/upgcxcode/low.m4s?deadline=1", backupUrl: ["https://upos-sz-mirrorcos.bilivideo.com/upgcxcode/low.m4s?deadline=1"], codecs: "mp4a.40.2" },
             ],
           },
         },

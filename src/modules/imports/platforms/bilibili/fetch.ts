@@ -215,7 +215,10 @@ export async function locateBilibiliAudio(
   const answer = PlayUrlSchema.safeParse(await apiData(session, "/x/player/wbi/playurl", params, true));
   if (!answer.success) throw formatChanged();
   const audio = [...(answer.data.dash?.audio ?? [])].sort((a, b) => (a.bandwidth ?? Infinity) - (b.bandwidth ?? Infinity))[0];
-  const url = audio ? (audio.baseUrl ?? audio.base_url ?? audio.backupUrl?.[0] ?? audio.backup_url?.[0]) : answer.data.durl?.[0]?.url;
+  const candidates = audio ? [audio.baseUrl, audio.base_url, ...(audio.backupUrl ?? []), ...(audio.backup_url ?? [])] : [answer.data.durl?.[0]?.url];
+  const urls = candidates.filter((candidate): candidate is string => Boolean(candidate));
+  // P2P edge caches (mcdn.bilivideo.cn:4483, …) listen on ports imports do not reach: a mirror on the default port first.
+  const url = urls.find((candidate) => URL.parse(candidate)?.port === "") ?? urls[0];
   if (!url) throw new ImportError("Bilibili lists no audio stream for this video.", { permanent: true });
   // Bilibili's CDN refuses a stream request without the Referer of its own pages.
   return { url, headers: { ...BROWSER_HEADERS, Referer: `https://www.bilibili.com/video/${part.bvid}/`, Origin: "https://www.bilibili.com" } };
