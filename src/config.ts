@@ -50,6 +50,13 @@ const environmentSchema = z.object({
       }
     }),
   BILIBILI_SESSDATA: z.string().min(1).optional(),
+  STT_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. http://127.0.0.1:8000/v1 or https://api.groq.com/openai/v1" }).optional(),
+  STT_API_KEY: z.string().min(1).optional(),
+  STT_MODEL: z.string().min(1).optional(),
+  STT_LANGUAGE: z.string().regex(/^[a-z]{2}$/, "must be an ISO-639-1 code of two lower-case letters, e.g. zh or en").optional(),
+  STT_MAX_MINUTES: z.coerce.number().int().min(1, "must be at least 1 (minute)").max(24 * 60).default(180),
+  STT_CHUNK_SECONDS: z.coerce.number().int().min(30, "must be at least 30 (seconds)").max(24 * 3600).default(600),
+  STT_MAX_UPLOAD_MB: z.coerce.number().min(1, "must be at least 1 (MB)").max(1024).default(24),
   SECRET_KEY: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
   FILES_DIR: z.string().min(1).optional(),
   FILES_MAX_BYTES_PER_USER: z.coerce.number().int().min(0).default(1024 * 1024 * 1024),
@@ -111,6 +118,9 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
       "Invalid configuration: OPENAI_MODEL is not set; the openai graph extractor needs the model to ask (e.g. OPENAI_MODEL=qwen3:8b for Ollama, deepseek-v4-flash for DeepSeek)",
     );
   }
+  if (env.STT_BASE_URL && !env.STT_MODEL) {
+    throw new ConfigError("Invalid configuration: STT_MODEL is not set; STT_BASE_URL needs the speech-to-text model to ask (e.g. whisper-1 for OpenAI, whisper-large-v3-turbo for Groq, Systran/faster-whisper-small for speaches)");
+  }
   return {
     port: env.PORT,
     host: env.HOST,
@@ -134,6 +144,20 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
       /** Uploaded archives wait here for their task (and are deleted when it ends). */
       archivesDir: path.join(dataDir, "archives"),
     },
+    /** Speech-to-text for videos and recordings; undefined when STT_BASE_URL is unset (no transcription). */
+    stt: env.STT_BASE_URL
+      ? {
+          baseURL: env.STT_BASE_URL,
+          apiKey: env.STT_API_KEY,
+          model: env.STT_MODEL!,
+          language: env.STT_LANGUAGE,
+          maxSeconds: env.STT_MAX_MINUTES * 60,
+          chunkSeconds: env.STT_CHUNK_SECONDS,
+          maxBytes: Math.floor(env.STT_MAX_UPLOAD_MB * 1024 * 1024),
+          /** Downloads and uploads wait here (DATA_DIR/media), each deleted when its task ends. */
+          mediaDir: path.join(dataDir, "media"),
+        }
+      : undefined,
     /** Stored images: content-addressed under `dir`, each user's total capped. */
     files: {
       dir: env.FILES_DIR ? path.resolve(env.FILES_DIR) : path.join(dataDir, "files"),

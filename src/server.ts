@@ -81,6 +81,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
         graph: config.graph,
         changes,
         files: config.files,
+        stt: config.stt,
+        // Called only by running jobs, by which time `queue` exists.
+        transcriptions: { enqueue: (task): Promise<boolean> => importQueueOn(queue).enqueueTranscription!(task) },
         // Snapshots are of a local database file; a libSQL server keeps its own.
         backups: config.libsqlUrl.startsWith("file:") ? { ...config.backups, dbFile: localPath(config.libsqlUrl) } : undefined,
       }),
@@ -113,6 +116,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph, files: config.files, askSettings: config.ask },
         events: feed,
         archivesDir: config.imports.archivesDir,
+        mediaDir: config.stt?.mediaDir,
         document: buildOpenApiDocument(appRouter),
         checkHealth: async () => {
           await notesDb.client.execute("select 1");

@@ -53,6 +53,12 @@ describe("configuration", () => {
     [{ GRAPH_EXTRACTOR: "anthropic" }, "GRAPH_EXTRACTOR"],
     [{ ASK_MAX_INPUT_TOKENS: "100" }, "ASK_MAX_INPUT_TOKENS"],
     [{ ASK_MAX_INPUT_TOKENS: "lots" }, "ASK_MAX_INPUT_TOKENS"],
+    [{ STT_BASE_URL: "http://127.0.0.1:8000/v1" }, "STT_MODEL"],
+    [{ STT_BASE_URL: "127.0.0.1:8000", STT_MODEL: "m" }, "STT_BASE_URL"],
+    [{ STT_LANGUAGE: "Chinese" }, "STT_LANGUAGE"],
+    [{ STT_CHUNK_SECONDS: "5" }, "STT_CHUNK_SECONDS"],
+    [{ STT_MAX_MINUTES: "0" }, "STT_MAX_MINUTES"],
+    [{ STT_MAX_UPLOAD_MB: "lots" }, "STT_MAX_UPLOAD_MB"],
   ])("%j stops start-up with one line naming the variable", (environment, variable) => {
     expect(() => loadConfig(environment)).toThrow(ConfigError);
     try {
@@ -61,6 +67,20 @@ describe("configuration", () => {
       expect((error as Error).message).toContain(variable);
       expect((error as Error).message).not.toContain("\n");
     }
+  });
+
+  test("speech-to-text is off without STT_BASE_URL, and takes the contract's limits with it", () => {
+    expect(loadConfig({}).stt).toBeUndefined();
+    expect(loadConfig({ STT_BASE_URL: "https://api.groq.com/openai/v1", STT_MODEL: "whisper-large-v3-turbo", STT_API_KEY: "gsk_x", DATA_DIR: "/tmp/d" }).stt).toEqual({
+      baseURL: "https://api.groq.com/openai/v1",
+      apiKey: "gsk_x",
+      model: "whisper-large-v3-turbo",
+      language: undefined,
+      maxSeconds: 180 * 60,
+      chunkSeconds: 600,
+      maxBytes: 24 * 1024 * 1024,
+      mediaDir: "/tmp/d/media",
+    });
   });
 
   test("IMPORT_RESOLVE pins host names to addresses, a * for every other name", async () => {

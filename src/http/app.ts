@@ -11,6 +11,8 @@ import { bodyLimits, DEFAULT_BODY_LIMIT, REST_PREFIX } from "./procedure-meta";
 import { answerWithin, REQUEST_DEADLINE_MS } from "./request-deadline";
 import { ARCHIVE_BODY_LIMIT } from "../modules/archives/limits";
 import { createArchiveUploadRoute } from "./archive-upload-route";
+import { createAudioUploadRoute } from "./audio-upload-route";
+import { AUDIO_BODY_LIMIT } from "../modules/transcripts/create-audio-task";
 import { createAskStreamRoute, wantsEventStream } from "./ask-stream-route";
 import { createEventStreamRoute } from "./event-stream-route";
 import { createFileRoutes } from "./file-routes";
@@ -35,6 +37,8 @@ export interface HttpAppOptions {
   events: ChangeFeed;
   /** Where uploaded archives wait for their task (DATA_DIR/archives); without it, archive uploads answer 503. */
   archivesDir?: string;
+  /** Where uploaded recordings wait for their transcription (DATA_DIR/media); without it (no STT_BASE_URL), recording uploads answer 503. */
+  mediaDir?: string;
   /** The service's external URL (PUBLIC_URL, else the address it listens on, known once it does); none: only `mcpAllowedOrigins` may call /mcp from a browser. */
   publicUrl?: () => string;
   /** Browser origins allowed at /mcp besides the service's own (MCP_ALLOWED_ORIGINS). */
@@ -60,8 +64,9 @@ export function createHttpApp(options: HttpAppOptions) {
   const trpc = createTrpcHandler(options.router, (request) => contextFor(request, "rpc"));
   const deadlineMs = options.requestDeadlineMs ?? REQUEST_DEADLINE_MS;
   // The archive upload is the one route past the procedures' limits; every other route keeps its own.
-  const largestBody = Math.max(DEFAULT_BODY_LIMIT, ARCHIVE_BODY_LIMIT, MAX_FILE_BYTES, ...bodyLimits(options.router).values());
+  const largestBody = Math.max(DEFAULT_BODY_LIMIT, ARCHIVE_BODY_LIMIT, AUDIO_BODY_LIMIT, MAX_FILE_BYTES, ...bodyLimits(options.router).values());
   const archiveUpload = createArchiveUploadRoute({ ...options.services, archivesDir: options.archivesDir });
+  const audioUpload = createAudioUploadRoute({ ...options.services, mediaDir: options.mediaDir });
   const fileRoutes = createFileRoutes(options.services);
   const askStream = createAskStreamRoute({ services: options.services, keepOpen: (request) => server?.timeout(request, 0) });
   const mcp = createMcpRoute({
@@ -106,6 +111,8 @@ export function createHttpApp(options: HttpAppOptions) {
     .all(`${REST_PREFIX}/events`, ({ request }) => events(request), { parse: "none" })
     // A raw ZIP of up to 256 MiB streamed to disk: no JSON parsing, and no answer deadline while it uploads.
     .all(`${REST_PREFIX}/tasks/archive`, ({ request }) => archiveUpload(request), { parse: "none" })
+    // A recording of up to 256 MiB, streamed to disk the same way.
+    .all(`${REST_PREFIX}/tasks/audio`, ({ request }) => audioUpload(request), { parse: "none" })
     // Raw image bodies (10 MiB, streamed to disk) and raw bytes out: beside the JSON procedures.
     .all(`${REST_PREFIX}/files`, ({ request }) => fileRoutes.upload(request), { parse: "none" })
     .all(`${REST_PREFIX}/files/:id`, ({ request, params }) => fileRoutes.read(request, params.id), { parse: "none" })

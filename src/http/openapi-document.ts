@@ -180,6 +180,30 @@ const archiveUploadOperation = {
   },
 };
 
+/** POST /api/tasks/audio takes a raw recording (not JSON), so it is a plain route written here by hand. */
+const audioUploadOperation = {
+  operationId: "tasks-audio",
+  summary: "Transcribe a recording into a note, as a background task",
+  description: [
+    "The body is the recording itself (`Content-Type: audio/…` or `video/mp4`, at most 256 MiB), streamed to disk. Answers 201 with a task (`platform: \"audio\"`); its note is the transcript (`## Transcript`, paragraphs starting with `[mm:ss]`), titled `title` or the time of upload. `progress` and `message` follow the pieces (`Transcribing piece 3 of 12`).",
+    "",
+    "- Needs speech-to-text on the server (`STT_BASE_URL`); without it the answer is 503.",
+    "- Long recordings are cut into pieces of `STT_CHUNK_SECONDS` (and under `STT_MAX_UPLOAD_MB`) without re-encoding, and transcribed up to `STT_MAX_MINUTES`; the same recording uploaded again reuses its transcript. A recording that cannot be transcribed fails the task with the reason.",
+  ].join("\n"),
+  tags: ["imports"],
+  security: securityFor("imports"),
+  parameters: [{ name: "title", in: "query", required: false, description: "The note's title (default: the time of upload)", schema: { type: "string", maxLength: 500 } }],
+  requestBody: {
+    required: true,
+    content: { "audio/*": { schema: { type: "string", format: "binary" } }, "video/mp4": { schema: { type: "string", format: "binary" } } },
+  },
+  responses: {
+    "201": { description: "Created", content: { "application/json": { schema: { $ref: "#/components/schemas/ImportTask" } } } },
+    ...Object.fromEntries([400, 401, 403, 405, 415, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
+    "413": errorResponse("Request body over this operation's 256 MiB limit"),
+  },
+};
+
 const fileSchema = {
   type: "object",
   required: ["id", "url", "mime", "size", "sha256", "created_at"],
@@ -283,6 +307,7 @@ const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
   "/api/events": { get: eventStreamOperation as never },
   ...(viewerOpenApiPaths as NonNullable<OpenAPIObject["paths"]>),
   "/api/tasks/archive": { post: archiveUploadOperation as never },
+  "/api/tasks/audio": { post: audioUploadOperation as never },
   "/api/files": { post: fileUploadOperation as never },
   "/api/files/{id}": { get: fileReadOperation as never },
   "/mcp": { post: mcpOperation as never },

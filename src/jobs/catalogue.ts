@@ -5,7 +5,9 @@ import type { ChangePublisher } from "../modules/events/change";
 import type { ExtractorSettings } from "../modules/graph/create-extractor";
 import { failBuild } from "../modules/graph/fail-build";
 import { graphJobKey, type GraphQueue } from "../modules/graph/graph-queue";
-import { importJobKey, type ImportQueue } from "../modules/imports/import-queue";
+import { importJobKey, type ImportQueue, transcriptionJobKey } from "../modules/imports/import-queue";
+import type { SttSettings } from "../modules/llm/speech-to-text";
+import type { SttLimits } from "../modules/transcripts/run-transcription";
 import { markTaskFailed, runImportTask, type ImportRun } from "../modules/imports/run-import";
 import { resolverWith, type ResolveOverrides } from "../modules/imports/resolve-overrides";
 import { removeArchiveFile } from "../modules/archives/archive-file";
@@ -20,6 +22,11 @@ import type { Queue } from "./queue";
 const IMPORT_MAX_ATTEMPTS = 4;
 /** A build resumes where it stopped, so a few attempts cover a worker restart without retrying for days. */
 const GRAPH_BUILD_MAX_ATTEMPTS = 3;
+/** A transcription resumes at its first piece not done; each piece already retries its server 4 times. */
+const TRANSCRIBE_MAX_ATTEMPTS = 4;
+/** Media is larger than pages: a 3-hour soundtrack, or a short video's whole file. */
+const MEDIA_MAX_BYTES = 1024 * 1024 * 1024;
+const MEDIA_TIMEOUT_MS = 30 * 60_000;
 /** A sweep runs again at its next scheduled time anyway. */
 const SWEEP_MAX_ATTEMPTS = 1;
 
@@ -27,6 +34,10 @@ export interface JobDependencies {
   db: Database;
   /** `archivesDir`: where uploaded archives wait (DATA_DIR/archives); a process without it fails archive tasks. */
   imports: { allowPrivateNetworks: boolean; resolveOverrides?: ResolveOverrides; bilibiliSessdata?: string; archivesDir?: string };
+  /** Speech-to-text (STT_*); without it videos import without transcripts. */
+  stt?: SttSettings & SttLimits;
+  /** How an import queues its transcription (the queue is made after the catalogue, so it is reached late). */
+  transcriptions?: { enqueue(task: { id: number; userId: number }): Promise<boolean> };
   /** Where imported pictures are stored; without it, imported notes keep remote image links. */
   files?: FileStorage;
   graph: ExtractorSettings;
@@ -56,6 +67,18 @@ export function createJobCatalogue(deps: JobDependencies) {
       },
     ));
   const loadGraphBuilder = () => import("../modules/graph/build-graph");
+  // The transcriber (mediabunny, the speech-to-text client) loads with the first transcription job.
+  let transcriber: Promise<Pick<import("../modules/transcripts/run-transcription").TranscriptionRun, "stt" | "downloadMedia">> | undefined;
+  const loadTranscriber = (stt: SttSettings & SttLimits) =>
+    (transcriber ??= Promise.all([import("../modules/llm/speech-to-text"), import("../modules/imports/safe-fetch")]).then(([{ createSttClient }, { createSafeDownloader }]) => ({
+      stt: createSttClient(stt),
+      downloadMedia: createSafeDownloader({
+        allowPrivateNetworks: deps.imports.allowPrivateNetworks,
+        ...(deps.imports.resolveOverrides?.size ? { resolve: resolverWith(deps.imports.resolveOverrides) } : {}),
+        maxBodyBytes: MEDIA_MAX_BYTES,
+        timeoutMs: MEDIA_TIMEOUT_MS,
+      }),
+    })));
   return [
     defineTask({
       name: "import",
@@ -72,6 +95,7 @@ export function createJobCatalogue(deps: JobDependencies) {
             maxAttempts: helpers.maxAttempts,
             changes: deps.changes,
             files: deps.files,
+            ...(deps.stt && deps.transcriptions ? { transcriptions: deps.transcriptions } : {}),
           },
           payload,
         ),
@@ -79,6 +103,39 @@ export function createJobCatalogue(deps: JobDependencies) {
       onPermanentFailure: async (payload) => {
         const archiveFile = await markTaskFailed(deps.db, payload.taskId, "The import was interrupted too many times. Try again, or paste the content instead.", deps.changes, deps.files);
         if (archiveFile && deps.imports.archivesDir) removeArchiveFile(deps.imports.archivesDir, archiveFile);
+      },
+    }),
+    defineTask({
+      name: "transcribe",
+      payload: z.object({ taskId: z.number().int().positive(), userId: z.number().int().positive() }),
+      maxAttempts: TRANSCRIBE_MAX_ATTEMPTS,
+      handler: async (payload, helpers) => {
+        const stt = deps.stt;
+        if (!stt) {
+          // Speech-to-text was turned off since the task was queued: the note is saved without a transcript.
+          const { abandonTranscription } = await import("../modules/transcripts/run-transcription");
+          return abandonTranscription({ db: deps.db, changes: deps.changes, files: deps.files, limits: { mediaDir: "", maxSeconds: 0, chunkSeconds: 0, maxBytes: 0 }}, payload.taskId);
+        }
+        const [{ runTranscriptionTask }, tools, transcription] = await Promise.all([import("../modules/transcripts/run-transcription"), loadImportTools(), loadTranscriber(stt)]);
+        return runTranscriptionTask(
+          {
+            db: deps.db,
+            ...transcription,
+            limits: stt,
+            fetcher: tools.fetcher,
+            importers: tools.importers,
+            signal: helpers.signal,
+            attempt: helpers.attempts,
+            maxAttempts: helpers.maxAttempts,
+            changes: deps.changes,
+            files: deps.files,
+          },
+          payload,
+        );
+      },
+      onPermanentFailure: async (payload) => {
+        const { abandonTranscription } = await import("../modules/transcripts/run-transcription");
+        await abandonTranscription({ db: deps.db, changes: deps.changes, files: deps.files, limits: deps.stt ?? { mediaDir: "", maxSeconds: 0, chunkSeconds: 0, maxBytes: 0 }}, payload.taskId);
       },
     }),
     defineTask({
@@ -146,6 +203,14 @@ export type JobCatalogue = ReturnType<typeof createJobCatalogue>;
 /** The task service's view of the queue. */
 export function importQueueOn(queue: Queue<JobCatalogue>): ImportQueue {
   return {
+    async enqueueTranscription(task) {
+      const job = await queue.enqueue("transcribe", { taskId: task.id, userId: task.userId }, { jobKey: transcriptionJobKey(task.id) });
+      return job !== null;
+    },
+    async findTranscriptionJob(taskId) {
+      const job = await queue.findJob(transcriptionJobKey(taskId));
+      return job && { permanentlyFailed: job.permanentlyFailed };
+    },
     async enqueueImport(task) {
       const job = await queue.enqueue("import", { taskId: task.id, userId: task.userId }, { jobKey: importJobKey(task.id) });
       return job !== null;

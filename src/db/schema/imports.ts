@@ -35,6 +35,11 @@ export const importTasks = sqliteTable(
     archiveFormat: text("archive_format"),
     /** How many archive entries are done: a resumed job skips them (saved with their notes). */
     cursor: integer("cursor").notNull().default(0),
+    /** JSON of a transcription still to do (the fetched document and its media); null when none. */
+    transcription: text("transcription"),
+    /** Seconds of audio this task had transcribed, and the speech-to-text requests it made (usage on `me`). */
+    sttSeconds: integer("stt_seconds").notNull().default(0),
+    sttRequests: integer("stt_requests").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     startedAt: integer("started_at"),

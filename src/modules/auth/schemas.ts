@@ -63,8 +63,14 @@ export const currentUserSchema = userSchema
   .extend({
     storage: storageSchema,
     usage: z
-      .object({ llm_calls: usageCount(), input_tokens: usageCount(), output_tokens: usageCount() })
-      .describe("The account's all-time LLM usage: graph builds and questions together"),
+      .object({
+        llm_calls: usageCount(),
+        input_tokens: usageCount(),
+        output_tokens: usageCount(),
+        transcribed_seconds: usageCount().describe("Seconds of video and recordings sent to speech-to-text (a kept transcript costs nothing)"),
+        stt_requests: usageCount().describe("Requests made to the speech-to-text server, retries included"),
+      })
+      .describe("The account's all-time LLM usage: graph builds and questions together, and speech-to-text"),
   })
   .meta({ id: "CurrentUser" });
 export type TokenRecord = z.infer<typeof tokenSchema>;

@@ -4,6 +4,11 @@ export interface ImportQueue {
   enqueueImport(task: { id: number; userId: number }): Promise<boolean>;
   /** The task's job, if the queue still has one (`permanentlyFailed`: out of attempts, will not run). */
   findImportJob(taskId: number): Promise<{ permanentlyFailed: boolean } | null>;
+  /** Queues the task's transcription job (`transcribe:<id>`), once its import has fetched the page. */
+  enqueueTranscription?(task: { id: number; userId: number }): Promise<boolean>;
+  findTranscriptionJob?(taskId: number): Promise<{ permanentlyFailed: boolean } | null>;
 }
+
+export const transcriptionJobKey = (taskId: number) => `transcribe:${taskId}`;
 
 export const importJobKey = (taskId: number) => `import:${taskId}`;

@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { importTasks } from "../../db/schema";
 import type { Database } from "../../db/client";
 import type { ChangePublisher } from "../events/change";
@@ -24,14 +24,16 @@ export async function reconcileImportTasks(
   { now = Date.now(), archivesDir, files }: { now?: number; archivesDir?: string; files?: FileStorage } = {},
 ): Promise<{ requeued: number; failed: number }> {
   const stale = await db
-    .select({ id: importTasks.id, userId: importTasks.userId, requeues: importTasks.requeues })
+    .select({ id: importTasks.id, userId: importTasks.userId, requeues: importTasks.requeues, transcribing: sql<number>`${importTasks.transcription} is not null` })
     .from(importTasks)
     .where(and(inArray(importTasks.status, ["pending", "running"]), lt(importTasks.updatedAt, now - GRACE_MS)))
     .limit(500);
   let requeued = 0;
   let failed = 0;
   for (const task of stale) {
-    const job = await queue.findImportJob(task.id);
+    // A task whose page is fetched lives on in its transcription job.
+    const transcribing = Boolean(task.transcribing) && queue.findTranscriptionJob !== undefined;
+    const job = transcribing ? await queue.findTranscriptionJob!(task.id) : await queue.findImportJob(task.id);
     if (job && !job.permanentlyFailed) continue;
     if (job?.permanentlyFailed || task.requeues >= MAX_REQUEUES) {
       const archiveFile = await markTaskFailed(db, task.id, "The import could not be completed after several attempts. Try again, or paste the content instead.", changes, files);
@@ -44,7 +46,7 @@ export async function reconcileImportTasks(
       .set({ status: "pending", requeues: task.requeues + 1, message: "Queued again", updatedAt: Date.now() })
       .where(eq(importTasks.id, task.id));
     await changes.publish({ userId: task.userId, kind: "task", id: task.id });
-    if (await queue.enqueueImport(task)) requeued++;
+    if (await (transcribing ? queue.enqueueTranscription!(task) : queue.enqueueImport(task))) requeued++;
   }
   if (requeued || failed) log.info(`reconciler: ${requeued} import task(s) queued again, ${failed} marked failed`);
   return { requeued, failed };

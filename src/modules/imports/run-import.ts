@@ -28,6 +28,14 @@ export interface ImportRun {
   /** With both, the note's pictures are downloaded and stored as the user's files. */
   download?: Downloader;
   files?: FileStorage;
+  /** With it, a video whose words are not on its page is transcribed by its own job (speech-to-text is set up). */
+  transcriptions?: { enqueue(task: { id: number; userId: number }): Promise<boolean> };
+}
+
+/** What an import hands its transcription job: the document to save once the transcript is in. */
+export interface PendingTranscription {
+  document: ImportedDocument;
+  images?: Pick<StoredImages, "fileIds" | "failures">;
 }
 
 const IMAGE_PROGRESS_EVERY_MS = 200;
@@ -48,6 +56,11 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     .where(and(eq(importTasks.id, payload.taskId), eq(importTasks.userId, payload.userId)));
   if (!task || task.status === "completed" || task.status === "failed") return;
   if (task.platform === "archive") return runArchive(run, task);
+  // The page is fetched; its transcription job (queued again here, should it have gone missing) finishes the task.
+  if (task.transcription !== null) {
+    if (run.transcriptions) await run.transcriptions.enqueue({ id: task.id, userId: task.userId });
+    return;
+  }
 
   const update = (fields: Partial<typeof importTasks.$inferInsert>) =>
     db.update(importTasks).set({ ...fields, updatedAt: Date.now() }).where(eq(importTasks.id, task.id))
@@ -102,6 +115,13 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
       );
       document = { ...document, markdown: images.markdown };
     }
+    if (document.media && run.transcriptions) {
+      const pending: PendingTranscription = { document, images: images && { fileIds: images.fileIds, failures: images.failures } };
+      await update({ transcription: JSON.stringify(pending), progress: 60, message: "Waiting to transcribe the video's sound" });
+      await run.transcriptions.enqueue({ id: task.id, userId: task.userId });
+      return;
+    }
+    if (document.media?.withoutTranscript) document = { ...document, markdown: `${document.markdown}\n\n${document.media.withoutTranscript}` };
     await update({ progress: 80, message: "Saving the note" });
     const noteId = await saveNote(db, task, document, images);
     // Pictures stored for a note that was not written (unchanged, or edited here) are not kept.
@@ -144,6 +164,7 @@ export async function markTaskFailed(db: Database, taskId: number, error: string
       updatedAt: now,
       content: null,
       archiveFile: null,
+      transcription: null,
     })
     .where(and(eq(importTasks.id, taskId), inArray(importTasks.status, ["pending", "running"])))
     .returning({ userId: importTasks.userId });
@@ -175,7 +196,13 @@ async function runArchive(run: ImportRun, task: typeof importTasks.$inferSelect)
  * by its key and updated, left unchanged or skipped (edited here) — never duplicated; the task's
  * `note_id` is that note. Returns the note id (null if another run won).
  */
-async function saveNote(db: Database, task: typeof importTasks.$inferSelect, document: ImportedDocument, images?: StoredImages): Promise<number | null> {
+export async function saveNote(
+  db: Database,
+  task: typeof importTasks.$inferSelect,
+  document: ImportedDocument,
+  images?: Pick<StoredImages, "fileIds" | "failures">,
+  extra: { failures?: { name: string; error: string }[] } = {},
+): Promise<number | null> {
   const sourceUrl = document.sourceUrl ?? task.url;
   const body = document.markdown.replaceAll("\u0000", "").trim();
   const content = sourceUrl ? `${body}\n\n---\n\nSource: <${sourceUrl}>\n` : body;
@@ -215,7 +242,8 @@ async function saveNote(db: Database, task: typeof importTasks.$inferSelect, doc
       error: null,
       content: null,
       counts: JSON.stringify(counts),
-      failures: JSON.stringify([...(plan.reason ? [{ name: sourceUrl ?? "content", error: plan.reason }] : []), ...(images?.failures ?? [])].slice(0, 100)),
+      failures: JSON.stringify([...(extra.failures ?? []), ...(plan.reason ? [{ name: sourceUrl ?? "content", error: plan.reason }] : []), ...(images?.failures ?? [])].slice(0, 100)),
+      transcription: null,
       finishedAt: now,
       updatedAt: now,
     })

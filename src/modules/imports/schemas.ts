@@ -47,7 +47,7 @@ export const taskStatusSchema = z.enum(["pending", "running", "completed", "fail
 export const taskSchema = z
   .object({
     id: z.number().int().positive(),
-    platform: z.enum([...PLATFORMS, "archive"]).describe("`archive` for POST /api/tasks/archive"),
+    platform: z.enum([...PLATFORMS, "archive", "audio"]).describe("`archive` for POST /api/tasks/archive, `audio` for POST /api/tasks/audio"),
     url: z.string().nullable(),
     status: taskStatusSchema,
     progress: z.number().int().min(0).max(100),

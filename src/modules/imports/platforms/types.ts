@@ -10,6 +10,27 @@ export interface ImportedDocument {
   author?: string;
   /** ISO 8601 UTC. */
   publishedAt?: string;
+  /** The video's sound, to transcribe when speech-to-text is set up (its words were not on the page). */
+  media?: MediaRef;
+}
+
+/** Where a video's (or an uploaded recording's) sound is, and what its transcript is kept by. */
+export interface MediaRef {
+  /** `bilibili:<bvid>:<part>`, `douyin:<id>`, `audio:<user>:<sha256>`: one transcript per key, for everyone. */
+  key: string;
+  /** A URL to download (with the platform's Referer), a Bilibili part whose stream is looked up then, or an upload's file. */
+  source: { url: string; referer?: string; userAgent?: string } | { bilibili: { bvid: string; cid: number } } | { upload: string };
+  /** Bilibili: the video's address, so each paragraph's time links to that second. */
+  videoUrl?: string;
+  part?: number;
+  /** The note's line when speech-to-text is not set up. */
+  withoutTranscript?: string;
+}
+
+/** A media download: where, and with which headers (Referer, User-Agent). */
+export interface MediaLocation {
+  url: string;
+  headers: Record<string, string>;
 }
 
 export interface FetchedPage {
@@ -63,4 +84,6 @@ export interface PlatformImporter {
    * placeholder), given the page's URL; undefined sends none.
    */
   imageReferer(pageUrl: string | undefined): string | undefined;
+  /** Where a `{bilibili}` media source's audio stream is now (stream addresses expire, so it is asked at transcription time). */
+  locateMedia?(source: MediaRef["source"], fetcher: Fetcher, signal?: AbortSignal): Promise<MediaLocation>;
 }

@@ -23,10 +23,12 @@ const html = (body: string, status = 200) =>
 const redirect = (location: string) => new Response(null, { status: 302, headers: { location } });
 
 /** Switches for the parts of Bilibili a test wants broken. */
-const outages = { tags: false, subtitleFile: false };
+const outages = { tags: false, subtitleFile: false, signedPlayer: false, otherVideosSubtitles: false };
 afterEach(() => {
   outages.tags = false;
   outages.subtitleFile = false;
+  outages.signedPlayer = false;
+  outages.otherVideosSubtitles = false;
 });
 
 const VIEW_ANSWERS: Record<string, () => Response> = {
@@ -43,6 +45,12 @@ const VIEW_ANSWERS: Record<string, () => Response> = {
   BV1Yy4y1B7Wq: () => html("<html><body>502 Bad Gateway</body></html>", 502),
 };
 
+/** The player's answer; with `otherVideosSubtitles`, the tracks are files named for another aid/cid (a known API fault). */
+function playerAnswer(loggedIn: boolean): string {
+  const answer = fixture(loggedIn ? "player-with-subtitles.json" : "player-no-subtitles.json");
+  return outages.otherVideosSubtitles ? answer.replaceAll("/prod/12059384271561234567", "/prod/99887766551122334455") : answer;
+}
+
 /** Bilibili's API, CDN and short links as they answer a logged-out or logged-in client. */
 function bilibili(url: URL, request: Request): Response | undefined {
   const loggedIn = (request.headers.get("cookie") ?? "").includes(`SESSDATA=${SESSDATA}`);
@@ -54,7 +62,11 @@ function bilibili(url: URL, request: Request): Response | undefined {
     case "api.bilibili.com/x/web-interface/view/detail/tag":
       return outages.tags ? json('{"code":-500,"message":"服务器错误","ttl":1}', 500) : json(fixture("tags.json"));
     case "api.bilibili.com/x/player/wbi/v2":
-      return json(fixture(loggedIn ? "player-with-subtitles.json" : "player-no-subtitles.json"));
+      // The signed-path endpoint asking for a signature: the older one still answers.
+      if (outages.signedPlayer) return json('{"code":-352,"message":"-352","ttl":1}');
+      return json(playerAnswer(loggedIn));
+    case "api.bilibili.com/x/player/v2":
+      return outages.signedPlayer ? json(playerAnswer(loggedIn)) : json(fixture("player-no-subtitles.json"));
     case `aisubtitle.hdslb.com${SUBTITLE_PATH}`:
       return outages.subtitleFile ? html("", 404) : json(fixture("subtitle-zh.json"));
     case "b23.tv/aB3xY9z":
@@ -97,12 +109,22 @@ describe("fetching Bilibili videos through the API", () => {
     expect(document.markdown).toContain("- Uploader: [航空小课堂_老周](https://space.bilibili.com/398765432)");
     expect(document.markdown).toContain(`- Video: https://www.bilibili.com/video/${BVID}`);
     expect(document.markdown).toContain("![](https://i2.hdslb.com/bfs/archive/7d4c1f8e2a9b3c5d6e0f1a2b3c4d5e6f7a8b9c0d.jpg)");
-    expect(document.markdown).toEndWith("_No subtitles: Bilibili lists them only for logged-in requests._");
-    expect(document.markdown).not.toContain("## Subtitles");
+    // Without subtitles, the sound is what speech-to-text will hear; without speech-to-text, the note says why there are none.
+    expect(document.markdown).toEndWith(`- Video: https://www.bilibili.com/video/${BVID}`);
+    expect(document.markdown).not.toContain("## Transcript");
+    expect(document.media).toEqual({
+      key: `bilibili:${BVID}:1`,
+      source: { bilibili: { bvid: BVID, cid: 1561234567 } },
+      videoUrl: `https://www.bilibili.com/video/${BVID}`,
+      part: 1,
+      withoutTranscript: "_No subtitles: Bilibili lists them only for logged-in requests._",
+    });
 
     // The view comes first; tags and player are asked in parallel.
     expect(new URL(requests[0]!.url).pathname).toBe("/x/web-interface/view");
+    // Both player endpoints are asked before the video is taken to have no subtitles.
     expect(requests.map((seen) => new URL(seen.url).pathname).sort()).toEqual([
+      "/x/player/v2",
       "/x/player/wbi/v2",
       "/x/web-interface/view",
       "/x/web-interface/view/detail/tag",
@@ -118,10 +140,11 @@ describe("fetching Bilibili videos through the API", () => {
     const { result: document, requests } = await server.requestsOf(() =>
       loggedIn.fetchDocument(`https://www.bilibili.com/video/${BVID}`, server.fetcher),
     );
-    expect(document.markdown).toContain("## Subtitles (中文（自动生成）)");
-    expect(document.markdown).toContain("- 00:00 大家好，欢迎来到航空小课堂，我是老周\n- 00:03 今天我们聊一个");
-    expect(document.markdown).toContain("- 01:02 方形窗户的四个角会产生严重的应力集中");
+    // Subtitles are the transcript: the same section speech-to-text writes, each paragraph's time a link to that second.
+    expect(document.markdown).toContain("## Transcript\n\nsubtitles (ai-zh)\n\n[00:00](https://www.bilibili.com/video/BV1Xb421E7Lm?p=1&t=0) 大家好，欢迎来到航空小课堂，我是老周 今天我们聊一个");
+    expect(document.markdown).toContain("\n\n[01:02](https://www.bilibili.com/video/BV1Xb421E7Lm?p=1&t=62) 方形窗户的四个角会产生严重的应力集中");
     expect(document.markdown).not.toContain("No subtitles");
+    expect(document.media).toBeUndefined();
 
     expect(requests).toHaveLength(4);
     const byPath = (pathname: string) => requests.find((seen) => new URL(seen.url).pathname === pathname);
@@ -164,6 +187,7 @@ describe("fetching Bilibili videos through the API", () => {
       "api.bilibili.com",
       "api.bilibili.com",
       "api.bilibili.com",
+      "api.bilibili.com",
     ]);
   });
 
@@ -179,10 +203,26 @@ describe("fetching Bilibili videos through the API", () => {
     expect(document.tags).toEqual(["科学科普"]);
   });
 
+  test("when the signed player endpoint refuses, the older one's subtitles are used", async () => {
+    outages.signedPlayer = true;
+    const document = await loggedIn.fetchDocument(`https://www.bilibili.com/video/${BVID}`, server.fetcher);
+    expect(document.markdown).toContain("## Transcript\n\nsubtitles (ai-zh)");
+    expect(document.media).toBeUndefined();
+  });
+
+  test("subtitles whose files are named for another video are refused: the sound is transcribed instead", async () => {
+    outages.otherVideosSubtitles = true;
+    const { result: document, requests } = await server.requestsOf(() => loggedIn.fetchDocument(`https://www.bilibili.com/video/${BVID}`, server.fetcher));
+    expect(document.markdown).not.toContain("## Transcript");
+    expect(document.media?.withoutTranscript).toBe("_This video has no subtitles._");
+    expect(requests.some((seen) => seen.url.includes("aisubtitle.hdslb.com"))).toBe(false);
+  });
+
   test("a failing subtitle file leaves a one-line note instead of the section", async () => {
     outages.subtitleFile = true;
     const document = await loggedIn.fetchDocument(`https://www.bilibili.com/video/${BVID}`, server.fetcher);
-    expect(document.markdown).toEndWith("_The subtitles could not be loaded._");
+    expect(document.markdown).not.toContain("## Transcript");
+    expect(document.media?.withoutTranscript).toBe("_The subtitles could not be loaded._");
   });
 
   test.each([

@@ -220,3 +220,36 @@ describe("pasting a saved Douyin page", () => {
     expect(document.markdown).toBe("洪崖洞夜景\n记得避开周末晚上八点");
   });
 });
+
+describe("a Douyin video's sound, for its transcript", () => {
+  test("is the video's own play_addr, without the watermark; never the music track", () => {
+    const document = douyinImporter.parsePasted(fixture("share-video.html"));
+    expect(document.media).toMatchObject({
+      key: `douyin:${VIDEO}`,
+      source: { url: "https://aweme.snssdk.com/aweme/v1/play/?video_id=v0200fg10000cpm3a2nog65l3a8b9c0g&ratio=720p&line=0", referer: "https://www.douyin.com/" },
+    });
+    expect(JSON.stringify(document.media)).not.toContain("ies-music");
+  });
+
+  test("the smallest bit_rate rendition is preferred", () => {
+    const document = douyinImporter.parsePasted(
+      routerPage({
+        aweme_id: VIDEO,
+        desc: "讲座",
+        video: {
+          play_addr: { url_list: ["https://v.example/playwm/?id=big"] },
+          bit_rate: [
+            { bit_rate: 2_000_000, play_addr: { url_list: ["https://v.example/play/?id=hd"] } },
+            { bit_rate: 400_000, play_addr: { url_list: ["https://v.example/play/?id=small"] } },
+          ],
+        },
+        music: { play_url: { url_list: ["https://music.example/song.mp3"] } },
+      }),
+    );
+    expect(document.media?.source).toMatchObject({ url: "https://v.example/play/?id=small" });
+  });
+
+  test("an image post has nothing to transcribe", () => {
+    expect(douyinImporter.parsePasted(fixture("share-note.html")).media).toBeUndefined();
+  });
+});

@@ -123,7 +123,8 @@ describe("a short page is still an article", () => {
     const document = paste(page("<title>Moving day · Field notes</title>", body), "https://notes.example.com/moving");
     expect(document.markdown).toContain("We moved the blog to a [new server](https://notes.example.com/new) today.");
     for (const chrome of ["Archive", "Popular posts", "Privacy", "Field notes]"]) expect(document.markdown).not.toContain(chrome);
-    expect(document.title).toBe("Moving day · Field notes");
+    // The article's own <h1>, without the site's name that <title> adds.
+    expect(document.title).toBe("Moving day");
   });
 
   test("a body whose whole text is one short paragraph imports it, titled by it when the page has no title", () => {
@@ -228,5 +229,44 @@ describe("pasting plain text or Markdown", () => {
 
   test("a non-http URL is not kept as the source", () => {
     expect(documentFromPastedText("Hello", "javascript:alert(1)").sourceUrl).toBeUndefined();
+  });
+});
+
+describe("a pasted page's title and byline (a newcomer's trial)", () => {
+  const article = (head: string, top = "") =>
+    page(
+      head,
+      `<article><h1>Prospect Theory Explained</h1>${top}<p>${"Losses loom larger than gains, and people judge outcomes against a reference point. ".repeat(6)}</p></article>`,
+    );
+
+  test("the site's suffix goes when og:title and the <h1> name the article", () => {
+    const document = paste(article('<title>Prospect Theory Explained | Econ Blog</title><meta property="og:title" content="Prospect Theory Explained">'));
+    expect(document.title).toBe("Prospect Theory Explained");
+  });
+
+  test("the <h1> alone is enough, and a site name first goes too", () => {
+    expect(paste(article("<title>Econ Blog — Prospect Theory Explained</title>")).title).toBe("Prospect Theory Explained");
+  });
+
+  test("og:site_name is cut off a title no heading confirms", () => {
+    const html = page('<title>Why Anchors Work - Econ Blog</title><meta property="og:site_name" content="Econ Blog">', `<article><h2>Part one</h2><p>${"Anchoring text. ".repeat(30)}</p></article>`);
+    expect(paste(html).title).toBe("Why Anchors Work");
+  });
+
+  test("a title that merely contains a separator is kept whole", () => {
+    const html = page("<title>Rust vs. Go - a fair comparison</title>", `<article><p>${"Comparison text. ".repeat(30)}</p></article>`);
+    expect(paste(html).title).toBe("Rust vs. Go - a fair comparison");
+  });
+
+  test("a byline that repeats the author leaves the body; the author stays in source", () => {
+    const document = paste(article('<meta name="author" content="Jane Doe">', '<p class="byline">By Jane Doe</p>'));
+    expect(document.author).toBe("Jane Doe");
+    expect(document.markdown).not.toContain("By Jane Doe");
+    expect(document.markdown).toContain("Losses loom larger than gains");
+  });
+
+  test("a line that names someone else, or says more, stays", () => {
+    const document = paste(article('<meta name="author" content="Jane Doe">', "<p>By now, most economists accept that losses loom larger than gains for Jane Doe and everyone else.</p>"));
+    expect(document.markdown).toContain("By now, most economists accept");
   });
 });

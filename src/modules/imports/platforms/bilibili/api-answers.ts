@@ -30,6 +30,8 @@ export const TagsSchema = z.array(z.object({ tag_name: z.string() }));
 
 /** `data` of /x/player/wbi/v2; logged-out requests get an empty `subtitles` list. */
 export const PlayerSchema = z.object({
+  aid: z.number().nullish(),
+  cid: z.number().nullish(),
   need_login_subtitle: z.boolean().nullish(),
   subtitle: z
     .object({
@@ -42,6 +44,26 @@ export const PlayerSchema = z.object({
 export type SubtitleTrack = NonNullable<
   NonNullable<z.infer<typeof PlayerSchema>["subtitle"]>["subtitles"]
 >[number];
+
+/** `data` of /x/web-interface/nav: the WBI keys hide in the two image file names. */
+export const NavSchema = z.object({
+  data: z.object({ wbi_img: z.object({ img_url: z.string(), sub_url: z.string() }) }),
+});
+
+const StreamSchema = z.object({
+  bandwidth: z.number().nullish(),
+  baseUrl: z.string().nullish(),
+  base_url: z.string().nullish(),
+  backupUrl: z.array(z.string()).nullish(),
+  backup_url: z.array(z.string()).nullish(),
+});
+
+/** `data` of /x/player/wbi/playurl: DASH streams (`fnval=16`), or MP4 pieces (`durl`) for old videos. */
+export const PlayUrlSchema = z.object({
+  timelength: z.number().nullish(),
+  dash: z.object({ audio: z.array(StreamSchema).nullish() }).nullish(),
+  durl: z.array(z.object({ url: z.string() })).nullish(),
+});
 
 /** A subtitle file (the `subtitle_url` body). */
 export const SubtitleBodySchema = z.object({

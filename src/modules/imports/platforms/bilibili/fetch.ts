@@ -1,8 +1,12 @@
 import { httpStatusError, ImportError } from "../../import-error";
 import { followShortLink, hostMatches, parseHttpUrl } from "../short-links";
-import type { Fetcher, ImportedDocument } from "../types";
+import type { Fetcher, ImportedDocument, MediaLocation } from "../types";
+import { mixinKey, signWbi } from "./wbi";
 import {
   EnvelopeSchema,
+  NavSchema,
+  PlayUrlSchema,
+  type SubtitleLine,
   errorForCode,
   PlayerSchema,
   rateLimited,
@@ -64,7 +68,7 @@ export async function fetchBilibiliVideo(
   const cid = video.pages?.find((page) => page.page === ref.part)?.cid ?? video.cid ?? undefined;
   const [tags, subtitles] = await Promise.all([
     loadTags(session, video.bvid, cid),
-    loadSubtitles(session, video.bvid, cid),
+    loadSubtitles(session, video, cid),
   ]);
   return videoDocument({ video, tags, subtitles, part: ref.part });
 }
@@ -140,34 +144,104 @@ async function loadTags(session: Session, bvid: string, cid: number | undefined)
   return tags.success ? tags.data.map((tag) => tag.tag_name) : [];
 }
 
-async function loadSubtitles(session: Session, bvid: string, cid: number | undefined): Promise<Subtitles> {
-  if (!cid) return { kind: "failed" };
-  const data = await optional(session, () =>
-    apiData(session, "/x/player/wbi/v2", { bvid, cid: String(cid) }, true),
-  );
-  const player = PlayerSchema.safeParse(data);
-  if (data === undefined || !player.success) return { kind: "failed" };
-  const tracks = player.data.subtitle?.subtitles ?? [];
-  const track = pickTrack(tracks);
-  if (!track) return session.cookie ? { kind: "none" } : { kind: "login-required" };
+/** The player endpoints that list subtitles: the signed-path one first, then the older one. */
+const PLAYER_PATHS = ["/x/player/wbi/v2", "/x/player/v2"];
 
+async function loadSubtitles(session: Session, video: { bvid: string; aid?: number | null }, cid: number | undefined): Promise<Subtitles> {
+  if (!cid) return { kind: "failed" };
+  let outcome: Subtitles = { kind: "failed" };
+  let fileFailed = false;
+  for (const path of PLAYER_PATHS) {
+    const data = await optional(session, () => apiData(session, path, { bvid: video.bvid, cid: String(cid) }, true));
+    const player = PlayerSchema.safeParse(data);
+    if (data === undefined || !player.success) continue;
+    // The player API has been seen answering with another video's subtitles: those are not this video's words.
+    const tracks = (player.data.subtitle?.subtitles ?? []).filter((track) => subtitleBelongs(track.subtitle_url, video.aid ?? player.data.aid ?? undefined, cid));
+    const track = pickTrack(tracks);
+    if (!track) {
+      // A track whose file would not load is still the better reason to give.
+      if (!fileFailed) outcome = session.cookie ? { kind: "none" } : { kind: "login-required" };
+      continue;
+    }
+    const lines = await loadSubtitleFile(session, track);
+    if (lines) return { kind: "track", label: track.lan, lines };
+    fileFailed = true;
+    outcome = { kind: "failed" };
+  }
+  return outcome;
+}
+
+/**
+ * AI subtitle files are named for their video (`…/ai_subtitle/prod/<aid><cid><hash>`): one named
+ * for another aid/cid is refused. Other files carry no such name and are taken as listed.
+ */
+export function subtitleBelongs(url: string, aid: number | undefined, cid: number): boolean {
+  const name = /\/ai_subtitle\/prod\/(\d+)/.exec(url)?.[1];
+  if (!name) return true;
+  return aid === undefined ? name.includes(String(cid)) : name.startsWith(`${aid}${cid}`);
+}
+
+async function loadSubtitleFile(session: Session, track: SubtitleTrack): Promise<SubtitleLine[] | undefined> {
   const fileUrl = parseHttpUrl(track.subtitle_url.startsWith("//") ? `https:${track.subtitle_url}` : track.subtitle_url);
-  if (!fileUrl) return { kind: "failed" };
+  if (!fileUrl) return undefined;
   const headers: Record<string, string> = { ...BROWSER_HEADERS, Referer: "https://www.bilibili.com/" };
   if (session.cookie && hostMatches(fileUrl.hostname, COOKIE_HOSTS)) headers.Cookie = session.cookie;
-  const file = await optional(session, () =>
-    session.fetcher(fileUrl.toString(), { headers, signal: session.signal }),
-  );
-  if (!file || file.status < 200 || file.status >= 300) return { kind: "failed" };
+  const file = await optional(session, () => session.fetcher(fileUrl.toString(), { headers, signal: session.signal }));
+  if (!file || file.status < 200 || file.status >= 300) return undefined;
   let body: unknown;
   try {
     body = JSON.parse(file.body);
   } catch {
-    return { kind: "failed" };
+    return undefined;
   }
   const parsed = SubtitleBodySchema.safeParse(body);
-  if (!parsed.success) return { kind: "failed" };
-  return { kind: "track", label: track.lan_doc || track.lan, lines: parsed.data.body };
+  return parsed.success && parsed.data.body.length > 0 ? parsed.data.body : undefined;
+}
+
+/**
+ * Where the part's sound is: the lowest-bitrate DASH audio stream of `x/player/wbi/playurl`
+ * (WBI-signed, as Bilibili's own player asks), else its smallest MP4. Stream addresses expire
+ * within hours, so this is asked when the transcription starts.
+ */
+export async function locateBilibiliAudio(
+  part: { bvid: string; cid: number },
+  fetcher: Fetcher,
+  options: BilibiliFetchOptions = {},
+  signal?: AbortSignal,
+): Promise<MediaLocation> {
+  const session: Session = { fetcher, apiBase: (options.apiBase ?? DEFAULT_API_BASE).replace(/\/+$/, ""), cookie: sessdataCookie(options.sessdata), signal };
+  const keys = await wbiKeys(session);
+  const params = signWbi({ bvid: part.bvid, cid: String(part.cid), fnval: "16", fnver: "0", fourk: "0", qn: "16" }, keys, Math.round(Date.now() / 1000));
+  const answer = PlayUrlSchema.safeParse(await apiData(session, "/x/player/wbi/playurl", params, true));
+  if (!answer.success) throw formatChanged();
+  const audio = [...(answer.data.dash?.audio ?? [])].sort((a, b) => (a.bandwidth ?? Infinity) - (b.bandwidth ?? Infinity))[0];
+  const candidates = audio ? [audio.baseUrl, audio.base_url, ...(audio.backupUrl ?? []), ...(audio.backup_url ?? [])] : [answer.data.durl?.[0]?.url];
+  const urls = candidates.filter((candidate): candidate is string => Boolean(candidate));
+  // P2P edge caches (mcdn.bilivideo.cn:4483, …) listen on ports imports do not reach: a mirror on the default port first.
+  const url = urls.find((candidate) => URL.parse(candidate)?.port === "") ?? urls[0];
+  if (!url) throw new ImportError("Bilibili lists no audio stream for this video.", { permanent: true });
+  // Bilibili's CDN refuses a stream request without the Referer of its own pages.
+  return { url, headers: { ...BROWSER_HEADERS, Referer: `https://www.bilibili.com/video/${part.bvid}/`, Origin: "https://www.bilibili.com" } };
+}
+
+/** The WBI keys, from the file names of `nav`'s `wbi_img` (answered with code -101 when logged out, data and all). */
+async function wbiKeys(session: Session): Promise<string> {
+  const headers: Record<string, string> = { ...BROWSER_HEADERS, Accept: "application/json", Referer: "https://www.bilibili.com/" };
+  if (session.cookie) headers.Cookie = session.cookie;
+  const page = await session.fetcher(`${session.apiBase}/x/web-interface/nav`, { headers, signal: session.signal });
+  if (page.status === 412) throw rateLimited();
+  const failure = httpStatusError(page.status, { site: "Bilibili", item: "video" });
+  if (failure) throw failure;
+  let json: unknown;
+  try {
+    json = JSON.parse(page.body);
+  } catch {
+    throw new ImportError("Bilibili gave an unreadable answer; the import will be retried.", { permanent: false });
+  }
+  const nav = NavSchema.safeParse(json);
+  if (!nav.success) throw formatChanged();
+  const name = (url: string) => url.slice(url.lastIndexOf("/") + 1).split(".")[0] ?? "";
+  return mixinKey(name(nav.data.data.wbi_img.img_url) + name(nav.data.data.wbi_img.sub_url));
 }
 
 /** Chinese first (human, then AI-generated), else whatever the video has. */

@@ -2,6 +2,7 @@ import { importedTitle } from "../../../notes/note-text";
 import type { ImportedDocument } from "../types";
 import type { SubtitleLine, Video } from "./api-answers";
 import { videoLink } from "./video-links";
+import { clockTime, renderTranscript } from "../../../transcripts/render-transcript";
 
 /** What became of the subtitles: a track's lines, or why there are none. */
 export type Subtitles =
@@ -18,6 +19,11 @@ export interface VideoDocumentInput {
   part?: number;
   /** Absent for pasted pages, which carry no subtitles. */
   subtitles?: Subtitles;
+}
+
+/** The address of a moment of the video, for a transcript paragraph's time. */
+export function momentLink(bvid: string, part: number, seconds: number): string {
+  return `https://www.bilibili.com/video/${bvid}?p=${part}&t=${Math.max(0, Math.floor(seconds))}`;
 }
 
 export function videoDocument(input: VideoDocumentInput): ImportedDocument {
@@ -41,8 +47,29 @@ export function videoDocument(input: VideoDocumentInput): ImportedDocument {
   facts.push(`- Video: ${link}`);
   blocks.push(facts.join("\n"));
 
-  const subtitles = input.subtitles && renderSubtitles(input.subtitles);
-  if (subtitles) blocks.push(subtitles);
+  const subtitles = input.subtitles;
+  let media: ImportedDocument["media"];
+  if (subtitles?.kind === "track") {
+    blocks.push(
+      renderTranscript({
+        source: `subtitles (${subtitles.label})`,
+        segments: subtitles.lines.filter((line) => line.content.trim()).map((line) => ({ start: line.from, end: line.to, text: line.content.trim() })),
+        linkAt: (seconds) => momentLink(video.bvid, part, seconds),
+      }),
+    );
+  } else if (subtitles) {
+    // No subtitles: the words come from the sound, when speech-to-text is set up.
+    const cid = chosen?.cid ?? video.cid ?? undefined;
+    if (cid) {
+      media = {
+        key: `bilibili:${video.bvid}:${part}`,
+        source: { bilibili: { bvid: video.bvid, cid } },
+        videoUrl: link,
+        part,
+        withoutTranscript: renderSubtitles(subtitles),
+      };
+    } else blocks.push(renderSubtitles(subtitles));
+  }
 
   return {
     title: importedTitle(video.title) || `Bilibili video ${video.bvid}`,
@@ -51,17 +78,12 @@ export function videoDocument(input: VideoDocumentInput): ImportedDocument {
     sourceUrl: link,
     author: name,
     publishedAt: video.pubdate ? new Date(video.pubdate * 1000).toISOString() : undefined,
+    ...(media ? { media } : {}),
   };
 }
 
-function renderSubtitles(subtitles: Subtitles): string {
+function renderSubtitles(subtitles: Exclude<Subtitles, { kind: "track" }>): string {
   switch (subtitles.kind) {
-    case "track": {
-      const lines = subtitles.lines
-        .filter((line) => line.content.trim())
-        .map((line) => `- ${timestamp(line.from)} ${line.content.trim()}`);
-      return [`## Subtitles (${subtitles.label})`, lines.join("\n")].join("\n\n");
-    }
     case "login-required":
       return "_No subtitles: Bilibili lists them only for logged-in requests._";
     case "none":
@@ -71,12 +93,5 @@ function renderSubtitles(subtitles: Subtitles): string {
   }
 }
 
-/** `mm:ss`, or `h:mm:ss` past an hour. */
-export function timestamp(seconds: number): string {
-  const total = Math.max(0, Math.floor(seconds));
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const secs = total % 60;
-  const mmss = `${String(minutes).padStart(2, "0")}:${String(secs).padStart(2, "0")}`;
-  return hours ? `${hours}:${mmss}` : mmss;
-}
+/** `mm:ss`, or `h:mm:ss` past an hour: the transcript's clock. */
+export const timestamp = clockTime;

@@ -16,7 +16,17 @@ const ShareItemSchema = z.object({
   author: z.object({ nickname: z.string().nullish() }).nullish(),
   text_extra: z.array(z.object({ hashtag_name: z.string().nullish() })).nullish(),
   images: z.array(UrlListSchema).nullish(),
-  video: z.object({ cover: UrlListSchema, origin_cover: UrlListSchema }).nullish(),
+  video: z
+    .object({
+      cover: UrlListSchema,
+      origin_cover: UrlListSchema,
+      play_addr: UrlListSchema,
+      duration: z.number().nullish(),
+      bit_rate: z.array(z.object({ bit_rate: z.number().nullish(), play_addr: UrlListSchema }).nullish()).nullish(),
+    })
+    .nullish(),
+  // The post's music: often a song laid over the video, not what is said in it; never transcribed.
+  music: z.unknown().optional(),
 });
 
 const VideoInfoResSchema = z.object({
@@ -95,7 +105,20 @@ function postFromRouterData(routerData: unknown, id: string | undefined): Douyin
     hashtags: (data.text_extra ?? []).map((extra) => extra.hashtag_name ?? ""),
     images: (data.images ?? []).flatMap((image) => image?.url_list?.slice(0, 1) ?? []),
     cover: cover ? absoluteUrl(cover) : undefined,
+    playUrl: data.images?.length ? undefined : soundtrackUrl(data.video),
   };
+}
+
+/**
+ * The video's own soundtrack: its smallest `bit_rate` rendition, else `play_addr`, without the
+ * watermark (`playwm` → `play`, as parse-video does). Never `music.play_url`.
+ */
+function soundtrackUrl(video: z.infer<typeof ShareItemSchema>["video"]): string | undefined {
+  const renditions = (video?.bit_rate ?? [])
+    .filter((rendition) => rendition?.play_addr?.url_list?.length)
+    .sort((a, b) => (a?.bit_rate ?? Infinity) - (b?.bit_rate ?? Infinity));
+  const url = renditions[0]?.play_addr?.url_list?.[0] ?? video?.play_addr?.url_list?.[0];
+  return url ? absoluteUrl(url).replace("/playwm/", "/play/") : undefined;
 }
 
 function postFromRenderData(document: Document): DouyinPost | undefined {

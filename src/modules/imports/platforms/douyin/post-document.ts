@@ -12,9 +12,14 @@ export interface DouyinPost {
   hashtags: string[];
   images: string[];
   cover?: string;
+  /** A video's own soundtrack (its video file), for the transcript. */
+  playUrl?: string;
 }
 
 const HASHTAG = /#[^\s#]+/g;
+// Douyin's video CDN serves the file to the mobile share page's browser.
+const IPHONE_USER_AGENT =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
 
 export function postDocument(post: DouyinPost): ImportedDocument {
   const isImagePost = post.images.length > 0;
@@ -36,6 +41,10 @@ export function postDocument(post: DouyinPost): ImportedDocument {
     sourceUrl: post.id ? postLink({ id: post.id, kind }) : undefined,
     author: post.author,
     publishedAt: post.createTime ? new Date(post.createTime * 1000).toISOString() : undefined,
+    // Image posts have nothing to transcribe.
+    ...(!isImagePost && post.id && post.playUrl
+      ? { media: { key: `douyin:${post.id}`, source: { url: post.playUrl, referer: "https://www.douyin.com/", userAgent: IPHONE_USER_AGENT } } }
+      : {}),
   };
 }
 

@@ -4,6 +4,9 @@ const MAX_TAGS = 16;
 export interface PageMetadata {
   ogTitle?: string;
   documentTitle?: string;
+  /** The page's only `<h1>` (none when it has several: then none of them names the page). */
+  heading?: string;
+  siteName?: string;
   author?: string;
   publishedAt?: string;
   tags: string[];
@@ -62,6 +65,11 @@ function httpUrl(value: string | undefined, base: string | undefined): string | 
   }
 }
 
+function onlyHeading(document: Document): string | undefined {
+  const headings = Array.from(document.querySelectorAll("h1"));
+  return headings.length === 1 ? collapse(headings[0]!.textContent) : undefined;
+}
+
 export function readPageMetadata(document: Document, pageUrl: string | undefined): PageMetadata {
   const keywords = (metaContent(document, ['meta[name="keywords"]', 'meta[name="Keywords"]']) ?? "").split(/[,，;；、]/);
   const articleTags = Array.from(document.querySelectorAll('meta[property="article:tag"], meta[name="article:tag"]')).map(
@@ -73,6 +81,8 @@ export function readPageMetadata(document: Document, pageUrl: string | undefined
   return {
     ogTitle: metaContent(document, ['meta[property="og:title"]', 'meta[name="og:title"]', 'meta[name="twitter:title"]']),
     documentTitle: collapse(document.querySelector("title")?.textContent),
+    heading: onlyHeading(document),
+    siteName: metaContent(document, ['meta[property="og:site_name"]', 'meta[name="application-name"]']),
     // article:author is often a profile URL, which is no name.
     author: author && !/^https?:\/\//i.test(author) ? author : undefined,
     publishedAt:

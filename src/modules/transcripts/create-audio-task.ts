@@ -1,0 +1,80 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { Database } from "../../db/client";
+import type { ChangePublisher } from "../events/change";
+import { InvalidInputError } from "../errors";
+import { insertAndQueueTask } from "../imports/create-task";
+import type { ImportQueue } from "../imports/import-queue";
+import type { PendingTranscription } from "../imports/run-import";
+import type { TaskRecord } from "../imports/schemas";
+import { importedTitle } from "../notes/note-text";
+
+/** CONTRACT "Transcripts": a recording of at most 256 MiB. */
+export const AUDIO_BODY_LIMIT = 256 * 1024 * 1024;
+
+export class RecordingTooLargeError extends Error {
+  override name = "RecordingTooLargeError";
+}
+
+/**
+ * POST /api/tasks/audio: streams the recording to DATA_DIR/media (hashing it on the way, so the
+ * same recording uploaded again by the same user reuses its transcript), then queues the task; its
+ * note is the transcript, titled `title` or the time of upload.
+ */
+export async function createAudioTask({
+  ctx,
+  input,
+}: {
+  ctx: { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher; mediaDir: string };
+  input: { title?: string; type: string; body: ReadableStream<Uint8Array> | null };
+}): Promise<TaskRecord> {
+  const saved = await saveRecording(input.body, ctx.mediaDir);
+  const remove = () => fs.rmSync(path.join(ctx.mediaDir, saved.name), { force: true });
+  if (saved.bytes === 0) {
+    remove();
+    throw new InvalidInputError("The request body is empty: send the recording as the body (Content-Type: audio/… or video/mp4)");
+  }
+  const now = new Date();
+  const title = importedTitle(input.title ?? "") || `Recording of ${now.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  const pending: PendingTranscription = {
+    document: {
+      title,
+      markdown: "",
+      tags: [],
+      media: { key: `audio:${ctx.userId}:${saved.sha256}`, source: { upload: saved.name } },
+    },
+  };
+  return insertAndQueueTask(ctx, { platform: "audio", url: null, transcription: JSON.stringify(pending) }, remove);
+}
+
+async function saveRecording(body: ReadableStream<Uint8Array> | null, dir: string): Promise<{ name: string; bytes: number; sha256: string }> {
+  await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+  const name = `upload-${crypto.randomUUID()}.media`;
+  const file = path.join(dir, name);
+  const handle = await fs.promises.open(file, "wx", 0o600);
+  const hash = createHash("sha256");
+  let bytes = 0;
+  try {
+    if (body) {
+      const reader = body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.byteLength;
+        if (bytes > AUDIO_BODY_LIMIT) {
+          await reader.cancel().catch(() => {});
+          throw new RecordingTooLargeError();
+        }
+        hash.update(value);
+        await handle.write(value);
+      }
+    }
+    await handle.close();
+    return { name, bytes, sha256: hash.digest("hex") };
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await fs.promises.rm(file, { force: true });
+    throw error;
+  }
+}
