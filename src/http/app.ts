@@ -14,6 +14,7 @@ import { createArchiveUploadRoute } from "./archive-upload-route";
 import { createAskStreamRoute, wantsEventStream } from "./ask-stream-route";
 import { createEventStreamRoute } from "./event-stream-route";
 import { createFileRoutes } from "./file-routes";
+import { createShareRoutes } from "./share-routes";
 import { MAX_FILE_BYTES } from "../modules/files/blob-store";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
@@ -63,6 +64,7 @@ export function createHttpApp(options: HttpAppOptions) {
   const largestBody = Math.max(DEFAULT_BODY_LIMIT, ARCHIVE_BODY_LIMIT, MAX_FILE_BYTES, ...bodyLimits(options.router).values());
   const archiveUpload = createArchiveUploadRoute({ ...options.services, archivesDir: options.archivesDir });
   const fileRoutes = createFileRoutes(options.services);
+  const shareRoutes = createShareRoutes(options.services);
   const askStream = createAskStreamRoute({ services: options.services, keepOpen: (request) => server?.timeout(request, 0) });
   const mcp = createMcpRoute({
     router: options.router,
@@ -103,6 +105,8 @@ export function createHttpApp(options: HttpAppOptions) {
     .use(viewerRoutes())
     // Connectors (claude.ai, ChatGPT): this service as the OAuth authorization server for /mcp.
     .use(oauth)
+    // Public share links: HTML, Markdown and images, no credential.
+    .all("/s/*", ({ request }) => shareRoutes(request), { parse: "none" })
     .all(`${REST_PREFIX}/events`, ({ request }) => events(request), { parse: "none" })
     // A raw ZIP of up to 256 MiB streamed to disk: no JSON parsing, and no answer deadline while it uploads.
     .all(`${REST_PREFIX}/tasks/archive`, ({ request }) => archiveUpload(request), { parse: "none" })

@@ -6,6 +6,8 @@ import { importsRouter } from "../modules/imports/router";
 import { notesRouter } from "../modules/notes/router";
 import { tokensRouter } from "../modules/tokens/router";
 import { historyRouter } from "../modules/history/router";
+import { sharesRouter } from "../modules/shares/router";
+import { webhooksRouter } from "../modules/webhooks/router";
 import { router } from "./procedures";
 
 export const appRouter = router({
@@ -17,6 +19,8 @@ export const appRouter = router({
   ask: askRouter,
   tokens: tokensRouter,
   history: historyRouter,
+  shares: sharesRouter,
+  webhooks: webhooksRouter,
 });
 
 /** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */

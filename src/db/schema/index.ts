@@ -8,3 +8,5 @@ export * from "./ask";
 export * from "./tokens";
 export * from "./history";
 export * from "./oauth";
+export * from "./shares";
+export * from "./webhooks";

@@ -106,7 +106,7 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     const noteId = await saveNote(db, task, document, images);
     // Pictures stored for a note that was not written (unchanged, or edited here) are not kept.
     if (images) await releasePendingFiles({ db, storage: run.files }, task.id);
-    await run.changes.publish({ userId: task.userId, kind: "task", id: task.id });
+    await run.changes.publish({ userId: task.userId, kind: "task", id: task.id, event: { type: "task.completed" } });
     if (noteId !== null) log.info(`import task ${task.id} completed as note ${noteId}`);
   } catch (error) {
     const lastAttempt = run.attempt >= run.maxAttempts;
@@ -149,7 +149,7 @@ export async function markTaskFailed(db: Database, taskId: number, error: string
     .returning({ userId: importTasks.userId });
   if (failed) {
     await releasePendingFiles({ db, storage }, taskId);
-    await changes.publish({ userId: failed.userId, kind: "task", id: taskId });
+    await changes.publish({ userId: failed.userId, kind: "task", id: taskId, event: { type: "task.failed" } });
   }
   return failed ? (before?.archiveFile ?? null) : null;
 }
