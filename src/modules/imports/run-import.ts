@@ -103,9 +103,11 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
       document = { ...document, markdown: images.markdown };
     }
     await update({ progress: 80, message: "Saving the note" });
-    const noteId = await saveNote(db, task, document, images);
+    const { noteId, written } = await saveNote(db, task, document, images);
     // Pictures stored for a note that was not written (unchanged, or edited here) are not kept.
     if (images) await releasePendingFiles({ db, storage: run.files }, task.id);
+    // An imported note is a note written like any other, to whoever listens.
+    if (written && noteId !== null) await run.changes.publish({ userId: task.userId, kind: "note", id: noteId, event: { type: `note.${written}` } });
     await run.changes.publish({ userId: task.userId, kind: "task", id: task.id, event: { type: "task.completed" } });
     if (noteId !== null) log.info(`import task ${task.id} completed as note ${noteId}`);
   } catch (error) {
@@ -175,7 +177,12 @@ async function runArchive(run: ImportRun, task: typeof importTasks.$inferSelect)
  * by its key and updated, left unchanged or skipped (edited here) — never duplicated; the task's
  * `note_id` is that note. Returns the note id (null if another run won).
  */
-async function saveNote(db: Database, task: typeof importTasks.$inferSelect, document: ImportedDocument, images?: StoredImages): Promise<number | null> {
+async function saveNote(
+  db: Database,
+  task: typeof importTasks.$inferSelect,
+  document: ImportedDocument,
+  images?: StoredImages,
+): Promise<{ noteId: number | null; written: "created" | "updated" | null }> {
   const sourceUrl = document.sourceUrl ?? task.url;
   const body = document.markdown.replaceAll("\u0000", "").trim();
   const content = sourceUrl ? `${body}\n\n---\n\nSource: <${sourceUrl}>\n` : body;
@@ -229,7 +236,8 @@ async function saveNote(db: Database, task: typeof importTasks.$inferSelect, doc
       : [];
   const results = await db.batch([...plan.statements, ...claimFiles, completion] as unknown as [typeof completion]);
   // Another run finished (or failed) the task first: nothing was written, and there is nothing to do.
-  return (results.at(-1) as { noteId: number | null }[])[0]?.noteId ?? null;
+  const savedId = (results.at(-1) as { noteId: number | null }[])[0]?.noteId ?? null;
+  return { noteId: savedId, written: savedId !== null && (plan.outcome === "created" || plan.outcome === "updated") ? plan.outcome : null };
 }
 
 /** The title of an import whose page gives none. */

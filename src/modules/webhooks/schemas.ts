@@ -18,6 +18,7 @@ const urlSchema = z
   .url({ protocol: /^https?$/, error: "Must be an http(s) URL, e.g. https://hooks.example.com/rhizome" })
   .max(MAX_URL_LENGTH)
   .refine((url) => {
+    if (!URL.canParse(url)) return true; // the URL check above has said so
     const parsed = new URL(url);
     return !parsed.username && !parsed.password;
   }, "A webhook URL may not carry a user name or password")
