@@ -24,6 +24,18 @@ CREATE TABLE `webhook_deliveries` (
 );
 --> statement-breakpoint
 CREATE INDEX `webhook_deliveries_webhook_idx` ON `webhook_deliveries` (`webhook_id`,`id`);--> statement-breakpoint
+CREATE TABLE `webhook_outbox` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`webhook_id` integer NOT NULL,
+	`user_id` integer NOT NULL,
+	`event_id` text NOT NULL,
+	`type` text NOT NULL,
+	`timestamp` text NOT NULL,
+	`data` text NOT NULL,
+	`claimed_at` integer,
+	FOREIGN KEY (`webhook_id`) REFERENCES `webhooks`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
 CREATE TABLE `webhooks` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`user_id` integer NOT NULL,

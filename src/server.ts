@@ -19,6 +19,7 @@ import { reconcileImportTasks } from "./modules/imports/reconcile-tasks";
 import { appRouter } from "./trpc/root";
 import { sweepStaleTemps } from "./modules/files/blob-store";
 import { createWebhookOutlet } from "./modules/webhooks/outlet";
+import { startOutboxRelay } from "./modules/webhooks/outbox-relay";
 
 const RECONCILE_EVERY_MS = 60_000;
 /** A failed start tears down what it started within this, so the process can exit at once. */
@@ -98,7 +99,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     const importQueue = importQueueOn(queue);
     const graphQueue = graphQueueOn(queue);
     const webhookQueue = webhookQueueOn(queue);
-    const webhookOutlet = createWebhookOutlet({ db: notesDb.db, queue: webhookQueue, graphSettings: config.graph });
+    // Every process moves the webhook events it (or a process that died) wrote into the queue.
+    const relay = startOutboxRelay({ db: notesDb.db, queue: webhookQueue });
+    stops.push(() => relay.stop());
+    const webhookOutlet = createWebhookOutlet({ db: notesDb.db, graphSettings: config.graph, onQueued: () => relay.poke() });
+    stops.push(() => webhookOutlet.flush());
 
     // The API listens before the worker starts, so a port in use fails the start before any job runs.
     let listening = { url: "", port: 0 };

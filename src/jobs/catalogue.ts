@@ -209,5 +209,11 @@ export function webhookQueueOn(queue: Queue<JobCatalogue>): WebhookQueue {
       for (let tries = 0; tries < 3; tries++) if (await queue.enqueue("webhook-delivery", payload, options)) return;
       throw new Error(`could not queue attempt ${payload.attempt} of webhook event ${payload.eventId}`);
     },
+    async enqueueDeliveries(payloads) {
+      await queue.enqueueMany(
+        "webhook-delivery",
+        payloads.map((payload) => ({ payload, options: { jobKey: deliveryJobKey(payload.webhookId, payload.eventId) } })),
+      );
+    },
   };
 }

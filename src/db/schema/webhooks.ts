@@ -46,3 +46,25 @@ export const webhookDeliveries = sqliteTable(
   },
   (table) => [index("webhook_deliveries_webhook_idx").on(table.webhookId, table.id)],
 );
+
+/**
+ * Events on their way into the job queue (a transactional outbox): written to libSQL beside the
+ * change that caused them, at a libSQL write's cost, then moved to the queue in batches by the
+ * relay (modules/webhooks/outbox-relay.ts) and deleted. A row claimed by a relay that died is
+ * claimed again after a minute, so none is lost.
+ */
+export const webhookOutbox = sqliteTable("webhook_outbox", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  webhookId: integer("webhook_id")
+    .notNull()
+    .references(() => webhooks.id, { onDelete: "cascade" }),
+  userId: integer("user_id").notNull(),
+  eventId: text("event_id").notNull(),
+  type: text("type").notNull(),
+  /** ISO time of the event. */
+  timestamp: text("timestamp").notNull(),
+  /** JSON object: the event's `data`. */
+  data: text("data").notNull(),
+  /** When a relay took it; null while it waits. */
+  claimedAt: integer("claimed_at"),
+});

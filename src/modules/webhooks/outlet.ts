@@ -1,13 +1,16 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { webhooks } from "../../db/schema";
+import { webhookOutbox, webhooks } from "../../db/schema";
 import { preparedPerDatabase } from "../../db/prepared";
 import { readStatements } from "../../db/read-statements";
+import { log } from "../../log";
 import type { ChangeEventOutlet } from "../events/change";
 import type { ExtractorSettings } from "../graph/create-extractor";
 import { readEventData } from "./event-data";
 import { newEventId } from "./signature";
-import type { WebhookQueue } from "./webhook-queue";
+
+/** Events are written to the outbox together at most this often: one commit (one fsync) for all of them. */
+export const OUTBOX_GROUP_MS = 20;
 
 const statements = preparedPerDatabase((db) => ({
   // Every change event asks this: one indexed read, on a statement SQLite keeps prepared.
@@ -18,13 +21,42 @@ const statements = preparedPerDatabase((db) => ({
     .prepare(),
 }));
 
+type OutboxRow = typeof webhookOutbox.$inferInsert;
+
+export interface WebhookOutlet extends ChangeEventOutlet {
+  /** Writes what is still buffered (at shutdown). */
+  flush(): Promise<void>;
+}
+
 /**
- * The webhooks' outlet of change events: each event is queued as one delivery job per enabled
- * webhook of its user that subscribed to its type, with one `webhook-id` for all of them. It
- * resolves once the jobs are in the queue (Postgres), so from then on no crash loses the event.
+ * The webhooks' outlet of change events: an event of a type some enabled webhook of its user
+ * subscribed to becomes one outbox row per such webhook, with one `webhook-id` for all, and the
+ * relay moves them into the job queue. Rows are written in groups every OUTBOX_GROUP_MS, so a
+ * note write pays no commit of its own for its event (the notes database syncs every commit to
+ * disk): the price is that an API process killed within those milliseconds of a write loses
+ * that write's event. Users without webhooks cost one indexed read.
  */
-export function createWebhookOutlet(deps: { db: Database; queue: WebhookQueue; graphSettings: ExtractorSettings; now?: () => number }): ChangeEventOutlet {
+export function createWebhookOutlet(deps: { db: Database; graphSettings: ExtractorSettings; onQueued: () => void; now?: () => number }): WebhookOutlet {
   const now = deps.now ?? Date.now;
+  let buffered: OutboxRow[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let writing: Promise<void> = Promise.resolve();
+
+  function write(): Promise<void> {
+    timer = undefined;
+    const rows = buffered;
+    buffered = [];
+    if (rows.length === 0) return writing;
+    writing = writing
+      .then(() => deps.db.insert(webhookOutbox).values(rows).then(() => undefined))
+      .then(deps.onQueued, (error: unknown) => {
+        log.warn(`could not write ${rows.length} webhook event(s) to the outbox; trying again`, error);
+        buffered = [...rows, ...buffered];
+        timer ??= setTimeout(write, 1_000);
+      });
+    return writing;
+  }
+
   return {
     async emit(userId, event, subject) {
       const hooks = await readStatements(deps.db).all(statements(deps.db).subscribed, { userId });
@@ -34,9 +66,13 @@ export function createWebhookOutlet(deps: { db: Database; queue: WebhookQueue; g
       if (!data) return;
       const eventId = newEventId();
       const timestamp = new Date(now()).toISOString();
-      await Promise.all(
-        targets.map((hook) => deps.queue.enqueueDelivery({ webhookId: hook.id, userId, eventId, type: event.type, timestamp, data, attempt: 1 })),
-      );
+      const json = JSON.stringify(data);
+      for (const hook of targets) buffered.push({ webhookId: hook.id, userId, eventId, type: event.type, timestamp, data: json });
+      timer ??= setTimeout(write, OUTBOX_GROUP_MS);
+    },
+    async flush() {
+      clearTimeout(timer);
+      await write();
     },
   };
 }

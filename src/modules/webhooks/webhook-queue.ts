@@ -19,6 +19,8 @@ export type DeliveryPayload = z.infer<typeof deliveryPayload>;
 export interface WebhookQueue {
   /** Resolves once the delivery is durably queued; `runAt` for a retry. */
   enqueueDelivery(payload: DeliveryPayload, runAt?: Date): Promise<void>;
+  /** First attempts of many events, in one queue transaction (the outbox relay). */
+  enqueueDeliveries(payloads: DeliveryPayload[]): Promise<void>;
 }
 
 /** One queued job per webhook and event: a retry replaces its own pending job, never adds a second. */
