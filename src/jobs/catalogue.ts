@@ -16,6 +16,7 @@ import { purgeExpiredTrash } from "../modules/history/trash";
 import { backupDue, takeBackup } from "../modules/history/backups";
 import type { Queue } from "./queue";
 import { deliverWebhookEvent, DELIVERY_TIMEOUT_MS } from "../modules/webhooks/deliver";
+import { pruneDeliveryLog } from "../modules/webhooks/prune-deliveries";
 import { deliveryJobKey, deliveryPayload, type WebhookQueue } from "../modules/webhooks/webhook-queue";
 
 /** Fetch retries back off 2.7 s, 7.4 s, 20 s: enough for a blip, short enough to report failure soon. */
@@ -119,6 +120,16 @@ export function createJobCatalogue(deps: JobDependencies) {
           { db: deps.db, post: await loadPoster(), queue: deps.webhooks.queue(), retryDelaysMs: deps.webhooks.retryDelaysMs, signal: helpers.signal },
           payload,
         );
+      },
+    }),
+    defineTask({
+      name: "webhook-log-sweep",
+      payload: z.object({}),
+      maxAttempts: SWEEP_MAX_ATTEMPTS,
+      schedule: "53 3 * * *", // daily: the log keeps 30 days, a day more or less does not matter
+      handler: async (_payload, helpers) => {
+        const pruned = await pruneDeliveryLog(deps.db);
+        if (pruned) helpers.log.info(`deleted ${pruned} webhook delivery record(s) older than 30 days`);
       },
     }),
     defineTask({

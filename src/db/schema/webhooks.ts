@@ -48,9 +48,9 @@ export const webhookDeliveries = sqliteTable(
 );
 
 /**
- * Events on their way into the job queue (a transactional outbox): written to libSQL beside the
- * change that caused them, at a libSQL write's cost, then moved to the queue in batches by the
- * relay (modules/webhooks/outbox-relay.ts) and deleted. A row claimed by a relay that died is
+ * Events on their way into the job queue (an outbox): written to the notes database right after
+ * the change that caused them, in groups (modules/webhooks/outlet.ts), then moved to the queue in
+ * batches by the relay (modules/webhooks/outbox-relay.ts) and deleted. A row claimed by a relay that died is
  * claimed again after a minute, so none is lost.
  */
 export const webhookOutbox = sqliteTable("webhook_outbox", {

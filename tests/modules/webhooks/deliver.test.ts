@@ -14,6 +14,7 @@ import { createSafePoster } from "../../../src/modules/imports/safe-fetch";
 import { deliverWebhookEvent, DISABLE_AFTER_MS, type DeliveryRun } from "../../../src/modules/webhooks/deliver";
 import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
 import { deliveryJobKey } from "../../../src/modules/webhooks/webhook-queue";
+import { DELIVERY_LOG_DAYS, pruneDeliveryLog } from "../../../src/modules/webhooks/prune-deliveries";
 import { unheardChanges } from "../../support/changes";
 import { freshQueueDatabase } from "../../support/postgres";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver";
@@ -107,4 +108,14 @@ describe("a failed attempt", () => {
     const [logged] = await database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id));
     expect(logged).toMatchObject({ statusCode: 302, error: "HTTP 302" });
   });
+});
+
+test("the delivery log keeps 30 days of attempts", async () => {
+  const { hook, payload } = await failingWebhook(null);
+  await deliverWebhookEvent(run, payload);
+  await deliverWebhookEvent({ ...run, now: () => NOW - DELIVERY_LOG_DAYS * 24 * HOUR - 1 }, { ...payload, eventId: "msg_old" });
+  const logged = async () => (await database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id))).map((row) => row.eventId);
+  expect((await logged()).sort()).toEqual(["msg_old", payload.eventId].sort());
+  expect(await pruneDeliveryLog(database.db, NOW)).toBeGreaterThanOrEqual(1);
+  expect(await logged()).toEqual([payload.eventId]);
 });
