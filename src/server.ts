@@ -99,10 +99,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
     const importQueue = importQueueOn(queue);
     const graphQueue = graphQueueOn(queue);
     const webhookQueue = webhookQueueOn(queue);
-    // Every process moves the webhook events it (or a process that died) wrote into the queue.
+    // Every process moves webhook events the queue could not take at once (kept in the outbox) into it later.
     const relay = startOutboxRelay({ db: notesDb.db, queue: webhookQueue });
     stops.push(() => relay.stop());
-    const webhookOutlet = createWebhookOutlet({ db: notesDb.db, graphSettings: config.graph, onQueued: () => relay.poke() });
+    const webhookOutlet = createWebhookOutlet({ db: notesDb.db, queue: webhookQueue, graphSettings: config.graph, onOutbox: () => relay.poke() });
     stops.push(() => webhookOutlet.flush());
 
     // The API listens before the worker starts, so a port in use fails the start before any job runs.

@@ -48,9 +48,9 @@ export const webhookDeliveries = sqliteTable(
 );
 
 /**
- * Events on their way into the job queue (an outbox): written to the notes database right after
- * the change that caused them, in groups (modules/webhooks/outlet.ts), then moved to the queue in
- * batches by the relay (modules/webhooks/outbox-relay.ts) and deleted. A row claimed by a relay that died is
+ * Webhook events the job queue did not take when they happened (its Postgres down): kept here by
+ * the outlet (modules/webhooks/outlet.ts), moved to the queue in batches by the relay
+ * (modules/webhooks/outbox-relay.ts) once it answers, and deleted. A row claimed by a relay that died is
  * claimed again after a minute, so none is lost.
  */
 export const webhookOutbox = sqliteTable("webhook_outbox", {

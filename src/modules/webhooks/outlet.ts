@@ -8,8 +8,9 @@ import type { ChangeEventOutlet } from "../events/change";
 import type { ExtractorSettings } from "../graph/create-extractor";
 import { readEventData } from "./event-data";
 import { newEventId } from "./signature";
+import type { DeliveryPayload, WebhookQueue } from "./webhook-queue";
 
-/** Events are written to the outbox together at most this often: one commit (one fsync) for all of them. */
+/** Events are queued together at most this often: one commit (one fsync) for all of them. */
 export const OUTBOX_GROUP_MS = 20;
 
 const statements = preparedPerDatabase((db) => ({
@@ -21,8 +22,6 @@ const statements = preparedPerDatabase((db) => ({
     .prepare(),
 }));
 
-type OutboxRow = typeof webhookOutbox.$inferInsert;
-
 export interface WebhookOutlet extends ChangeEventOutlet {
   /** Writes what is still buffered (at shutdown). */
   flush(): Promise<void>;
@@ -30,15 +29,16 @@ export interface WebhookOutlet extends ChangeEventOutlet {
 
 /**
  * The webhooks' outlet of change events: an event of a type some enabled webhook of its user
- * subscribed to becomes one outbox row per such webhook, with one `webhook-id` for all, and the
- * relay moves them into the job queue. Rows are written in groups every OUTBOX_GROUP_MS, so a
- * note write pays no commit of its own for its event (the notes database syncs every commit to
- * disk): the price is that an API process killed within those milliseconds of a write loses
- * that write's event. Users without webhooks cost one indexed read.
+ * subscribed to becomes one first delivery per such webhook, with one `webhook-id` for all.
+ * They are queued in groups every OUTBOX_GROUP_MS (one Postgres transaction), so a note write
+ * pays no commit of its own for its event; a group the queue does not take (Postgres down) is
+ * written to the outbox in the notes database, which the relay moves into the queue later. The
+ * price: an API process killed within those milliseconds of a write loses that write's event.
+ * Users without webhooks cost one indexed read.
  */
-export function createWebhookOutlet(deps: { db: Database; graphSettings: ExtractorSettings; onQueued: () => void; now?: () => number }): WebhookOutlet {
+export function createWebhookOutlet(deps: { db: Database; queue: WebhookQueue; graphSettings: ExtractorSettings; onOutbox: () => void; now?: () => number }): WebhookOutlet {
   const now = deps.now ?? Date.now;
-  let buffered: OutboxRow[] = [];
+  let buffered: DeliveryPayload[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   let writing: Promise<void> = Promise.resolve();
 
@@ -47,13 +47,19 @@ export function createWebhookOutlet(deps: { db: Database; graphSettings: Extract
     const rows = buffered;
     buffered = [];
     if (rows.length === 0) return writing;
-    writing = writing
-      .then(() => deps.db.insert(webhookOutbox).values(rows).then(() => undefined))
-      .then(deps.onQueued, (error: unknown) => {
-        log.warn(`could not write ${rows.length} webhook event(s) to the outbox; trying again`, error);
-        buffered = [...rows, ...buffered];
-        timer ??= setTimeout(write, 1_000);
-      });
+    writing = writing.then(() =>
+      deps.queue.enqueueDeliveries(rows).catch(async (queueError: unknown) => {
+        log.warn(`the job queue did not take ${rows.length} webhook event(s); keeping them in the outbox`, queueError);
+        try {
+          await deps.db.insert(webhookOutbox).values(rows.map(({ attempt: _attempt, data, ...row }) => ({ ...row, data: JSON.stringify(data) })));
+          deps.onOutbox();
+        } catch (error) {
+          log.warn(`could not keep ${rows.length} webhook event(s) in the outbox either; trying again`, error);
+          buffered = [...rows, ...buffered];
+          timer ??= setTimeout(write, 1_000);
+        }
+      }),
+    );
     return writing;
   }
 
@@ -66,8 +72,7 @@ export function createWebhookOutlet(deps: { db: Database; graphSettings: Extract
       if (!data) return;
       const eventId = newEventId();
       const timestamp = new Date(now()).toISOString();
-      const json = JSON.stringify(data);
-      for (const hook of targets) buffered.push({ webhookId: hook.id, userId, eventId, type: event.type, timestamp, data: json });
+      for (const hook of targets) buffered.push({ webhookId: hook.id, userId, eventId, type: event.type, timestamp, data, attempt: 1 });
       timer ??= setTimeout(write, OUTBOX_GROUP_MS);
     },
     async flush() {
