@@ -23,6 +23,8 @@ article li>ul,article li>ol{margin:.25rem 0}
 a{color:var(--link);text-underline-offset:.15em}
 img{max-width:100%;height:auto;border-radius:4px}
 blockquote{margin-left:0;padding:.1rem 0 .1rem 1rem;border-left:3px solid var(--line);color:var(--muted)}
+blockquote>:last-child,li>p:last-child{margin-bottom:0}
+li:has(>.task){list-style:none;margin-left:-1.1rem}
 code,kbd,samp{font:.9em/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--code);border-radius:4px;padding:.1em .3em}
 pre{background:var(--code);padding:.9rem 1rem;border-radius:6px;overflow-x:auto}
 pre code{padding:0;background:none;font-size:.875rem}
@@ -34,6 +36,7 @@ mark{background:var(--mark);color:inherit}
 .task{font-family:ui-monospace,monospace}
 footer{margin-top:3rem;color:var(--muted);font-size:.8125rem}
 .missing{text-align:center;padding-top:20vh}
+.missing h1{font-size:1.6rem;line-height:1.3}
 `;
 
 const STYLE_HASH = `'sha256-${createHash("sha256").update(STYLE).digest("base64")}'`;
