@@ -51,7 +51,7 @@ export const webhooksRouter = router({
     .mutation(({ ctx, input }) => deleteWebhook({ ctx, input })),
 
   test: protectedProcedure
-    .meta({ access, openapi: { method: "POST", path: "/webhooks/{id}/test", tags, summary: "Send a `webhook.test` event now (queued: follow it in the delivery log)" }, successStatus: 202 })
+    .meta({ access, openapi: { method: "POST", path: "/webhooks/{id}/test", tags, summary: "Send a `webhook.test` event now (queued: follow it in the delivery log); 409 while the webhook is turned off" }, successStatus: 202 })
     .input(s.webhookIdInput)
     .output(s.testQueuedSchema)
     .mutation(({ ctx, input }) => sendTestEvent({ ctx, input })),
