@@ -67,6 +67,17 @@ const environmentSchema = z.object({
   BACKUP_DIR: z.string().min(1).optional(),
   BACKUP_INTERVAL_HOURS: z.coerce.number().min(0, "must be 0 (off) or more hours").max(24 * 365).default(24),
   BACKUP_KEEP: z.coerce.number().int().min(1, "must keep at least 1 backup").max(10_000).default(7),
+  WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .default("10s,1m,10m,1h,6h,12h")
+    .transform((value, context) => {
+      const delays = parseDurations(value);
+      if (typeof delays === "string") {
+        context.addIssue({ code: "custom", message: delays });
+        return z.NEVER;
+      }
+      return delays;
+    }),
   PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL, the origin people and agents reach, e.g. https://notes.example.com" })
     .transform((value) => value.replace(/\/+$/, ""))
@@ -87,6 +98,21 @@ const environmentSchema = z.object({
 });
 
 export type Config = ReturnType<typeof resolveConfig>;
+
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `10s,1m,10m` → milliseconds; a message when a part is not a number with a unit (ms, s, m, h, d). */
+function parseDurations(value: string): number[] | string {
+  const parts = value.split(",").map((part) => part.trim());
+  if (parts.length > 50) return "must list at most 50 delays";
+  const delays: number[] = [];
+  for (const part of parts) {
+    const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part);
+    if (!match) return `has ${JSON.stringify(part)}, which is not a delay like 30s, 10m or 6h (units ms, s, m, h, d), e.g. 10s,1m,10m,1h,6h,12h`;
+    delays.push(Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS]);
+  }
+  return delays;
+}
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -164,6 +190,8 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
       maxBytesPerUser: env.FILES_MAX_BYTES_PER_USER,
     },
     worker: { concurrency: env.WORKER_CONCURRENCY },
+    /** The waits before each retry of a failed webhook delivery (WEBHOOK_RETRY_DELAYS): one more attempt than delays. */
+    webhooks: { retryDelaysMs: env.WEBHOOK_RETRY_DELAYS },
     ask: { maxInputTokens: env.ASK_MAX_INPUT_TOKENS },
     graph: {
       extractor,

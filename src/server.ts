@@ -5,7 +5,7 @@ import { setHistorySettings } from "./modules/history/settings";
 import { catchUpSearchIndex } from "./modules/search/index-notes";
 import { createHttpApp } from "./http/app";
 import { buildOpenApiDocument } from "./http/openapi-document";
-import { createJobCatalogue, graphQueueOn, importQueueOn } from "./jobs/catalogue";
+import { createJobCatalogue, graphQueueOn, importQueueOn, webhookQueueOn } from "./jobs/catalogue";
 import { createQueue, type JobWorker } from "./jobs/queue";
 import { log } from "./log";
 import { StartupError, describeCause } from "./startup-error";
@@ -18,6 +18,8 @@ import { reconcileGraphBuilds } from "./modules/graph/reconcile-builds";
 import { reconcileImportTasks } from "./modules/imports/reconcile-tasks";
 import { appRouter } from "./trpc/root";
 import { sweepStaleTemps } from "./modules/files/blob-store";
+import { createWebhookOutlet } from "./modules/webhooks/outlet";
+import { startOutboxRelay } from "./modules/webhooks/outbox-relay";
 
 const RECONCILE_EVERY_MS = 60_000;
 /** A failed start tears down what it started within this, so the process can exit at once. */
@@ -72,7 +74,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
       connectionString = postgres.connectionString;
     }
     // News of changes travels on the queue's database; `queue` is set before any job or request runs.
-    const changes = createChangePublisher((channel, payload) => queue.notify(channel, payload));
+    // One source of change events, two outlets: the streams (NOTIFY) and the webhooks (delivery jobs).
+    const changes = createChangePublisher(
+      (channel, payload) => queue.notify(channel, payload),
+      () => webhookOutlet,
+    );
     const queue = createQueue({
       connectionString,
       tasks: createJobCatalogue({
@@ -84,6 +90,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         stt: config.stt,
         // Called only by running jobs, by which time `queue` exists.
         transcriptions: { enqueue: (task): Promise<boolean> => importQueueOn(queue).enqueueTranscription!(task) },
+        webhooks: { retryDelaysMs: config.webhooks.retryDelaysMs, queue: () => webhookQueue },
         // Snapshots are of a local database file; a libSQL server keeps its own.
         backups: config.libsqlUrl.startsWith("file:") ? { ...config.backups, dbFile: localPath(config.libsqlUrl) } : undefined,
       }),
@@ -94,6 +101,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await (config.role === "api" ? queue.migrateIfMissing() : queue.migrate());
     const importQueue = importQueueOn(queue);
     const graphQueue = graphQueueOn(queue);
+    const webhookQueue = webhookQueueOn(queue);
+    // Every process moves webhook events the queue could not take at once (kept in the outbox) into it later.
+    const relay = startOutboxRelay({ db: notesDb.db, queue: webhookQueue });
+    stops.push(() => relay.stop());
+    const webhookOutlet = createWebhookOutlet({ db: notesDb.db, queue: webhookQueue, graphSettings: config.graph, onOutbox: () => relay.poke() });
+    stops.push(() => webhookOutlet.flush());
 
     // The API listens before the worker starts, so a port in use fails the start before any job runs.
     let listening = { url: "", port: 0 };
@@ -113,7 +126,18 @@ export async function startServer(config: Config): Promise<RunningServer> {
         publicUrl: () => publicUrl,
         mcpAllowedOrigins: config.mcp.allowedOrigins,
         importRules: config.imports,
-        services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph, files: config.files, askSettings: config.ask },
+        services: {
+          db: notesDb.db,
+          secretBox,
+          importQueue,
+          graphQueue,
+          webhookQueue,
+          changes,
+          graphSettings: config.graph,
+          files: config.files,
+          askSettings: config.ask,
+          publicUrl: () => publicUrl,
+        },
         events: feed,
         archivesDir: config.imports.archivesDir,
         mediaDir: config.stt?.mediaDir,

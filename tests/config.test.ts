@@ -97,4 +97,12 @@ describe("configuration", () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr.toString().trim()).toBe("Invalid configuration: PORT must be a port number from 0 to 65535");
   });
+
+  test("WEBHOOK_RETRY_DELAYS: the contract's default, units from ms to days, and one clear line for a bad part", () => {
+    expect(loadConfig({}).webhooks.retryDelaysMs).toEqual([10_000, 60_000, 600_000, 3_600_000, 21_600_000, 43_200_000]);
+    expect(loadConfig({ WEBHOOK_RETRY_DELAYS: "100ms, 2s,1d" }).webhooks.retryDelaysMs).toEqual([100, 2_000, 86_400_000]);
+    for (const bad of ["10", "1w", "10s,,1m", "-1s"]) {
+      expect(() => loadConfig({ WEBHOOK_RETRY_DELAYS: bad })).toThrow(/^Invalid configuration: WEBHOOK_RETRY_DELAYS has "[^"]*", which is not a delay like 30s/);
+    }
+  });
 });

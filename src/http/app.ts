@@ -16,6 +16,7 @@ import { AUDIO_BODY_LIMIT } from "../modules/transcripts/create-audio-task";
 import { createAskStreamRoute, wantsEventStream } from "./ask-stream-route";
 import { createEventStreamRoute } from "./event-stream-route";
 import { createFileRoutes } from "./file-routes";
+import { createShareRoutes } from "./share-routes";
 import { MAX_FILE_BYTES } from "../modules/files/blob-store";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
@@ -68,6 +69,7 @@ export function createHttpApp(options: HttpAppOptions) {
   const archiveUpload = createArchiveUploadRoute({ ...options.services, archivesDir: options.archivesDir });
   const audioUpload = createAudioUploadRoute({ ...options.services, mediaDir: options.mediaDir });
   const fileRoutes = createFileRoutes(options.services);
+  const shareRoutes = createShareRoutes(options.services);
   const askStream = createAskStreamRoute({ services: options.services, keepOpen: (request) => server?.timeout(request, 0) });
   const mcp = createMcpRoute({
     router: options.router,
@@ -108,6 +110,8 @@ export function createHttpApp(options: HttpAppOptions) {
     .use(viewerRoutes())
     // Connectors (claude.ai, ChatGPT): this service as the OAuth authorization server for /mcp.
     .use(oauth)
+    // Public share links: HTML, Markdown and images, no credential.
+    .all("/s/*", ({ request }) => shareRoutes(request), { parse: "none" })
     .all(`${REST_PREFIX}/events`, ({ request }) => events(request), { parse: "none" })
     // A raw ZIP of up to 256 MiB streamed to disk: no JSON parsing, and no answer deadline while it uploads.
     .all(`${REST_PREFIX}/tasks/archive`, ({ request }) => archiveUpload(request), { parse: "none" })

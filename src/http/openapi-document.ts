@@ -290,6 +290,38 @@ const mcpOperation = {
   },
 };
 
+/** A share link's public page, Markdown and images: HTML and bytes, so written here by hand. */
+const shareNotFound = { description: "An unknown, expired or revoked link, or a note in the trash: the same page for all", content: { "text/html": { schema: { type: "string" } } } };
+const sharePageOperation = {
+  operationId: "shares-page",
+  summary: "A shared note as a public, read-only page",
+  description:
+    "The note as it is now: its title and its Markdown rendered and sanitised (no script, event handler, `javascript:` link, form, frame, object or embed), stored images served under the link. `Content-Security-Policy` allows no script; `X-Robots-Tag: noindex`; `Cache-Control: no-store`. `/s/{token}.md` answers the Markdown (`text/markdown`), `/s/{token}/files/{file_id}` a stored image the note shows.",
+  tags: ["shares"],
+  security: [],
+  parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" }, description: "The link's token, optionally with `.md`" }],
+  responses: {
+    "200": { description: "The page", content: { "text/html": { schema: { type: "string" } }, "text/markdown": { schema: { type: "string" } } } },
+    "404": shareNotFound,
+    "405": { $ref: "#/components/responses/Error405" },
+  },
+};
+const shareFileOperation = {
+  operationId: "shares-file",
+  summary: "A stored image shown by a shared note",
+  tags: ["shares"],
+  security: [],
+  parameters: [
+    { name: "token", in: "path", required: true, schema: { type: "string" } },
+    { name: "file_id", in: "path", required: true, schema: { type: "integer", minimum: 1 } },
+  ],
+  responses: {
+    "200": { description: "The image", content: Object.fromEntries(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"].map((mime) => [mime, { schema: { type: "string", format: "binary" } }])) },
+    "404": shareNotFound,
+    "405": { $ref: "#/components/responses/Error405" },
+  },
+};
+
 /** Routes outside the procedures, written in full. */
 const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
   "/healthz": {
@@ -311,6 +343,8 @@ const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
   "/api/files": { post: fileUploadOperation as never },
   "/api/files/{id}": { get: fileReadOperation as never },
   "/mcp": { post: mcpOperation as never },
+  "/s/{token}": { get: sharePageOperation as never },
+  "/s/{token}/files/{file_id}": { get: shareFileOperation as never },
   ...(oauthOpenApiPaths as NonNullable<OpenAPIObject["paths"]>),
 };
 

@@ -17,6 +17,9 @@ import { defineTask } from "./define-task";
 import { purgeExpiredTrash } from "../modules/history/trash";
 import { backupDue, takeBackup } from "../modules/history/backups";
 import type { Queue } from "./queue";
+import { deliverWebhookEvent, DELIVERY_TIMEOUT_MS } from "../modules/webhooks/deliver";
+import { pruneDeliveryLog } from "../modules/webhooks/prune-deliveries";
+import { deliveryJobKey, deliveryPayload, type WebhookQueue } from "../modules/webhooks/webhook-queue";
 
 /** Fetch retries back off 2.7 s, 7.4 s, 20 s: enough for a blip, short enough to report failure soon. */
 const IMPORT_MAX_ATTEMPTS = 4;
@@ -27,6 +30,8 @@ const TRANSCRIBE_MAX_ATTEMPTS = 4;
 /** Media is larger than pages: a 3-hour soundtrack, or a short video's whole file. */
 const MEDIA_MAX_BYTES = 1024 * 1024 * 1024;
 const MEDIA_TIMEOUT_MS = 30 * 60_000;
+/** A delivery job's own outcome never throws; more attempts only cover workers that die mid-attempt. */
+const WEBHOOK_DELIVERY_MAX_ATTEMPTS = 5;
 /** A sweep runs again at its next scheduled time anyway. */
 const SWEEP_MAX_ATTEMPTS = 1;
 
@@ -44,6 +49,8 @@ export interface JobDependencies {
   changes: ChangePublisher;
   /** Where scheduled backups go (a local notes database only); `intervalHours` 0 turns them off. */
   backups?: { dbFile: string; dir: string; intervalHours: number; keep: number };
+  /** WEBHOOK_RETRY_DELAYS, and the queue a failed delivery queues its next attempt on (set once the queue exists). */
+  webhooks?: { retryDelaysMs: readonly number[]; queue: () => WebhookQueue };
 }
 
 /** Every background task of the service, with its payload schema. */
@@ -79,6 +86,17 @@ export function createJobCatalogue(deps: JobDependencies) {
         timeoutMs: MEDIA_TIMEOUT_MS,
       }),
     })));
+  // Webhook deliveries obey the import address rules, checked after DNS at each attempt; no redirect is followed.
+  let poster: Promise<import("../modules/imports/safe-fetch").Poster> | undefined;
+  const loadPoster = () =>
+    (poster ??= import("../modules/imports/safe-fetch").then(({ createSafePoster }) =>
+      createSafePoster({
+        allowPrivateNetworks: deps.imports.allowPrivateNetworks,
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+        maxRedirects: 0,
+        ...(deps.imports.resolveOverrides?.size ? { resolve: resolverWith(deps.imports.resolveOverrides) } : {}),
+      }),
+    ));
   return [
     defineTask({
       name: "import",
@@ -148,6 +166,28 @@ export function createJobCatalogue(deps: JobDependencies) {
           payload,
         ),
       onPermanentFailure: (payload) => failBuild(deps.db, payload.buildId, "The build was interrupted too many times; start it again", deps.changes),
+    }),
+    defineTask({
+      name: "webhook-delivery",
+      payload: deliveryPayload,
+      maxAttempts: WEBHOOK_DELIVERY_MAX_ATTEMPTS,
+      handler: async (payload, helpers) => {
+        if (!deps.webhooks) throw new Error("this worker was started without webhook settings");
+        await deliverWebhookEvent(
+          { db: deps.db, post: await loadPoster(), queue: deps.webhooks.queue(), retryDelaysMs: deps.webhooks.retryDelaysMs, signal: helpers.signal },
+          payload,
+        );
+      },
+    }),
+    defineTask({
+      name: "webhook-log-sweep",
+      payload: z.object({}),
+      maxAttempts: SWEEP_MAX_ATTEMPTS,
+      schedule: "53 3 * * *", // daily: the log keeps 30 days, a day more or less does not matter
+      handler: async (_payload, helpers) => {
+        const pruned = await pruneDeliveryLog(deps.db);
+        if (pruned) helpers.log.info(`deleted ${pruned} webhook delivery record(s) older than 30 days`);
+      },
     }),
     defineTask({
       name: "auth-sweep",
@@ -232,6 +272,24 @@ export function graphQueueOn(queue: Queue<JobCatalogue>): GraphQueue {
     async findBuildJob(userId) {
       const job = await queue.findJob(graphJobKey(userId));
       return job && { permanentlyFailed: job.permanentlyFailed };
+    },
+  };
+}
+
+/** The webhook service's view of the queue: one job per attempt, keyed by webhook and event. */
+export function webhookQueueOn(queue: Queue<JobCatalogue>): WebhookQueue {
+  return {
+    async enqueueDelivery(payload, runAt) {
+      const options = { jobKey: deliveryJobKey(payload.webhookId, payload.eventId), ...(runAt && { runAt }) };
+      // Null: a worker locked the keyed job at that instant (graphile-worker's race); asking again settles it.
+      for (let tries = 0; tries < 3; tries++) if (await queue.enqueue("webhook-delivery", payload, options)) return;
+      throw new Error(`could not queue attempt ${payload.attempt} of webhook event ${payload.eventId}`);
+    },
+    async enqueueDeliveries(payloads) {
+      await queue.enqueueMany(
+        "webhook-delivery",
+        payloads.map((payload) => ({ payload, options: { jobKey: deliveryJobKey(payload.webhookId, payload.eventId) } })),
+      );
     },
   };
 }

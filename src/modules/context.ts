@@ -8,6 +8,7 @@ import type { GraphQueue } from "./graph/graph-queue";
 import type { FileStorage } from "./files/blob-store";
 import type { ImportQueue } from "./imports/import-queue";
 import type { Credential } from "./tokens/credential";
+import type { WebhookQueue } from "./webhooks/webhook-queue";
 
 /** What business functions need from the outside world; no HTTP or tRPC objects. */
 export interface ServiceContext {
@@ -21,6 +22,10 @@ export interface ServiceContext {
   graphSettings: ExtractorSettings;
   /** Where stored images live; without it, file uploads answer 503 and deletes leave files alone. */
   files?: FileStorage;
+  /** Queues webhook deliveries (test events); without it, a test event answers 503. */
+  webhookQueue?: WebhookQueue;
+  /** The service's external origin (PUBLIC_URL, else where it listens), for share links; none: links are paths. */
+  publicUrl?: () => string;
   /** How questions are answered (ASK_MAX_INPUT_TOKENS); the defaults when absent. */
   askSettings?: AskSettings;
 }

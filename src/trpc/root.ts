@@ -7,6 +7,8 @@ import { notesRouter } from "../modules/notes/router";
 import { tokensRouter } from "../modules/tokens/router";
 import { historyRouter } from "../modules/history/router";
 import { tagsRouter } from "../modules/tags/router";
+import { sharesRouter } from "../modules/shares/router";
+import { webhooksRouter } from "../modules/webhooks/router";
 import { router } from "./procedures";
 
 export const appRouter = router({
@@ -19,6 +21,8 @@ export const appRouter = router({
   tokens: tokensRouter,
   history: historyRouter,
   tags: tagsRouter,
+  shares: sharesRouter,
+  webhooks: webhooksRouter,
 });
 
 /** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */

@@ -9,3 +9,5 @@ export * from "./tokens";
 export * from "./history";
 export * from "./oauth";
 export * from "./transcripts";
+export * from "./shares";
+export * from "./webhooks";

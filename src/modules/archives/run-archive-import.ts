@@ -259,6 +259,6 @@ async function finish(run: ArchiveRun, task: Task, end: { status: "completed" | 
     .where(and(eq(importTasks.id, task.id), inArray(importTasks.status, ["pending", "running"])));
   // Pictures stored for notes that were not written (unchanged, skipped) are not kept.
   await releasePendingFiles({ db: run.db, storage: run.files }, task.id);
-  await run.changes.publish({ userId: task.userId, kind: "task", id: task.id });
+  await run.changes.publish({ userId: task.userId, kind: "task", id: task.id, event: { type: "task.completed" } });
   removeArchiveFile(run.archivesDir, task.archiveFile);
 }

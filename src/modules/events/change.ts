@@ -3,12 +3,44 @@ import { z } from "zod";
 /** The Postgres channel every process NOTIFYs and every API process LISTENs on. */
 export const CHANGES_CHANNEL = "rhizome_changes";
 
-/** Something of one user's changed; streams read its current state from libSQL. */
-export type Change = { userId: number; kind: "task"; id: number } | { userId: number; kind: "graph" };
+/** The events other systems can subscribe to (webhooks); each is one moment of a change below. */
+export const EVENT_TYPES = [
+  "note.created",
+  "note.updated",
+  "note.deleted",
+  "task.completed",
+  "task.failed",
+  "graph.build.completed",
+  "graph.build.failed",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * What an outside system is told about a change: its type and, when the writer has it at hand,
+ * its data (else the outlet reads the thing's current state, as streams do).
+ */
+export interface ChangeEvent {
+  type: EventType;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Something of one user's changed; streams read its current state from libSQL. `event` marks the
+ * changes other systems hear of too (a task ending, a note written); progress steps carry none.
+ */
+export type Change = ({ userId: number; kind: "task"; id: number } | { userId: number; kind: "graph" } | { userId: number; kind: "note"; id: number }) & {
+  event?: ChangeEvent;
+};
 
 /** What a process tells the others that something changed; never throws (see createChangePublisher). */
 export interface ChangePublisher {
   publish(change: Change): Promise<void>;
+}
+
+/** The second outlet of changes, beside the streams: webhooks (see modules/webhooks/outlet.ts). */
+export interface ChangeEventOutlet {
+  /** Records the event durably for delivery; may throw (the publisher logs it). */
+  emit(userId: number, event: ChangeEvent, subject: { kind: Change["kind"]; id?: number }): Promise<void>;
 }
 
 const id = z.number().int().positive();
@@ -19,7 +51,7 @@ const notification = z.discriminatedUnion("k", [
 ]);
 
 /** `{"u":1,"k":"task","id":5}` or `{"u":1,"k":"graph"}`. */
-export function encodeChange(change: Change): string {
+export function encodeChange(change: Change & { kind: "task" | "graph" }): string {
   return JSON.stringify(change.kind === "task" ? { u: change.userId, k: change.kind, id: change.id } : { u: change.userId, k: change.kind });
 }
 

@@ -65,6 +65,7 @@ export class UserChannel {
 
   changed(change: Change): void {
     if (change.kind === "graph") return this.#graph.request();
+    if (change.kind !== "task") return; // notes have no stream event
     this.#changedTasks.add(change.id);
     this.#tasks.request();
   }

@@ -3,7 +3,7 @@ import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import pLimit from "p-limit";
 import { graphBuilds, graphNodeKeys, graphNodes, graphNoteExtractions } from "../../db/schema";
 import type { Database } from "../../db/client";
-import type { ChangePublisher } from "../events/change";
+import type { ChangeEvent, ChangePublisher } from "../events/change";
 import { isConstraintViolation } from "../../db/errors";
 import { log } from "../../log";
 import { conceptKey } from "./concept-key";
@@ -51,9 +51,9 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
     .from(graphBuilds)
     .where(and(eq(graphBuilds.id, payload.buildId), eq(graphBuilds.userId, payload.userId)));
   if (!build || build.status !== "building") return;
-  const update = (fields: SQLiteUpdateSetSource<typeof graphBuilds>) =>
+  const update = (fields: SQLiteUpdateSetSource<typeof graphBuilds>, event?: ChangeEvent) =>
     db.update(graphBuilds).set({ ...fields, updatedAt: Date.now() }).where(and(eq(graphBuilds.id, build.id), eq(graphBuilds.status, "building")))
-      .then(() => run.changes.publish({ userId: build.userId, kind: "graph" }));
+      .then(() => run.changes.publish({ userId: build.userId, kind: "graph", ...(event && { event }) }));
 
   try {
     const identity = extractorIdentity(run.settings);
@@ -194,7 +194,7 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
       finishedAt: Date.now(),
       budgetExhausted: waiting.length > 0,
       ...changeColumns(changes),
-    });
+    }, { type: "graph.build.completed" });
     // Communities follow the swap; readers meanwhile see the previous ones (new nodes in community 0).
     if (!whole && changed(changes)) {
       await refreshCommunities(db, build.userId).catch((error: unknown) => log.warn(`graph build ${build.id}: communities not refreshed`, error));

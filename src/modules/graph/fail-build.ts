@@ -10,5 +10,5 @@ export async function failBuild(db: Database, buildId: number, error: string, ch
     .set({ status: "failed", error, message: "Failed", finishedAt: Date.now(), updatedAt: Date.now() })
     .where(and(eq(graphBuilds.id, buildId), eq(graphBuilds.status, "building")))
     .returning({ userId: graphBuilds.userId });
-  if (failed) await changes.publish({ userId: failed.userId, kind: "graph" });
+  if (failed) await changes.publish({ userId: failed.userId, kind: "graph", event: { type: "graph.build.failed" } });
 }

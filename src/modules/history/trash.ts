@@ -7,10 +7,12 @@ import { releaseFilesOfPurgedNote } from "../files/release-files";
 import { removeNoteFromGraph } from "../graph/remove-note-from-graph";
 import { getNote } from "../notes/get-note";
 import type { NoteRecord } from "../notes/schemas";
+import { noteEventData } from "../notes/note-record";
 import { pageOf, type Page } from "../pagination";
 import { historySettings } from "./settings";
+import type { ChangePublisher } from "../events/change";
 
-type Ctx = { db: Database; userId: number };
+type Ctx = { db: Database; userId: number; changes?: ChangePublisher };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 // The columns a note and its trashed row share, in one order for both directions of the move.
@@ -36,6 +38,7 @@ export async function trashNote({ ctx, input, now = Date.now() }: { ctx: Ctx; in
     if (moved.rowsAffected === 0) throw new NotFoundError(`Note ${input.id}`);
     await tx.delete(notes).where(and(eq(notes.id, input.id), eq(notes.userId, ctx.userId)));
   });
+  await ctx.changes?.publish({ userId: ctx.userId, kind: "note", id: input.id, event: { type: "note.deleted" } });
 }
 
 export async function listTrash({ ctx, input }: { ctx: Ctx; input: { page: number; size: number } }) {
@@ -76,7 +79,10 @@ export async function restoreFromTrash({ ctx, input }: { ctx: Ctx; input: { id: 
       on conflict (user_id, source_key) do nothing`);
     await tx.delete(trashedNotes).where(eq(trashedNotes.id, input.id));
   });
-  return getNote({ ctx, input });
+  const note = await getNote({ ctx, input });
+  // Back from the trash: to other systems it is a note that appears again.
+  await ctx.changes?.publish({ userId: ctx.userId, kind: "note", id: note.id, event: { type: "note.created", data: noteEventData(note) } });
+  return note;
 }
 
 /** DELETE /api/trash/{id}: gone for good, with its history and the files no other note shows. */

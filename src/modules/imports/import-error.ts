@@ -7,11 +7,14 @@
  */
 export class ImportError extends Error {
   readonly permanent: boolean;
+  /** The cause in a few words, without the URL (`timeout after 10 s`, `blocked address 127.0.0.1`), for records that name the URL elsewhere. */
+  readonly reason?: string;
 
-  constructor(message: string, options: { permanent: boolean; cause?: unknown }) {
+  constructor(message: string, options: { permanent: boolean; cause?: unknown; reason?: string }) {
     super(message, { cause: options.cause });
     this.name = "ImportError";
     this.permanent = options.permanent;
+    this.reason = options.reason;
   }
 }
 

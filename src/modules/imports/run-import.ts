@@ -123,10 +123,12 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     }
     if (document.media?.withoutTranscript) document = { ...document, markdown: `${document.markdown}\n\n${document.media.withoutTranscript}` };
     await update({ progress: 80, message: "Saving the note" });
-    const noteId = await saveNote(db, task, document, images);
+    const { noteId, written } = await saveNote(db, task, document, images);
     // Pictures stored for a note that was not written (unchanged, or edited here) are not kept.
     if (images) await releasePendingFiles({ db, storage: run.files }, task.id);
-    await run.changes.publish({ userId: task.userId, kind: "task", id: task.id });
+    // An imported note is a note written like any other, to whoever listens.
+    if (written && noteId !== null) await run.changes.publish({ userId: task.userId, kind: "note", id: noteId, event: { type: `note.${written}` } });
+    await run.changes.publish({ userId: task.userId, kind: "task", id: task.id, event: { type: "task.completed" } });
     if (noteId !== null) log.info(`import task ${task.id} completed as note ${noteId}`);
   } catch (error) {
     const lastAttempt = run.attempt >= run.maxAttempts;
@@ -170,7 +172,7 @@ export async function markTaskFailed(db: Database, taskId: number, error: string
     .returning({ userId: importTasks.userId });
   if (failed) {
     await releasePendingFiles({ db, storage }, taskId);
-    await changes.publish({ userId: failed.userId, kind: "task", id: taskId });
+    await changes.publish({ userId: failed.userId, kind: "task", id: taskId, event: { type: "task.failed" } });
   }
   return failed ? (before?.archiveFile ?? null) : null;
 }
@@ -202,7 +204,7 @@ export async function saveNote(
   document: ImportedDocument,
   images?: Pick<StoredImages, "fileIds" | "failures">,
   extra: { failures?: { name: string; error: string }[] } = {},
-): Promise<number | null> {
+): Promise<{ noteId: number | null; written: "created" | "updated" | null }> {
   const sourceUrl = document.sourceUrl ?? task.url;
   const body = document.markdown.replaceAll("\u0000", "").trim();
   const content = sourceUrl ? `${body}\n\n---\n\nSource: <${sourceUrl}>\n` : body;
@@ -257,7 +259,8 @@ export async function saveNote(
       : [];
   const results = await db.batch([...plan.statements, ...claimFiles, completion] as unknown as [typeof completion]);
   // Another run finished (or failed) the task first: nothing was written, and there is nothing to do.
-  return (results.at(-1) as { noteId: number | null }[])[0]?.noteId ?? null;
+  const savedId = (results.at(-1) as { noteId: number | null }[])[0]?.noteId ?? null;
+  return { noteId: savedId, written: savedId !== null && (plan.outcome === "created" || plan.outcome === "updated") ? plan.outcome : null };
 }
 
 /** The title of an import whose page gives none. */

@@ -122,6 +122,31 @@ export function createSafeDownloader(options: SafeFetcherOptions): Downloader {
   };
 }
 
+/** What a POST came back with; its body is not read. */
+export interface PostOutcome {
+  status: number;
+}
+
+export type Poster = (url: string, request: { headers: Record<string, string>; body: string; signal?: AbortSignal }) => Promise<PostOutcome>;
+
+/**
+ * One JSON POST under the same address rules (checked after DNS, the socket pinned to the checked
+ * addresses) and one deadline; a redirect is not followed (a 3xx is the answer). For webhooks: the
+ * errors are ImportErrors whose `reason` says in a few words why there was no answer.
+ */
+export function createSafePoster(options: SafeFetcherOptions): Poster {
+  const settings = settingsOf(options);
+  return (url, request) =>
+    withDeadline(settings, url, { signal: request.signal }, () => false, async (signal) => {
+      const hop: Hop = { url: parseUrl(url), label: displayUrl(url) };
+      checkTarget(settings, hop);
+      const headers = { "content-type": "application/json", ...request.headers };
+      const response = await send(settings, hop, headers, signal, { method: "POST", body: request.body });
+      response.destroy();
+      return { status: response.statusCode ?? 0 };
+    });
+}
+
 function settingsOf(options: SafeFetcherOptions): Settings {
   return {
     allowPrivateNetworks: options.allowPrivateNetworks,
@@ -155,7 +180,7 @@ async function withDeadline<T>(
   const deadline = new AbortController();
   const timer = setTimeout(() => {
     const seconds = settings.timeoutMs / 1000;
-    deadline.abort(new ImportError(`Could not fetch ${shown}: timed out after ${seconds} s`, { permanent: false }));
+    deadline.abort(new ImportError(`Could not fetch ${shown}: timed out after ${seconds} s`, { permanent: false, reason: `timeout after ${seconds} s` }));
   }, settings.timeoutMs);
   const cancel = () =>
     deadline.abort(
@@ -255,15 +280,15 @@ function checkAddress(settings: Settings, hop: Hop, address: string, hostname: s
   const what = hostname
     ? `${hostname} resolves to ${address}, ${verdict.description}`
     : `${address} is ${verdict.description}`;
-  throw refusal(hop, `${what}; imports only reach public addresses`);
+  throw refusal(hop, `${what}; imports only reach public addresses`, `blocked address ${address}`);
 }
 
-function refusal(hop: Hop, reason: string): ImportError {
-  return new ImportError(`Refused to fetch ${hop.label}: ${reason}`, { permanent: true });
+function refusal(hop: Hop, reason: string, shortReason = reason): ImportError {
+  return new ImportError(`Refused to fetch ${hop.label}: ${reason}`, { permanent: true, reason: shortReason });
 }
 
 function failure(hop: Hop, reason: string, permanent: boolean, cause?: unknown): ImportError {
-  return new ImportError(`Could not fetch ${hop.label}: ${reason}`, { permanent, cause });
+  return new ImportError(`Could not fetch ${hop.label}: ${reason}`, { permanent, cause, reason });
 }
 
 function send(
@@ -271,6 +296,7 @@ function send(
   hop: Hop,
   headers: Record<string, string>,
   signal: AbortSignal,
+  { method, body }: { method: "GET" | "POST"; body?: string } = { method: "GET" },
 ): Promise<IncomingMessage> {
   if (signal.aborted) return Promise.reject(signal.reason);
   const { url } = hop;
@@ -291,8 +317,8 @@ function send(
         host: literal ?? url.hostname,
         port: url.port || (secure ? 443 : 80),
         path: url.pathname + url.search,
-        method: "GET",
-        headers: { ...headers, host: url.host },
+        method,
+        headers: { ...headers, host: url.host, ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}) },
         agent: false,
         ...(secure && !literal ? { servername: url.hostname } : {}),
         lookup: pinnedLookup(settings, hop, (error) => (lookupError = error)),
@@ -308,7 +334,7 @@ function send(
       signal.removeEventListener("abort", onAbort);
       reject(lookupError ?? error);
     });
-    request.end();
+    request.end(body);
   });
 }
 
@@ -507,7 +533,7 @@ function withoutCredentials(headers: Record<string, string>): Record<string, str
 function connectionFailure(shown: string, error: unknown): ImportError {
   const code = errorCode(error) ?? "";
   const fail = (reason: string, permanent: boolean) =>
-    new ImportError(`Could not fetch ${shown}: ${reason}`, { permanent, cause: error });
+    new ImportError(`Could not fetch ${shown}: ${reason}`, { permanent, cause: error, reason });
   if (code === "ECONNREFUSED") return fail("the server refused the connection", false);
   if (code === "ECONNRESET" || code === "EPIPE") return fail("the connection was reset", false);
   if (code === "ETIMEDOUT") return fail("the connection timed out", false);

@@ -6,11 +6,12 @@ import { batchStep, preparedPerDatabase, runBatch } from "../../db/prepared";
 import { newNoteEntrySteps } from "../search/index-notes";
 import { searchDocument } from "../search/search-document";
 import { excerptOfPlainText, plainTextExcerpt } from "./excerpt";
-import { toNoteRecord } from "./note-record";
+import { noteEventData, toNoteRecord } from "./note-record";
 import type { createNoteInput, NoteRecord, NoteSource } from "./schemas";
 import type { Credential } from "../tokens/credential";
 import { writtenBy } from "../history/record-version";
 import { importWriter, writerOf, type Writer } from "../history/writer";
+import type { ChangePublisher } from "../events/change";
 
 const statements = preparedPerDatabase((db) => ({
   insert: db
@@ -42,13 +43,15 @@ export async function createNote({
   ctx,
   input,
 }: {
-  ctx: { db: Database; userId: number; credential?: Credential };
+  ctx: { db: Database; userId: number; credential?: Credential; changes?: ChangePublisher };
   input: z.infer<typeof createNoteInput>;
 }): Promise<NoteRecord> {
   const document = searchDocument({ userId: ctx.userId, ...input });
   const row = newNoteRow(ctx.userId, input, Date.now(), excerptOfPlainText(input.content, document.text), ctx.credential && writerOf(ctx.credential));
   const [[inserted]] = await runBatch(ctx.db, "write", [batchStep(statements(ctx.db).insert, row), ...newNoteEntrySteps(ctx.db, document)]);
-  return toNoteRecord(inserted!);
+  const note = toNoteRecord(inserted!);
+  await ctx.changes?.publish({ userId: ctx.userId, kind: "note", id: note.id, event: { type: "note.created", data: noteEventData(note) } });
+  return note;
 }
 /** The row of a new note from already-validated fields; only imports give a `source` (and are its writer unless told). */
 export function newNoteRow(

@@ -60,3 +60,9 @@ export function toNoteSource(row: SourceColumns): NoteSource {
 export function nextUpdatedAt(stored: number, now = Date.now()): number {
   return Math.max(now, stored + 1);
 }
+
+/** What a note event carries: the note record without its content (nor excerpt or snippet). */
+export function noteEventData(note: Omit<NoteRecord, "content"> & { content?: string }): Record<string, unknown> {
+  const { content: _content, ...rest } = note;
+  return rest;
+}

@@ -8,11 +8,12 @@ import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } fro
 import { editedNoteEntrySteps } from "../search/index-notes";
 import { searchDocument } from "../search/search-document";
 import { excerptOfPlainText } from "./excerpt";
-import { nextUpdatedAt, noteColumns, toNoteRecord } from "./note-record";
+import { nextUpdatedAt, noteColumns, noteEventData, toNoteRecord } from "./note-record";
 import type { NoteRecord, updateNoteInput } from "./schemas";
 import type { Credential } from "../tokens/credential";
 import { versionSteps, writtenBy } from "../history/record-version";
 import { writerOf, type Writer } from "../history/writer";
+import type { ChangePublisher } from "../events/change";
 
 /** Past this many writes by others between one read and its write, the edit gives up (a 503, retry later). */
 const MAX_ATTEMPTS = 20;
@@ -68,7 +69,7 @@ export async function updateNote({
   input,
   writer = ctx.credential ? writerOf(ctx.credential) : UNNAMED,
 }: {
-  ctx: { db: Database; userId: number; credential?: Credential };
+  ctx: { db: Database; userId: number; credential?: Credential; changes?: ChangePublisher };
   input: z.infer<typeof updateNoteInput>;
   /** Who the replaced text's successor is put down to; the caller's credential unless a restore says otherwise. */
   writer?: Writer;
@@ -105,7 +106,11 @@ export async function updateNote({
       ...editedNoteEntrySteps(ctx.db, note, document),
       ...versions,
     ]);
-    if (written) return toNoteRecord(written);
+    if (written) {
+      const record = toNoteRecord(written);
+      await ctx.changes?.publish({ userId: ctx.userId, kind: "note", id, event: { type: "note.updated", data: noteEventData(record) } });
+      return record;
+    }
   }
   throw new UnavailableError(`Note ${id} is being changed by others too often; try again shortly`);
 }

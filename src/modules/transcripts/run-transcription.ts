@@ -201,8 +201,10 @@ async function finish(
   const markdown = fitted(document.markdown, section);
   const full: ImportedDocument = { ...document, markdown };
   delete full.media;
-  await saveNote(run.db, task, full, pending.images, { failures: "failure" in outcome ? [{ name: "transcript", error: outcome.failure }] : [] });
-  await run.changes.publish({ userId: task.userId, kind: "task", id: task.id });
+  const { noteId, written } = await saveNote(run.db, task, full, pending.images, { failures: "failure" in outcome ? [{ name: "transcript", error: outcome.failure }] : [] });
+  // As an import without a transcript ends (run-import.ts): the note's event, then the task's.
+  if (written && noteId !== null) await run.changes.publish({ userId: task.userId, kind: "note", id: noteId, event: { type: `note.${written}` } });
+  await run.changes.publish({ userId: task.userId, kind: "task", id: task.id, event: { type: "task.completed" } });
 }
 
 /** The body and its transcript, the transcript cut at a paragraph if the note would pass 1 MiB. */

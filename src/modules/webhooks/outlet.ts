@@ -1,0 +1,83 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { webhookOutbox, webhooks } from "../../db/schema";
+import { preparedPerDatabase } from "../../db/prepared";
+import { readStatements } from "../../db/read-statements";
+import { log } from "../../log";
+import type { ChangeEventOutlet } from "../events/change";
+import type { ExtractorSettings } from "../graph/create-extractor";
+import { readEventData } from "./event-data";
+import { newEventId } from "./signature";
+import type { DeliveryPayload, WebhookQueue } from "./webhook-queue";
+
+/** Events are queued together at most this often: one commit (one fsync) for all of them. */
+export const OUTBOX_GROUP_MS = 20;
+
+const statements = preparedPerDatabase((db) => ({
+  // Every change event asks this: one indexed read, on a statement SQLite keeps prepared.
+  subscribed: db
+    .select({ id: webhooks.id, events: webhooks.events })
+    .from(webhooks)
+    .where(and(eq(webhooks.userId, sql.placeholder("userId")), eq(webhooks.enabled, true)))
+    .prepare(),
+}));
+
+export interface WebhookOutlet extends ChangeEventOutlet {
+  /** Writes what is still buffered (at shutdown). */
+  flush(): Promise<void>;
+}
+
+/**
+ * The webhooks' outlet of change events: an event of a type some enabled webhook of its user
+ * subscribed to becomes one first delivery per such webhook, with one `webhook-id` for all.
+ * They are queued in groups every OUTBOX_GROUP_MS (one Postgres transaction), so a note write
+ * pays no commit of its own for its event; a group the queue does not take (Postgres down) is
+ * written to the outbox in the notes database, which the relay moves into the queue later. The
+ * price: an API process killed within those milliseconds of a write loses that write's event.
+ * Users without webhooks cost one indexed read.
+ */
+export function createWebhookOutlet(deps: { db: Database; queue: WebhookQueue; graphSettings: ExtractorSettings; onOutbox: () => void; now?: () => number }): WebhookOutlet {
+  const now = deps.now ?? Date.now;
+  let buffered: DeliveryPayload[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let writing: Promise<void> = Promise.resolve();
+
+  function write(): Promise<void> {
+    timer = undefined;
+    const rows = buffered;
+    buffered = [];
+    if (rows.length === 0) return writing;
+    writing = writing.then(() =>
+      deps.queue.enqueueDeliveries(rows).catch(async (queueError: unknown) => {
+        log.warn(`the job queue did not take ${rows.length} webhook event(s); keeping them in the outbox`, queueError);
+        try {
+          await deps.db.insert(webhookOutbox).values(rows.map(({ attempt: _attempt, data, ...row }) => ({ ...row, data: JSON.stringify(data) })));
+          deps.onOutbox();
+        } catch (error) {
+          log.warn(`could not keep ${rows.length} webhook event(s) in the outbox either; trying again`, error);
+          buffered = [...rows, ...buffered];
+          timer ??= setTimeout(write, 1_000);
+        }
+      }),
+    );
+    return writing;
+  }
+
+  return {
+    async emit(userId, event, subject) {
+      const hooks = await readStatements(deps.db).all(statements(deps.db).subscribed, { userId });
+      const targets = hooks.filter((hook) => (JSON.parse(hook.events) as string[]).includes(event.type));
+      if (targets.length === 0) return;
+      const data = await readEventData(deps.db, userId, event, subject, deps.graphSettings);
+      if (!data) return;
+      const eventId = newEventId();
+      const timestamp = new Date(now()).toISOString();
+      for (const hook of targets) buffered.push({ webhookId: hook.id, userId, eventId, type: event.type, timestamp, data, attempt: 1 });
+      timer ??= setTimeout(write, OUTBOX_GROUP_MS);
+    },
+    async flush() {
+      clearTimeout(timer);
+      await write();
+    },
+  };
+}

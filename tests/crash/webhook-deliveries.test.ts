@@ -1,0 +1,79 @@
+// kill -9 of the worker between delivery attempts: every event still arrives, under its own
+// webhook-id, once a new worker runs. The API process (ROLE=api) only queues; workers deliver.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import path from "node:path";
+import { Api } from "../support/api";
+import { startTestServer, type TestServer } from "../support/server";
+import { until } from "../support/until";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
+
+const EVENTS = 6;
+const ENTRY = path.resolve(import.meta.dir, "../../src/main.ts");
+/** Long enough that the kill lands while every retry waits in the queue. */
+const RETRY_DELAYS = "3s,3s";
+
+let api: TestServer;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  receiver = startWebhookReceiver();
+  api = await startTestServer({ ROLE: "api", IMPORT_ALLOW_PRIVATE_NETWORKS: "true", WEBHOOK_RETRY_DELAYS: RETRY_DELAYS });
+});
+afterAll(async () => {
+  await api?.stop();
+  receiver?.stop();
+});
+
+function startWorker() {
+  return Bun.spawn([process.execPath, "run", ENTRY], {
+    env: {
+      ...process.env,
+      ROLE: "worker",
+      DATA_DIR: api.dataDir,
+      DATABASE_URL: api.databaseUrl,
+      IMPORT_ALLOW_PRIVATE_NETWORKS: "true",
+      WEBHOOK_RETRY_DELAYS: RETRY_DELAYS,
+      LOG_LEVEL: "warn",
+    },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+}
+
+test("kill -9 of the worker between attempts loses no event: each arrives after a restart, with the webhook-id of its first attempt", async () => {
+  const { api: alice } = await new Api(api.url).newUser("crash-hooks");
+  const hook = (await alice.post("/api/webhooks", { url: `${receiver.origin}/crash`, events: ["note.created"] })).body;
+  receiver.secrets.set("/crash", hook.secret);
+  // Every event's first attempt fails; later ones succeed.
+  receiver.answer = (delivery) => (receiver.received.filter((seen) => seen.id === delivery.id).length === 1 ? 500 : 200);
+
+  const first = startWorker();
+  try {
+    for (let i = 0; i < EVENTS; i++) expect((await alice.post("/api/notes", { title: `Crash ${i}`, content: "" })).status).toBe(201);
+    const firstAttempts = await until(() => new Set(receiver.received.map((delivery) => delivery.id)), {
+      timeoutMs: 40_000,
+      what: "every event's first (failed) attempt",
+      done: (ids) => ids.size === EVENTS,
+    });
+    expect(receiver.received).toHaveLength(EVENTS); // no retry has run yet: they wait 3 s in the queue
+    first.kill("SIGKILL");
+    await first.exited;
+
+    const second = startWorker();
+    try {
+      const delivered = await until(() => receiver.received.filter((delivery) => delivery.json.type === "note.created" && receiver.received.indexOf(delivery) >= EVENTS), {
+        timeoutMs: 40_000,
+        what: "every event delivered after the restart",
+        done: (retries) => new Set(retries.map((delivery) => delivery.id)).size === EVENTS,
+      });
+      expect(new Set(delivered.map((delivery) => delivery.id))).toEqual(firstAttempts);
+      expect(delivered.map((delivery) => delivery.json.data.title).sort()).toEqual([...Array(EVENTS).keys()].map((i) => `Crash ${i}`).sort());
+      for (const delivery of receiver.received) expect(delivery.verifyError).toBeNull();
+    } finally {
+      second.kill("SIGTERM");
+      await second.exited;
+    }
+  } finally {
+    first.kill("SIGKILL");
+  }
+}, 120_000);

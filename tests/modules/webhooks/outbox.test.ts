@@ -1,0 +1,70 @@
+// When the job queue's Postgres does not answer, webhook events wait in the outbox of the notes
+// database, and the relay moves them into the queue once it does: none is lost.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
+import { webhookOutbox } from "../../../src/db/schema";
+import { createJobCatalogue, webhookQueueOn } from "../../../src/jobs/catalogue";
+import { silentLog } from "../../../src/jobs/log";
+import { createQueue } from "../../../src/jobs/queue";
+import { setLogLevel } from "../../../src/log";
+import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
+import { startOutboxRelay } from "../../../src/modules/webhooks/outbox-relay";
+import { createWebhookOutlet } from "../../../src/modules/webhooks/outlet";
+import { unheardChanges } from "../../support/changes";
+import { freshQueueDatabase } from "../../support/postgres";
+import { until } from "../../support/until";
+
+const graph = { extractor: "local" as const, llmConcurrency: 1, anthropic: {} };
+let dir: string;
+let database: NotesDatabase;
+const queues: ReturnType<typeof createQueue>[] = [];
+const queueOn = (connectionString: string) => {
+  const queue = createQueue({ connectionString, tasks: createJobCatalogue({ db: database.db, imports: { allowPrivateNetworks: true }, graph, changes: unheardChanges }), log: silentLog, connectTimeoutMs: 2_000 });
+  queues.push(queue);
+  return queue;
+};
+
+beforeAll(async () => {
+  setLogLevel("silent");
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-outbox-"));
+  database = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
+  await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('alice', 'alice', 'x', 0), ('bob', 'bob', 'x', 0)");
+});
+afterAll(async () => {
+  for (const queue of queues) await queue.close();
+  database?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("events the queue does not take are kept in the outbox, then relayed once it answers, under their first webhook-id", async () => {
+  const hook = await createWebhook({ ctx: { db: database.db, userId: 1 }, input: { url: "https://hooks.example.com/in", events: ["note.created", "note.updated"] } });
+  await createWebhook({ ctx: { db: database.db, userId: 2 }, input: { url: "https://hooks.example.com/bob", events: ["note.created"] } });
+  // Nothing listens on port 1: every enqueue fails at once.
+  const down = webhookQueueOn(queueOn("postgres://nobody@127.0.0.1:1/none"));
+  let outboxed = 0;
+  const outlet = createWebhookOutlet({ db: database.db, queue: down, graphSettings: graph, onOutbox: () => outboxed++ });
+  for (let id = 1; id <= 3; id++) await outlet.emit(1, { type: "note.created", data: { id, title: `Note ${id}` } }, { kind: "note", id });
+  await outlet.emit(1, { type: "note.deleted", data: { id: 1 } }, { kind: "note", id: 1 }); // not subscribed
+  await outlet.flush();
+  const waiting = await database.db.select().from(webhookOutbox);
+  expect(outboxed).toBe(1);
+  expect(waiting).toHaveLength(3);
+  expect(waiting.every((row) => row.webhookId === hook.id && row.userId === 1 && row.type === "note.created")).toBe(true);
+  expect(new Set(waiting.map((row) => row.eventId)).size).toBe(3);
+
+  const upQueue = queueOn(await freshQueueDatabase());
+  await upQueue.migrate();
+  const relay = startOutboxRelay({ db: database.db, queue: webhookQueueOn(upQueue), sweepMs: 100 });
+  try {
+    await until(async () => (await database.db.select().from(webhookOutbox)).length === 0, { what: "the outbox emptied" });
+    for (const row of waiting) {
+      const job = await upQueue.findJob(`webhook:${hook.id}:${row.eventId}`);
+      expect(job?.taskName).toBe("webhook-delivery");
+    }
+  } finally {
+    await relay.stop();
+  }
+});
