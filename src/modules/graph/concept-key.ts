@@ -31,8 +31,15 @@ export function displayLabel(name: string): string {
   // Printable ASCII is already normalised with nothing invisible: the common case skips four passes.
   if (PRINTABLE_ASCII.test(name)) return name.replace(SPACE_RUN, " ").trim();
   // Strip invisibles before composing so characters they separated can still compose.
-  return name.replace(INVISIBLE, "").replace(CONTROL, " ").normalize("NFC").replace(WHITESPACE_RUN, " ").trim();
+  const visible = name.replace(INVISIBLE, "").replace(CONTROL, " ");
+  return (NFC_STABLE.test(visible) ? visible : visible.normalize("NFC")).replace(WHITESPACE_RUN, " ").trim();
 }
+
+// Text NFC leaves as it is (Latin-1, CJK punctuation and unified ideographs, full-width forms; no combining
+// marks, no jamo, no singletons): Chinese prose, the common non-ASCII case, skips the normalisation.
+const NFC_STABLE = /^[\u0000-\u00FF\u2010-\u206F\u3000-\u303F\u4E00-\u9FFF\uFF00-\uFFEF]*$/;
+// Printable ASCII and unified ideographs: NFKC and case folding change nothing but ASCII case.
+const ASCII_AND_HAN = /^[\x20-\x7E\u4E00-\u9FFF]*$/;
 
 /** displayLabel with compatibility forms folded too (NFKC): what keys and searches compare. */
 function foldedLabel(name: string): string {
@@ -42,6 +49,7 @@ function foldedLabel(name: string): string {
 
 /** The identity concepts are merged on; "" means the name has nothing to identify (drop it). */
 export function conceptKey(name: string): string {
+  if (ASCII_AND_HAN.test(name)) return trimEdgeJunk(name.replace(SPACE_RUN, " ").trim().toLowerCase());
   return trimEdgeJunk(foldCase(foldedLabel(name)));
 }
 

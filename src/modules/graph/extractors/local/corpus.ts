@@ -167,6 +167,19 @@ function writtenTitled(text: string, term: { starts: number[]; ends: number[] })
  * in prose), else undefined: an alias is a form the notes contain, never an invented "algaes".
  */
 export function writtenVariant(corpus: Pick<CorpusStats, "written">, name: string): string | undefined {
+  // Asked for the same names note after note: remembered per corpus.
+  let known = writtenVariants.get(corpus);
+  if (!known) writtenVariants.set(corpus, (known = new Map()));
+  if (known.has(name)) return known.get(name);
+  const found = findWrittenVariant(corpus, name);
+  if (known.size < MAX_REMEMBERED_VARIANTS) known.set(name, found);
+  return found;
+}
+
+const writtenVariants = new WeakMap<object, Map<string, string | undefined>>();
+const MAX_REMEMBERED_VARIANTS = 50_000;
+
+function findWrittenVariant(corpus: Pick<CorpusStats, "written">, name: string): string | undefined {
   let variant = numberVariant(name);
   if (variant === undefined) {
     // A capitalised last word may be a name ("Kahneman") or a heading's noun ("Transformers"): only what is written decides.

@@ -96,14 +96,19 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (term.standalone === 0) continue;
     // An everyday English noun only ever part of longer ones ("graph" of "graph service", "knowledge graph" and
     // "graph database") is not a concept by itself; a name or term of art may be ("Kubernetes migration").
-    if (term.size === 1 && LATIN.test(term.key) && !term.rare && !term.capitalised && (term.alone ?? 0) === 0) continue;
+    if (term.size === 1 && !term.alone && !term.rare && !term.capitalised && LATIN.test(term.key)) continue;
     // A Chinese noun with a light tail (决策 + 过程, 学习 + 方式) is the noun itself: the tail names no new concept.
     if (term.size === 2 && HAN.test(term.key) && hasEmptyTail(term.key, input)) continue;
     ranked.push({ term, free, score: scoreTerm(term, free, prominent, input) });
   }
   // On a tie the longer phrase wins ("Fushimi Inari" names the place more fully than "Fushimi"), then the one whose
   // words the user's other notes use ("vector database" in a corpus about vectors and databases, not "refund policy").
-  const kinship = (term: TermOccurrences) => wordKinship(term, frequency);
+  const kinships = new Map<TermOccurrences, number>();
+  const kinship = (term: TermOccurrences) => {
+    let value = kinships.get(term);
+    if (value === undefined) kinships.set(term, (value = wordKinship(term, frequency)));
+    return value;
+  };
   ranked.sort((a, b) => b.score - a.score || b.term.size - a.term.size || kinship(b.term) - kinship(a.term) || compareKeys(a.term.key, b.term.key));
 
   const chosen = [...input.explicit.keys()];
@@ -141,7 +146,8 @@ function namedHeads(input: KeyPhraseInput, frequency: (key: string) => number): 
   const add = (head: string) => heads.set(head, (heads.get(head) ?? 0) + uses);
   const generic = (head: string) => input.specificity(head) < GENERIC_HEAD_SPECIFICITY;
   const addHead = (key: string, chinese: boolean) => {
-    const numbered = NAMING_NUMBER.exec(key);
+    const last = key.charCodeAt(key.length - 1);
+    const numbered = last >= 48 && last <= 57 ? NAMING_NUMBER.exec(key) : null;
     if (numbered && !/ /.test(numbered[1]!) && (!chinese || generic(numbered[1]!))) add(numbered[1]!);
     const space = key.lastIndexOf(" ");
     if (space > 0) {

@@ -91,7 +91,8 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       if (term && size === 1 && joiner === " ") {
         const before = pieces[first - 1];
         if ((!before || before.cls === WordClass.Modifier) && !pieces[first + 1]) term.alone = (term.alone ?? 0) + 1;
-        if (/^\p{Lu}/u.test(piece.text)) term.capitalised = true;
+        const initial = piece.text.charCodeAt(0);
+        if ((initial >= 65 && initial <= 90) || (initial >= 0x80 && /^\p{Lu}/u.test(piece.text))) term.capitalised = true;
       }
       if (term && joiner === "" && size > 1) {
         // A verbal noun after it is what is done to it (心率区间 + 训练, 知识图谱 + 构建), not part of its name.
