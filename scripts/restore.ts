@@ -14,6 +14,7 @@ try {
   const config = loadConfig();
   if (!config.libsqlUrl.startsWith("file:")) throw new ConfigError("LIBSQL_URL names a libSQL server: restore it with the server's own tools");
   assertStopped(config.dataDir);
+  assertNotOpen(localPath(config.libsqlUrl));
   const manifest = await restoreBackup(path.resolve(backup), { dbFile: localPath(config.libsqlUrl), filesDir: config.files.dir });
   console.log(`Restored ${backup} (taken ${manifest.created_at}: ${manifest.notes} notes, ${manifest.files} files) into ${config.dataDir}; start the service again`);
 } catch (error) {
@@ -32,4 +33,36 @@ function assertStopped(dataDir: string): void {
     return; // a stale pid file: nothing runs
   }
   throw new ConfigError(`The service is running on ${dataDir} (its Postgres is pid ${pid}): stop it before restoring`);
+}
+
+/**
+ * With DATABASE_URL there is no embedded Postgres to find; a process that has the notes database
+ * open is the service (or another program) using it. Linux's /proc says which; elsewhere this
+ * check finds nothing and the pid file above is the only one.
+ */
+function assertNotOpen(dbFile: string): void {
+  const wanted = new Set([dbFile, `${dbFile}-wal`, `${dbFile}-shm`].map((file) => path.resolve(file)));
+  let pids: string[];
+  try {
+    pids = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // gone, or another user's
+    }
+    for (const fd of fds) {
+      let target: string;
+      try {
+        target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      if (wanted.has(target)) throw new ConfigError(`Process ${pid} has ${target} open (the service?): stop it before restoring`);
+    }
+  }
 }

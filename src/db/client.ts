@@ -1,15 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { createClient, type Client } from "@libsql/client";
-import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import { drizzle } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
+import type { Database } from "./database";
 import { createLocalFileClient } from "./local-file-client";
 import { ReadStatements, setReadStatements } from "./read-statements";
 import { setWriteBatches, WriteBatches } from "./write-batches";
 import * as schema from "./schema";
 
-/** The notes database; `$client` is the libSQL client under it (the hot paths' statements are kept apart: kept-statements.ts). */
-export type Database = LibSQLDatabase<typeof schema> & { $client: Client };
+export type { Database } from "./database";
 
 export interface NotesDatabase {
   db: Database;

@@ -1,4 +1,4 @@
-import type { Database } from "./client";
+import type { Database } from "./database";
 
 /**
  * A value kept per database: the one set for it, or else the one `fallback` builds on first use.

@@ -1,6 +1,6 @@
 import { fillPlaceholders, type SQL } from "drizzle-orm";
 import type { InValue } from "@libsql/client";
-import type { Database } from "./client";
+import type { Database } from "./database";
 import type { BoundStatement } from "./kept-statements";
 import { perDatabase } from "./per-database";
 import { readStatements } from "./read-statements";

@@ -90,6 +90,12 @@ describe("backups", () => {
       await revived.stop();
     }
 
+    // Into the DATA_DIR of a service that runs (this test's, whose queue is not in that DATA_DIR): refused, nothing replaced.
+    const live = Bun.spawnSync([process.execPath, "run", "restore", made!], { cwd: ROOT, env: environment });
+    expect(live.exitCode).toBe(2);
+    expect(live.stderr.toString()).toContain(`Process ${process.pid} has ${server.dbFile}`);
+    expect(fs.readdirSync(server.dataDir).filter((name) => name.includes("before-restore"))).toEqual([]);
+
     const missing = Bun.spawnSync([process.execPath, "run", "restore", path.join(scratch, "nothing-here")], { cwd: ROOT, env: environment });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr.toString()).toContain("is not a backup");

@@ -448,3 +448,27 @@ describe("a build interrupted with its worker", () => {
     expect((await user.get("/api/knowledge-graph")).body.nodes.map((node: any) => node.label)).toContain("City 5");
   });
 });
+
+describe("the trash and the graph", () => {
+  test("a note restored from the trash comes back into the graph at the next build, extracted once more", async () => {
+    const { api: user } = await api.newUser("trash-graph");
+    const kept = (await user.post("/api/notes", { title: "Kept", content: "About [[Photosynthesis]] and [[Sunlight]]." })).body;
+    const trashed = (await user.post("/api/notes", { title: "Trashed", content: "[[Photosynthesis]] needs [[Chlorophyll]]." })).body;
+    expect((await build(user)).calls).toBe(2);
+    const nodeOf = (graph: any, label: string) => graph.nodes.find((node: any) => node.label === label);
+
+    expect((await user.delete(`/api/notes/${trashed.id}`)).status).toBe(204);
+    const without = (await user.get("/api/knowledge-graph")).body;
+    expect(nodeOf(without, "Chlorophyll")).toBeUndefined();
+    expect(nodeOf(without, "Photosynthesis").note_ids).toEqual([kept.id]);
+
+    expect((await user.post(`/api/trash/${trashed.id}/restore`)).status).toBe(200);
+    const { status, calls } = await build(user);
+    expect(status).toMatchObject({ status: "completed" });
+    expect(calls).toBe(1);
+    const back = (await user.get("/api/knowledge-graph")).body;
+    expect(nodeOf(back, "Chlorophyll").note_ids).toEqual([trashed.id]);
+    expect(nodeOf(back, "Photosynthesis").note_ids.sort()).toEqual([kept.id, trashed.id].sort());
+    expect(nodeOf(back, "Photosynthesis").id).toBe(nodeOf(without, "Photosynthesis").id);
+  });
+});

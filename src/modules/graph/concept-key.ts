@@ -22,22 +22,32 @@ const EDGE_JUNK = /^[\p{P}\p{S}\p{Z}\s\u200C\u200D\uFE0E\uFE0F\u20E3]$/u;
 const LATIN_WORD_CHAR = /^[\p{L}\p{N}]$/u;
 const CJK_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u;
 
-/** NFKC, invisible characters removed, control characters and whitespace runs as one space, trimmed; case kept. */
+/**
+ * Text as shown: invisible characters removed, control characters and whitespace runs as one space,
+ * trimmed, composed (NFC); case and compatibility forms kept. NFKC belongs to keys only: a Chinese
+ * description keeps its full-width "（…）：", a label its "ＡＩ" when so written.
+ */
 export function displayLabel(name: string): string {
-  // Printable ASCII is already NFKC with nothing invisible: the common case skips four passes.
+  // Printable ASCII is already normalised with nothing invisible: the common case skips four passes.
   if (PRINTABLE_ASCII.test(name)) return name.replace(SPACE_RUN, " ").trim();
-  // Strip invisibles before NFKC so characters they separated can still compose.
+  // Strip invisibles before composing so characters they separated can still compose.
+  return name.replace(INVISIBLE, "").replace(CONTROL, " ").normalize("NFC").replace(WHITESPACE_RUN, " ").trim();
+}
+
+/** displayLabel with compatibility forms folded too (NFKC): what keys and searches compare. */
+function foldedLabel(name: string): string {
+  if (PRINTABLE_ASCII.test(name)) return name.replace(SPACE_RUN, " ").trim();
   return name.replace(INVISIBLE, "").replace(CONTROL, " ").normalize("NFKC").replace(WHITESPACE_RUN, " ").trim();
 }
 
 /** The identity concepts are merged on; "" means the name has nothing to identify (drop it). */
 export function conceptKey(name: string): string {
-  return trimEdgeJunk(foldCase(displayLabel(name)));
+  return trimEdgeJunk(foldCase(foldedLabel(name)));
 }
 
 /** What a search for concepts compares: NFKC and case-folded, edges kept ("c+" still finds "C++"). */
 export function searchFold(query: string): string {
-  return foldCase(displayLabel(query));
+  return foldCase(foldedLabel(query));
 }
 
 function foldCase(label: string): string {

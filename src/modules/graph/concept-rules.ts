@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { graphConceptRules } from "../../db/schema";
 import type { Database } from "../../db/client";
 import type { GraphWriter } from "./remove-note-from-graph";
-import type { ConceptRule, ConceptRules } from "./resolve-entities";
+import type { ConceptRule, ConceptRules } from "./node-stats";
 
 /** The user's curation rules by concept key (a handful per user: read whole). */
 export async function loadConceptRules(db: Database | GraphWriter, userId: number): Promise<Map<string, ConceptRule>> {

@@ -4,7 +4,8 @@ import type { Database } from "../../db/client";
 import { loadConceptRules } from "./concept-rules";
 import { compareGraphs, consumeRemovals, type GraphChanges } from "./graph-changes";
 import { computeGraphMetrics } from "./graph-metrics";
-import { resolveEntities, type ConceptRules } from "./resolve-entities";
+import type { ConceptRules } from "./node-stats";
+import { resolveEntities } from "./resolve-entities";
 import { parseStoredExtraction, type StoredExtraction } from "./stored-extraction";
 import { insertEdges, insertNodes } from "./write-graph-rows";
 

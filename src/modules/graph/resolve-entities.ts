@@ -2,8 +2,6 @@ import { conceptKey } from "./concept-key";
 import { type ConceptRules, countConcept, describeNode, emptyStats, type NodeStats } from "./node-stats";
 import type { StoredExtraction } from "./stored-extraction";
 
-export type { ConceptRule, ConceptRules } from "./node-stats";
-
 export interface ResolvedNode {
   /** The group's identity: its smallest key not merged away by a rule. */
   key: string;

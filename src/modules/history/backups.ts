@@ -54,6 +54,7 @@ export async function takeBackup(place: BackupPlace, now = new Date()): Promise<
     const manifest: BackupManifest = { format: 1, created_at: now.toISOString(), notes: checked.notes, files: checked.blobs.length, bytes, integrity: "ok", snapshot_ms: Math.round(snapshotMs) };
     fs.writeFileSync(path.join(partial, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
     fs.renameSync(partial, final);
+    syncDirectory(place.backupDir);
     rotateBackups(place.backupDir, place.keep);
     return { dir: final, manifest };
   } catch (error) {
@@ -127,6 +128,16 @@ export async function restoreBackup(backup: string, place: { dbFile: string; fil
     if (!fs.existsSync(blobPath(place.filesDir, sha256))) linkBlob(path.join(backup, "files"), place.filesDir, sha256);
   }
   return manifest;
+}
+
+/** The directory's entries (a rename into it) on disk: a backup that counts survives a power cut. */
+function syncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function listBlobs(dir: string): string[] {

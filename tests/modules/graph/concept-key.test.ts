@@ -89,8 +89,9 @@ describe("conceptKey", () => {
 });
 
 describe("displayLabel", () => {
-  test("keeps case, applies NFKC and collapses whitespace", () => {
-    expect(displayLabel("  ＭＡＣＨＩＮＥ   Learning \n")).toBe("MACHINE Learning");
+  test("keeps case and compatibility forms (NFKC is for keys), composes and collapses whitespace", () => {
+    expect(displayLabel("  ＭＡＣＨＩＮＥ   Learning \n")).toBe("ＭＡＣＨＩＮＥ Learning");
+    expect(displayLabel("卡尼曼（Daniel Kahneman）：")).toBe("卡尼曼（Daniel Kahneman）：");
     expect(displayLabel("Machine\u0000Learning")).toBe("Machine Learning");
     expect(displayLabel("«Machine Learning»")).toBe("«Machine Learning»");
     expect(displayLabel("e\u200B\u0301")).toBe("é");

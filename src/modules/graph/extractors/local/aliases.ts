@@ -33,9 +33,16 @@ export function statedAliases(prose: string, terms: TermIndex): AliasPair[] {
     const name = prose.slice(term.start, term.end);
     const alias = match[2]!.trim();
     if (conceptKey(alias) === "" || conceptKey(alias) === conceptKey(name)) continue;
-    if (match[1] || abbreviates(alias, name)) pairs.push([name, alias]);
+    if (match[1] || abbreviates(alias, name) || transliterates(alias, name)) pairs.push([name, alias]);
   }
   return pairs;
+}
+
+const LATIN_FULL_NAME = /^\p{Lu}[\p{Ll}'’-]+(?: \p{Lu}[\p{Ll}'’-]+){0,3}$/u;
+
+/** A Chinese name with its original spelling after it: 卡尼曼（Daniel Kahneman）. */
+function transliterates(alias: string, name: string): boolean {
+  return CJK.test(name) && !CJK.test(alias) && LATIN_FULL_NAME.test(alias);
 }
 
 /** "LLMs" for "large language models", "JR Pass" for "Japan Rail Pass", "RAG" for "检索增强生成". */

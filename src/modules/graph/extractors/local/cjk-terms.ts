@@ -30,6 +30,8 @@ interface Segment {
   cls: WordClass;
   doubtful?: boolean;
   surname?: boolean;
+  /** jieba's tag, where the phrase grammar needs it: "nr" (a name, or jieba's guess for a word it does not know), "vn" (a verbal noun). */
+  tag?: "nr" | "vn";
 }
 
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -76,7 +78,7 @@ function addPieces(sink: TermSink, segments: Segment[]): void {
       continue;
     }
     const { text, start } = segment;
-    pieces.push({ text, start, end: start + text.length, standsAlone: segment.chars >= 2, cls: segment.cls, ...(segment.doubtful && { doubtful: true }), ...(segment.surname && { surname: true }) });
+    pieces.push({ text, start, end: start + text.length, standsAlone: segment.chars >= 2, cls: segment.cls, ...(segment.doubtful && { doubtful: true }), ...(segment.surname && { surname: true }), ...(segment.tag && { tag: segment.tag }) });
   }
   if (pieces.length > 0) addPhrases(sink, pieces, "");
 }
@@ -115,6 +117,7 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
       cls,
       ...(DOUBTFUL_TAGS.has(tag) && { doubtful: true }),
       ...(chars === 1 && tag.startsWith("nr") && { surname: true }),
+      ...(tag === "nr" || tag === "vn" ? { tag } : {}),
     });
   }
   return segments;

@@ -11,6 +11,8 @@ export interface CorpusStats {
   documentFrequency: ReadonlyMap<string, number>;
   /** Other names of a concept by key: stated in some note (acronyms, 简称), or a full name for an unambiguous surname. */
   aliases: ReadonlyMap<string, readonly string[]>;
+  /** Every phrase key some note writes (and every tag): an alias or a name must be one of these, never an invented plural. */
+  written: ReadonlySet<string>;
   nlp: Nlp;
   /** The tags of each note read for these statistics, until the note is extracted (then dropped). */
   tags: WeakMap<NoteForExtraction, RecordedTags>;
@@ -23,8 +25,10 @@ interface NoteFacts {
   /** Acronyms the note uses ("LLMs"), and its Latin phrases of two or more words by their initials. */
   acronyms: string[];
   phrases: [initials: string, phrase: string][];
-  /** Full name, surname, and whether the note also uses the surname alone. */
-  names: [full: string, surname: string, alone: boolean][];
+  /** Full names and their surnames. */
+  names: [full: string, surname: string][];
+  /** Keys of words the note writes capitalised on their own (not after another capitalised word): "Kahneman", not "Lake" of "West Lake". */
+  titled: string[];
 }
 
 // A build reads only new or changed notes: the facts of the others are kept by content (bounded).
@@ -35,7 +39,9 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
   const nlp = await loadNlp();
   const frequency = new Map<string, number>();
   const stated: AliasPair[] = [];
-  const fullNames = new Map<string, { surname: string; full: Set<string>; alone: boolean }>();
+  const fullNames = new Map<string, { surname: string; full: Set<string> }>();
+  const written = new Set<string>();
+  const titled = new Set<string>();
   const acronyms = new Map<string, string>();
   const expansions = new Map<string, Map<string, string>>();
   const tags = new WeakMap<NoteForExtraction, RecordedTags>();
@@ -45,18 +51,18 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
     const facts = noteFacts(note, nlp, tags);
     // Counted in the singular, so "vector databases" in one note and "vector database" in another recur.
     for (const key of new Set(facts.keys.map(singularKey))) frequency.set(key, (frequency.get(key) ?? 0) + 1);
+    for (const key of facts.keys) written.add(key);
+    for (const key of facts.titled) titled.add(key);
     stated.push(...facts.aliases);
     for (const acronym of facts.acronyms) if (!acronyms.has(acronymKey(acronym)!)) acronyms.set(acronymKey(acronym)!, acronym);
     for (const [initials, phrase] of facts.phrases) {
       if (!expansions.has(initials)) expansions.set(initials, new Map());
       expansions.get(initials)!.set(singularKey(phrase), phrase);
     }
-    for (const [full, surname, alone] of facts.names) {
+    for (const [full, surname] of facts.names) {
       const key = conceptKey(surname);
-      if (!fullNames.has(key)) fullNames.set(key, { surname, full: new Set(), alone: false });
-      const entry = fullNames.get(key)!;
-      entry.full.add(full);
-      entry.alone ||= alone;
+      if (!fullNames.has(key)) fullNames.set(key, { surname, full: new Set() });
+      fullNames.get(key)!.full.add(full);
     }
   }
   const aliases = new Map<string, Set<string>>();
@@ -76,11 +82,11 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
     link(name, alias);
     link(alias, name);
   }
-  // A surname stands for the full name only when the corpus knows one person by it and uses it alone.
-  for (const [key, { surname, full, alone }] of fullNames) {
-    if (full.size !== 1) continue;
+  // A surname stands for the full name only when the corpus knows one person by it and writes it alone,
+  // capitalised: "the theory" in a note on Prospect Theory is no surname, nor "Lake" of "West Lake".
+  for (const [key, { surname, full }] of fullNames) {
+    if (full.size !== 1 || !titled.has(key)) continue;
     const [name] = full;
-    if (!alone && (frequency.get(singularKey(key)) ?? 0) <= (frequency.get(singularKey(name!)) ?? 0)) continue;
     link(name!, surname);
     link(surname, name!);
   }
@@ -90,6 +96,7 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
     documentCount,
     documentFrequency: frequency,
     aliases: new Map([...aliases].map(([key, names]) => [key, [...names].sort()])),
+    written,
     nlp,
     tags,
   };
@@ -113,6 +120,7 @@ function noteFacts(note: NoteForExtraction, nlp: Nlp, tags: WeakMap<NoteForExtra
   const { terms } = analysed;
   const tagKeys = note.tags.map(conceptKey).filter((key) => key.length > 0 && !terms.has(key));
   const names: NoteFacts["names"] = [];
+  const titled: string[] = [];
   const acronyms: string[] = [];
   const phrases: NoteFacts["phrases"] = [];
   for (const term of terms.values()) {
@@ -122,11 +130,11 @@ function noteFacts(note: NoteForExtraction, nlp: Nlp, tags: WeakMap<NoteForExtra
       const acronym = acronymKey(analysed.text.slice(term.starts[0]!, term.ends[0]!));
       if (acronym) acronyms.push(analysed.text.slice(term.starts[0]!, term.ends[0]!));
     }
+    if (term.size === 1 && writtenTitled(analysed.text, term)) titled.push(term.key);
     if (term.size < 2 && !term.key.includes("·")) continue;
     const surface = analysed.text.slice(term.starts[0]!, term.ends[0]!);
     const surname = surnameOf(surface);
-    const alone = surname !== undefined && (terms.get(conceptKey(surname))?.starts.length ?? 0) > term.starts.length;
-    if (surname) names.push([surface, surname, alone]);
+    if (surname) names.push([surface, surname]);
   }
   const facts: NoteFacts = {
     keys: [...terms.keys(), ...new Set(tagKeys)],
@@ -134,10 +142,41 @@ function noteFacts(note: NoteForExtraction, nlp: Nlp, tags: WeakMap<NoteForExtra
     acronyms,
     phrases,
     names,
+    titled,
   };
   if (factsCache.size >= MAX_CACHED_NOTES) factsCache.delete(factsCache.keys().next().value!);
   factsCache.set(cacheKey, facts);
   return facts;
+}
+
+const TITLE_WORD = /^\p{Lu}\p{Ll}+$/u;
+const AFTER_TITLED_WORD = /\p{Lu}\p{Ll}*[ \t]+$/u;
+
+/** Some occurrence is capitalised and not the tail of a longer capitalised name. */
+function writtenTitled(text: string, term: { starts: number[]; ends: number[] }): boolean {
+  return term.starts.some((start, at) => {
+    const first = text.charCodeAt(start);
+    // Most words start in lower case (or are Han): no slicing for them.
+    if (first < 0x80 && (first < 65 || first > 90)) return false;
+    return TITLE_WORD.test(text.slice(start, term.ends[at]!)) && !AFTER_TITLED_WORD.test(text.slice(Math.max(0, start - 40), start));
+  });
+}
+
+/**
+ * The other grammatical number of a name when some note writes it ("Transformers" heading, "Transformer"
+ * in prose), else undefined: an alias is a form the notes contain, never an invented "algaes".
+ */
+export function writtenVariant(corpus: Pick<CorpusStats, "written">, name: string): string | undefined {
+  let variant = numberVariant(name);
+  if (variant === undefined) {
+    // A capitalised last word may be a name ("Kahneman") or a heading's noun ("Transformers"): only what is written decides.
+    const last = name.lastIndexOf(" ") + 1;
+    if (/^\p{Lu}\p{Ll}+$/u.test(name.slice(last))) {
+      const lower = numberVariant(name.slice(0, last) + name.slice(last).toLowerCase());
+      if (lower !== undefined) variant = lower.slice(0, last) + lower[last]!.toUpperCase() + lower.slice(last + 1);
+    }
+  }
+  return variant !== undefined && corpus.written.has(conceptKey(variant)) ? variant : undefined;
 }
 
 /** How many notes hold a phrase, singular and plural alike (0 for one note or none). */

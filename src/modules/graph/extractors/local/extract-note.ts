@@ -1,9 +1,8 @@
 import { conceptKey, displayLabel } from "../../concept-key";
 import type { ExtractedConcept, NoteExtraction, NoteForExtraction, TextSpan } from "../../extraction";
-import { numberVariant } from "./aliases";
 import { analyseNote } from "./analyse-note";
 import { coOccurrences } from "./cooccurrence";
-import { type CorpusStats, documentFrequencyOf, inverseDocumentFrequency } from "./corpus";
+import { type CorpusStats, documentFrequencyOf, inverseDocumentFrequency, writtenVariant } from "./corpus";
 import { sentenceReader } from "./describe";
 import { type ConceptDraft, explicitConcepts } from "./explicit-concepts";
 import { keyPhraseBudget, selectKeyPhrases } from "./keyphrases";
@@ -17,6 +16,8 @@ import type { TermIndex } from "./terms";
 // Markup is the author's own statement that something matters; weigh it above a statistical guess.
 const EXPLICIT_BOOST = 2;
 const MIN_DESCRIPTION_LENGTH = 8;
+// 【视频总结】, 【干货】 before a Chinese title say what kind of note it is.
+const TITLE_GENRE = /^\s*【[^】\n]{1,12}】/u;
 
 interface PlacedConcept extends ConceptDraft {
   occurrences: TextSpan[];
@@ -50,12 +51,14 @@ export function extractNote(
   });
 
   const prominent = [titleSpan, ...headings.map((heading) => heading.text)];
+  const genre = TITLE_GENRE.exec(note.title);
   const phrases = selectKeyPhrases({
     terms,
     corpus,
     explicit: takenKeys(placed),
     existing: new Set(existingNames.keys()),
     prominent,
+    ...(genre && { labels: [{ start: 0, end: genre[0].length }] }),
     specificity: (key) => corpus.nlp.chineseSpecificity(key),
     ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
     budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd)),
@@ -63,8 +66,8 @@ export function extractNote(
   for (const { term, score } of phrases) {
     const occurrences = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));
     const surface = phraseName(text, term.key, occurrences);
-    // A plural seen alone is named in the singular ("vector databases" → "vector database"), the plural kept as an alias.
-    const singular = numberVariant(surface);
+    // A plural seen alone is named in the singular when some note writes it ("vector databases" → "vector database"), the plural kept as an alias.
+    const singular = writtenVariant(corpus, surface);
     const name = singular !== undefined && singular.length < surface.length ? singular : surface;
     placed.push({ key: term.key, name, type: "concept", aliases: name === surface ? [] : [surface], spans: [], occurrences, salience: score });
   }
@@ -111,10 +114,12 @@ function aliasesOf(concept: PlacedConcept, name: string, corpus: CorpusStats): s
   const names = new Set(concept.aliases);
   for (const alias of corpus.aliases.get(concept.key) ?? []) names.add(alias);
   for (const alias of [name, ...names]) {
-    const variant = numberVariant(alias);
+    // Only forms some note writes: merging needs no others, and a reader should not see an invented "hangzhous".
+    const variant = writtenVariant(corpus, alias);
     if (variant) names.add(variant);
     // "retrieval-augmented generation" and "retrieval augmented generation" are one name.
-    if (/\p{L}-\p{L}/u.test(alias)) names.add(alias.replace(/(?<=\p{L})-(?=\p{L})/gu, " "));
+    const spaced = /\p{L}-\p{L}/u.test(alias) ? alias.replace(/(?<=\p{L})-(?=\p{L})/gu, " ") : undefined;
+    if (spaced && corpus.written.has(conceptKey(spaced))) names.add(spaced);
   }
   names.delete(name);
   return [...names].filter((alias) => conceptKey(alias) !== concept.key || alias !== name);

@@ -1,3 +1,4 @@
+import { conceptKey } from "../../concept-key";
 import type { TextSpan } from "../../extraction";
 import { type CorpusStats, documentFrequencyOf, inverseDocumentFrequency } from "./corpus";
 import { isLayoutLabel } from "./name-shape";
@@ -20,6 +21,8 @@ export interface KeyPhraseInput {
   titleKey?: string;
   /** Title and heading text, sorted: a phrase found there is what the note is about. */
   prominent: readonly TextSpan[];
+  /** A title's genre label in lenticular brackets (【视频总结】, 【干货】), sorted: what kind of note, not a concept. */
+  labels?: readonly TextSpan[];
   budget: number;
   /** General-language specificity of a one-word term (1 when unknown). */
   specificity: (key: string) => number;
@@ -35,6 +38,10 @@ const RECURRING_BOOST = 2;
 const SINGLETON_PENALTY = 0.7;
 // jieba's IDF 7.4 squared against 10: below it a verb is an everyday one.
 const NOMINAL_VERB_SPECIFICITY = 0.55;
+// jieba's IDF above about 11.4: a word no everyday text uses, whatever its tag.
+const RARE_VERB_SPECIFICITY = 1.3;
+// jieba's IDF below about 7: an everyday Chinese noun (系统, 模型, 学习) that a longer name's tail repeats.
+const GENERIC_HEAD_SPECIFICITY = 0.5;
 // A word the English lexicon lacks is a term of art or a name, not an everyday noun.
 const RARE_WORD_BOOST = 1.6;
 // The corpus gives it another name (an acronym it defines, a 简称, a surname): it is a name, not a description.
@@ -45,7 +52,7 @@ const RELATIVE_FLOOR = 0.1;
 /** How many key phrases a note earns: in proportion to its length (a Han character counts as a short word), never many. */
 export function keyPhraseBudget(prose: string): number {
   const han = prose.match(/\p{Script=Han}/gu)?.length ?? 0;
-  return Math.min(18, 5 + Math.floor((prose.length + 2 * han) / 110));
+  return Math.min(18, 5 + Math.floor((prose.length + 2 * han) / 100));
 }
 
 /**
@@ -55,15 +62,31 @@ export function keyPhraseBudget(prose: string): number {
  */
 export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   const covering = coveringSpans(input);
+  // Each key's document frequency is asked for by several rules: worked out once per note.
+  const frequencies = new Map<string, number>();
+  const frequency = (key: string) => {
+    let count = frequencies.get(key);
+    if (count === undefined) frequencies.set(key, (count = documentFrequencyOf(input.corpus, key)));
+    return count;
+  };
+  const heads = namedHeads(input, frequency);
   const ranked: (KeyPhrase & { free: number })[] = [];
   for (const term of input.terms.values()) {
     if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
+    if (input.labels?.length && term.starts.every((start) => insideAny(input.labels!, start))) continue;
     if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
-    const recurs = term.starts.length >= 2 || documentFrequencyOf(input.corpus, term.key) >= 2;
-    const technical = term.verbs?.every((verb) => input.specificity(verb) >= NOMINAL_VERB_SPECIFICITY) === true;
+    // "the theory" in a note on prospect theory, "System" of "System 1": the longer name's head said again, not a concept of
+    // its own, unless the note uses it alone more often than the names it heads ("the dough" of a bread note with one "pizza dough").
+    if (term.size === 1 && free <= (heads.get(term.key) ?? 0)) continue;
+    const recurs = term.starts.length >= 2 || frequency(term.key) >= 2;
+    // A compound whose verbs are no everyday ones (实体 + 识别), or one "verb" rarer than any everyday word: jieba's tag for a noun it half knows (褪黑素, 昼夜节律).
+    const technical =
+      term.size === 1
+        ? input.specificity(term.key) >= RARE_VERB_SPECIFICITY
+        : term.verbs?.every((verb) => input.specificity(verb) >= NOMINAL_VERB_SPECIFICITY) === true;
     if (((term.verbal && !technical) || (term.modified && !classifies(term.key))) && !recurs) continue;
     // A verb alone is a concept only when it is no everyday word (睡眠, 复习 yes; 喜欢, 整理 no).
     if (term.verbal && term.size === 1 && input.specificity(term.key) < NOMINAL_VERB_SPECIFICITY) continue;
@@ -71,13 +94,22 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (term.modified && !term.endsPhrase) continue;
     // So is a Chinese compound only ever seen inside a longer one (研究基地 in 大熊猫繁育研究基地).
     if (term.standalone === 0) continue;
+    // An everyday English noun only ever part of longer ones ("graph" of "graph service", "knowledge graph" and
+    // "graph database") is not a concept by itself; a name or term of art may be ("Kubernetes migration").
+    if (term.size === 1 && LATIN.test(term.key) && !term.rare && !term.capitalised && (term.alone ?? 0) === 0) continue;
+    // A Chinese noun with a light tail (决策 + 过程, 学习 + 方式) is the noun itself: the tail names no new concept.
+    if (term.size === 2 && HAN.test(term.key) && hasEmptyTail(term.key, input)) continue;
     ranked.push({ term, free, score: scoreTerm(term, free, prominent, input) });
   }
-  ranked.sort((a, b) => b.score - a.score || compareKeys(a.term.key, b.term.key));
+  // On a tie the longer phrase wins ("Fushimi Inari" names the place more fully than "Fushimi"), then the one whose
+  // words the user's other notes use ("vector database" in a corpus about vectors and databases, not "refund policy").
+  const kinship = (term: TermOccurrences) => wordKinship(term, frequency);
+  ranked.sort((a, b) => b.score - a.score || b.term.size - a.term.size || kinship(b.term) - kinship(a.term) || compareKeys(a.term.key, b.term.key));
 
   const chosen = [...input.explicit.keys()];
   const selected: KeyPhrase[] = [];
-  const floor = (ranked[0]?.score ?? 0) * RELATIVE_FLOOR;
+  // Relative to the best phrase's own worth: a name the graph already has ranks first, but must not raise the bar for the rest.
+  const floor = Math.max(0, ...ranked.map(({ term, score }) => (input.existing.has(term.key) ? score / EXISTING_BOOST : score))) * RELATIVE_FLOOR;
   for (const phrase of ranked) {
     if (selected.length >= input.budget || phrase.score < floor) break;
     const { key } = phrase.term;
@@ -87,10 +119,75 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
         (containsPhrase(key, other) && phrase.term.starts.length < 2),
     );
     if (clashes) continue;
+    // "Japan Rail Pass" once "JR Pass" is chosen: the corpus says they are one concept, which takes one place.
+    if ((input.corpus.aliases.get(key) ?? []).some((alias) => chosen.includes(conceptKey(alias)))) continue;
     selected.push({ term: phrase.term, score: phrase.score });
     chosen.push(key);
   }
   return selected;
+}
+
+const NAMING_NUMBER = /^(.+?) ?\d{1,3}$/u;
+
+/**
+ * The head words of the note's own longer names: the last word of an explicit concept or of a phrase
+ * the note or the corpus repeats ("prospect theory" → "theory"; 地铁系统 → 系统), and the word a small
+ * number names ("System 1" → "system", 系统1 → 系统), each with how often the note writes those names.
+ * Head and name are one noun phrase, so the grammar, not a stop list, keeps the bare head out.
+ */
+function namedHeads(input: KeyPhraseInput, frequency: (key: string) => number): Map<string, number> {
+  const heads = new Map<string, number>();
+  let uses = 0;
+  const add = (head: string) => heads.set(head, (heads.get(head) ?? 0) + uses);
+  const generic = (head: string) => input.specificity(head) < GENERIC_HEAD_SPECIFICITY;
+  const addHead = (key: string, chinese: boolean) => {
+    const numbered = NAMING_NUMBER.exec(key);
+    if (numbered && !/ /.test(numbered[1]!) && (!chinese || generic(numbered[1]!))) add(numbered[1]!);
+    const space = key.lastIndexOf(" ");
+    if (space > 0) {
+      // The note's index holds "models" under "model" when it has both: the head counts in both numbers.
+      const head = key.slice(space + 1);
+      add(head);
+      if (/[a-z]s$/.test(head) && !/(?:ss|us|is)$/.test(head)) add(head.endsWith("ies") ? `${head.slice(0, -3)}y` : head.slice(0, -1));
+    }
+    // Chinese has no spaces: a two- or three-character tail after at least two characters (地铁 + 系统).
+    // Only an everyday tail: 上海咖啡 is about 咖啡 as much as about Shanghai.
+    else if (chinese) for (const size of [2, 3]) if (key.length - size >= 2 && generic(key.slice(-size))) add(key.slice(-size));
+  };
+  for (const [key, spans] of input.explicit) {
+    uses = Math.max(1, spans.length);
+    if (key !== input.titleKey || spans.length > 0) addHead(key, false);
+  }
+  for (const term of input.terms.values()) {
+    if (term.size < 2 || (term.starts.length < 2 && frequency(term.key) < 2)) continue;
+    if (term.modified && !term.endsPhrase) continue;
+    // "LLMs" in the same note is the large language model named again: "the model" refers to it as often.
+    uses = term.starts.length;
+    for (const alias of input.corpus.aliases.get(term.key) ?? input.corpus.aliases.get(term.key.replace(/s$/, "")) ?? []) {
+      // The note's index holds a plural under its singular when it has both ("LLMs" under "llm").
+      const key = conceptKey(alias);
+      uses += (input.terms.get(key) ?? input.terms.get(key.replace(/s$/, "")))?.starts.length ?? 0;
+    }
+    addHead(term.key, HAN.test(term.key));
+  }
+  return heads;
+}
+
+// Light nouns, the closed class that follows any noun and adds nothing to it ("process", "way", "situation", "aspect"),
+// as light verbs (进行, 做) add nothing to their object.
+const LIGHT_NOUNS = new Set(["过程", "方式", "情况", "方面"]);
+
+function hasEmptyTail(key: string, input: KeyPhraseInput): boolean {
+  for (let cut = 2; cut <= key.length - 2; cut++) if (LIGHT_NOUNS.has(key.slice(cut)) && input.terms.has(key.slice(0, cut))) return true;
+  return false;
+}
+
+/** How many notes use the words of a Latin phrase, summed (0 for a single word or Chinese). */
+function wordKinship(term: TermOccurrences, frequency: (key: string) => number): number {
+  if (term.size < 2 || !term.key.includes(" ")) return 0;
+  let notes = 0;
+  for (const word of term.key.split(" ")) notes += frequency(word);
+  return notes;
 }
 
 function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, input: KeyPhraseInput): number {
@@ -117,6 +214,7 @@ function isSpecific(term: TermOccurrences, input: KeyPhraseInput): boolean {
 }
 
 const HAN = /\p{Script=Han}/u;
+const LATIN = /\p{Script=Latin}/u;
 
 function isBoilerplate(corpus: CorpusStats, key: string): boolean {
   return corpus.documentCount >= BOILERPLATE_CORPUS && documentFrequencyOf(corpus, key) > corpus.documentCount * BOILERPLATE_SHARE;

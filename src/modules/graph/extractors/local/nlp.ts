@@ -126,7 +126,7 @@ export async function createNlp(options: { vocabularyLimit?: number } = {}): Pro
       return tagged;
     },
     tagChinese(text) {
-      return splitVerbObjects(joinSingleNameCharacters(jieba.tag(text, false)), generalIdf);
+      return splitVerbObjects(joinSingleNameCharacters(retagEverydayNames(jieba.tag(text, false), generalIdf)), generalIdf);
     },
     chineseSpecificity(word) {
       const value = generalIdf.get(word);
@@ -166,6 +166,23 @@ export function chineseClass(tag: string, word: string): WordClass {
   if (head === "v") return WordClass.Verb;
   if (head === "a" || tag === "b") return WordClass.Modifier;
   return WordClass.Other;
+}
+
+// jieba's IDF below about 8.7: a word everyday text uses, which a person's name is not.
+const EVERYDAY_IDF = 8.7;
+
+/**
+ * Without HMM jieba tags some everyday words of its dictionary as names ("nr": 宁可, 远高于, 太久). A name
+ * is rare in general text (卡尼曼 is not in the IDF table at all, 艾宾浩斯 is rare): an "nr" word the IDF
+ * table calls everyday is read as an adverb, so it neither becomes a concept nor joins a compound.
+ */
+function retagEverydayNames(words: { word: string; tag: string }[], known: ReadonlyMap<string, number>): { word: string; tag: string }[] {
+  for (const entry of words) {
+    if (entry.tag !== "nr" || entry.word.length < 2) continue;
+    const idf = known.get(entry.word);
+    if (idf !== undefined && idf < EVERYDAY_IDF) entry.tag = "d";
+  }
+  return words;
 }
 
 // Everyday one-character verbs that jieba's dictionary glues to their object as one "word": 吃火锅 (l), 喝咖啡 (nr).

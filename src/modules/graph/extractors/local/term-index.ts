@@ -20,6 +20,10 @@ export interface TermOccurrences {
   rare?: boolean;
   /** Chinese: occurrences not inside a longer run of nouns (研究基地 in 大熊猫繁育研究基地 is inside). */
   standalone?: number;
+  /** Latin single words: occurrences that are a whole noun phrase (adjectives aside), not part of a compound. */
+  alone?: number;
+  /** Latin single words: some occurrence starts with a capital (a name, or a sentence's first word). */
+  capitalised?: boolean;
 }
 
 export type TermIndex = Map<string, TermOccurrences>;
@@ -45,6 +49,8 @@ export interface Piece {
   rare?: boolean;
   /** A single Han character jieba tags as a person's name (李, 王). */
   surname?: boolean;
+  /** jieba's "nr" or "vn" (see cjk-terms.ts). */
+  tag?: "nr" | "vn";
 }
 
 const MAX_PHRASE_SIZE = 3;
@@ -73,7 +79,7 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       if (size === 1 ? !piece.standsAlone : !anyLong && !unknownWord) continue;
       // A Chinese verb alone may be a noun jieba's dictionary tags as a verb (睡眠, 褪黑素): it must recur (verbal).
       const nominalVerb = joiner === "" && size === 1 && piece.cls === WordClass.Verb;
-      if (!nominalVerb && !isNounPhrase(pieces, first, size)) continue;
+      if (!nominalVerb && !isNounPhrase(pieces, first, size, joiner === "")) continue;
       const term = addOccurrence(sink, surface, size, pieces[first]!.start, piece.end);
       if (term && (piece.cls === WordClass.Verb || pieces[first]!.cls === WordClass.Verb || hasDoubtful(pieces, first, size))) {
         term.verbal = true;
@@ -82,8 +88,15 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       if (term && size > 1 && pieces[first]!.cls === WordClass.Modifier) term.modified = true;
       if (term && pieces[first + size]?.cls !== WordClass.Noun) term.endsPhrase = true;
       if (term && size === 1 && piece.rare) term.rare = true;
+      if (term && size === 1 && joiner === " ") {
+        const before = pieces[first - 1];
+        if ((!before || before.cls === WordClass.Modifier) && !pieces[first + 1]) term.alone = (term.alone ?? 0) + 1;
+        if (/^\p{Lu}/u.test(piece.text)) term.capitalised = true;
+      }
       if (term && joiner === "" && size > 1) {
-        const inside = pieces[first - 1]?.cls === WordClass.Noun || pieces[first + size]?.cls === WordClass.Noun;
+        // A verbal noun after it is what is done to it (心率区间 + 训练, 知识图谱 + 构建), not part of its name.
+        const after = pieces[first + size];
+        const inside = pieces[first - 1]?.cls === WordClass.Noun || (after?.cls === WordClass.Noun && after.tag !== "vn");
         term.standalone = (term.standalone ?? 0) + (inside ? 0 : 1);
       }
     }
@@ -92,17 +105,26 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
 
 /**
  * A concept is a noun or a noun phrase: modifiers then a noun ("large language model", 大语言模型);
- * in Chinese also verb + noun (知识 + 图谱, which jieba tags "v" + "n") and noun + verb (损失 + 厌恶).
+ * in Chinese also verb + noun (知识 + 图谱, which jieba tags "v" + "n"), noun + verb (损失 + 厌恶) and
+ * adjective + verb (快 + 思考), the last two concepts only when they recur (see `verbal`).
  */
-function isNounPhrase(pieces: Piece[], first: number, size: number): boolean {
+function isNounPhrase(pieces: Piece[], first: number, size: number, chinese = false): boolean {
   const last = pieces[first + size - 1]!.cls;
   if (size === 1) return last === WordClass.Noun;
   // A lone Han name character before a noun is a surname, not a modifier: 李 + 建议.
   if (pieces[first]!.surname) return false;
+  if (chinese) {
+    // A name ("nr") is a concept of its own: 艾宾浩斯 + 遗忘曲线 is Ebbinghaus's forgetting curve, two concepts. And
+    // jieba tags a word it does not know as a name: inside a compound that is mostly a clause's verb or adverb
+    // (程度 + 远高于 + 收益, 人 + 宁可 + 错过机会).
+    for (let at = first; at < first + size; at++) if (pieces[at]!.tag === "nr") return false;
+    // A verbal noun before a longer noun phrase is a verb and its object: 评估 + 大 + 语言 + 模型.
+    if (size >= 3 && pieces[first]!.tag === "vn") return false;
+  }
   for (let at = first + 1; at < first + size - 1; at++) if (pieces[at]!.cls === WordClass.Verb) return false;
   const head = pieces[first]!.cls;
   if (last === WordClass.Noun) return head !== WordClass.Verb || size === 2;
-  return size === 2 && head === WordClass.Noun && last === WordClass.Verb;
+  return size === 2 && (head === WordClass.Noun || (chinese && head === WordClass.Modifier)) && last === WordClass.Verb;
 }
 
 function hasDoubtful(pieces: Piece[], first: number, size: number): boolean {
@@ -154,6 +176,8 @@ export function mergePlurals(index: TermIndex): void {
     ].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     singular.starts = merged.map(([start]) => start);
     singular.ends = merged.map(([, end]) => end);
+    if (term.alone) singular.alone = (singular.alone ?? 0) + term.alone;
+    if (term.capitalised) singular.capitalised = true;
     index.delete(term.key);
   }
 }

@@ -2,7 +2,7 @@ import { addCjkTerms, type CjkRun, NAME_DOT } from "./cjk-terms";
 import type { TextSpan } from "../../extraction";
 import { type Nlp, type TaggedWord, WordClass } from "./nlp";
 import { STOPWORDS } from "./stopwords";
-import { addPhrases, createTermSink, mergePlurals, type Piece, type TermIndex } from "./term-index";
+import { addOccurrence, addPhrases, createTermSink, mergePlurals, type Piece, type TermIndex, type TermSink } from "./term-index";
 
 export type { TermIndex, TermOccurrences } from "./term-index";
 
@@ -66,6 +66,8 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
   for (const word of english.values()) if (word.cls === WordClass.Verb && word.start >= from) verbs.push({ start: word.start, end: word.end });
   const sink = createTermSink();
   const cjkRuns: CjkRun[] = [];
+  // "系统1": a small number right after Chinese names the word before it, as "System 1" does.
+  const numberedCjk: { at: number; end: number }[] = [];
   let run: Piece[] = [];
   const flush = (): void => {
     if (run.length > 0) addPhrases(sink, run, " ");
@@ -91,13 +93,22 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
       const token = prose.slice(position, wordEnd);
       // "System 1", "tram 28": a small number naming the noun before it (not a quantity of the noun after it).
       const named = run[run.length - 1];
-      if (SMALL_NUMBER.test(token) && named?.cls === WordClass.Noun && named.end + 1 === position && !nounFollows(prose, wordEnd, end, english)) {
+      // A capitalised noun is named by its number whatever follows ("System 1 answering"); a lowercase one unless a noun it counts follows.
+      if (SMALL_NUMBER.test(token) && named?.cls === WordClass.Noun && named.end + 1 === position && (/^\p{Lu}/u.test(named.text) || !nounFollows(prose, wordEnd, end, english))) {
         run.push({ text: token, start: position, end: wordEnd, standsAlone: false, cls: WordClass.Noun });
         flush();
         position = wordEnd;
         continue;
       }
-      const word = latinWord(token, position, english.get(position), wordEnd) ?? nameContinuation(token, position, named, prose);
+      if (SMALL_NUMBER.test(token) && cjkRuns.at(-1)?.end === position && !counts(prose[wordEnd] ?? "")) {
+        numberedCjk.push({ at: position, end: wordEnd });
+        position = wordEnd;
+        continue;
+      }
+      let word = latinWord(token, position, english.get(position), wordEnd, prose) ?? nameContinuation(token, position, named, prose);
+      if (word && agreesAsVerb(word, named, prose, wordEnd, end, english)) word = undefined;
+      // A Latin word set in Chinese text (的K8s集群, Kubernetes：) is a name or a term of art, never everyday English.
+      if (word && (inChinese(prose, position - 1) || inChinese(prose, wordEnd))) word.rare = true;
       if (word) run.push(word);
       else flush();
       // "Kahneman's book" is two things, not one phrase.
@@ -110,9 +121,44 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
   }
   flush();
   addCjkTerms(sink, prose, cjkRuns, nlp, verbs);
+  if (numberedCjk.length > 0) addNumberedNames(sink, prose, numberedCjk);
   verbs.sort((a, b) => a.start - b.start);
   mergePlurals(sink.index);
   return sink.index;
+}
+
+const FULL_WIDTH_PUNCTUATION = /^[\u3000-\u303F\uFF01-\uFF0F\uFF1A-\uFF20]$/u;
+
+function inChinese(prose: string, at: number): boolean {
+  if (at < 0 || at >= prose.length) return false;
+  const unit = prose.charCodeAt(at);
+  // ASCII (the common neighbour: a space) needs no lookup.
+  if (unit < 0x80) return false;
+  return kindOf(prose, at) === CharKind.Cjk || FULL_WIDTH_PUNCTUATION.test(prose[at]!);
+}
+
+const THIRD_PERSON = /^[a-z]{2,}[^su\W]s$/;
+const PLURAL_SUBJECT = /^(?:[a-z]{2,}[^su\W]s|\p{Lu}{2,}s)$/u;
+const BASE_FORM = /^[a-z]{2,}[^s\W]$/;
+const DETERMINER = /^(?:the|a|an|its|their|his|her|our|my|your|this|that|these|those|every|each|some|no|any|more|less)$/i;
+
+/**
+ * A singular noun then a word in "-s" that the tagger read as a plural noun, followed by what a verb
+ * takes (an object, a determiner, an adjective): subject and verb, not one phrase. "the question shifts
+ * the answer", "repetition fights forgetting", but "knowledge graphs are" and "vector databases." stay.
+ */
+function agreesAsVerb(word: Piece, previous: Piece | undefined, prose: string, wordEnd: number, end: number, english: Map<number, TaggedWord>): boolean {
+  if (!previous || word.cls !== WordClass.Noun || previous.cls !== WordClass.Noun || previous.end + 1 !== word.start || word.rare) return false;
+  let next = wordEnd;
+  while (next < end && prose[next] === " ") next++;
+  if (next === wordEnd) return false;
+  const following = english.get(next);
+  if (!following) return false;
+  const determiner = DETERMINER.test(prose.slice(next, following.end));
+  // "LLMs answer fluently", "transformers train so well": a plural subject, a verb's base form, then an adverb or an object.
+  if (PLURAL_SUBJECT.test(previous.text) && BASE_FORM.test(word.text)) return determiner || following.cls === WordClass.Other;
+  if (!THIRD_PERSON.test(word.text) || /s$/i.test(previous.text)) return false;
+  return following.cls === WordClass.Noun || following.cls === WordClass.Modifier || determiner;
 }
 
 /**
@@ -136,6 +182,27 @@ function paragraphEndsAt(prose: string, newline: number, end: number): boolean {
 }
 
 const SMALL_NUMBER = /^\d{1,3}$/;
+// A number followed by a Han character other than a conjunction or particle counts something: 3个, 10公里, 2024年.
+const QUANTIFIED = /^[\p{Script=Han}]$/u;
+const NOT_A_COUNTER = new Set([..."和与或是的跟及、"]);
+
+function counts(next: string): boolean {
+  return QUANTIFIED.test(next) && !NOT_A_COUNTER.has(next);
+}
+
+/** Each one-segment Chinese noun right before a naming number becomes a name with it: 系统 + 1 → 系统1. */
+function addNumberedNames(sink: TermSink, prose: string, numbered: { at: number; end: number }[]): void {
+  const numberEnd = new Map(numbered.map(({ at, end }) => [at, end]));
+  const found: { start: number; end: number }[] = [];
+  for (const term of sink.index.values()) {
+    if (term.size !== 1) continue;
+    term.ends.forEach((end, index) => {
+      const after = numberEnd.get(end);
+      if (after !== undefined) found.push({ start: term.starts[index]!, end: after });
+    });
+  }
+  for (const { start, end } of found.sort((a, b) => a.start - b.start)) addOccurrence(sink, prose.slice(start, end), 2, start, end);
+}
 
 function nounFollows(prose: string, from: number, end: number, english: Map<number, TaggedWord>): boolean {
   let next = from;
@@ -170,7 +237,10 @@ function scanWord(text: string, start: number, end: number): number {
   return position;
 }
 
-function latinWord(token: string, start: number, tagged: TaggedWord | undefined, wordEnd: number): Piece | undefined {
+// A determiner before a word makes it a noun whatever the tagger says: "an embedding vector", "the forgetting curve".
+const AFTER_DETERMINER = /(?:^|[^\p{L}])(?:a|an|the|this|that|these|those|its|their|our|my|your|his|her|each|every)\s+$/iu;
+
+function latinWord(token: string, start: number, tagged: TaggedWord | undefined, wordEnd: number, prose = ""): Piece | undefined {
   const apostrophe = token[token.length - 2];
   const possessive = (apostrophe === "'" || apostrophe === "’") && (token.endsWith("s") || token.endsWith("S"));
   const text = possessive ? token.slice(0, -2) : token;
@@ -180,7 +250,8 @@ function latinWord(token: string, start: number, tagged: TaggedWord | undefined,
   if (first >= 48 && first <= 57 && NUMBER.test(text)) return undefined;
   // Roman numerals ("Part II") are numbering, not names.
   const standsAlone = (text.length >= 3 || UPPERCASE_WORD.test(text)) && !ROMAN_NUMERAL.test(text);
-  const cls = wordClass(tagged, wordEnd, token);
+  let cls = wordClass(tagged, wordEnd, token);
+  if (cls === WordClass.Verb && text.endsWith("ing") && AFTER_DETERMINER.test(prose.slice(Math.max(0, start - 8), start))) cls = WordClass.Noun;
   // Verbs, adverbs, pronouns and numbers end a noun phrase, as stopwords do.
   if (cls === WordClass.Verb || cls === WordClass.Other || cls === WordClass.Auxiliary) return undefined;
   return { text, start, end: start + text.length, standsAlone, cls, ...(tagged?.rare && { rare: true }) };
