@@ -43,7 +43,7 @@ describe("the OpenAPI document", () => {
     const document = buildOpenApiDocument(appRouter) as any;
     expect(document.servers).toEqual([{ url: "/" }]);
     expect(Object.keys(document.paths)).toContain("/api/notes");
-    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/api\/|^\/healthz$|^\/mcp$|^\/graph(\/|$)|^\/oauth\/|^\/\.well-known\/oauth-|^\/s\/\{token\}/);
+    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/$|^\/api\/|^\/healthz$|^\/mcp$|^\/graph(\/|$)|^\/oauth\/|^\/\.well-known\/oauth-|^\/s\/\{token\}/);
   });
 
   test("says which operations need a token: `security: []` on the public ones, the bearer scheme on the rest", () => {
@@ -63,6 +63,7 @@ describe("the OpenAPI document", () => {
     }
     expect(publicOperations.sort()).toEqual(
       [
+        "GET /",
         "GET /graph",
         "GET /graph/assets/{file}",
         "GET /healthz",

@@ -186,52 +186,54 @@ describe("the notes app", () => {
     });
   }
 
-  test("two tabs edit one note: the second save is refused with Conflict, Keep mine and Take newer", async () => {
-    expectedFailures = [/status of 409 \(Conflict\) .*\/api\/notes\/\d+$/];
-    const bob = await api.newUser("apptabs");
-    const note = (await bob.api.post("/api/notes", { title: "Shared plan", content: "Version zero.", tags: ["plans"] })).body;
-    const first = await openApp();
-    await logIn(first.page, bob);
-    const second = await openApp(DESKTOP, first.context); // another tab: its own sessionStorage, so it logs in too
-    await logIn(second.page, bob);
-    for (const { page } of [first, second]) {
-      await notesList(page).getByRole("button", { name: /^Shared plan/ }).click();
-      await noteView(page, "Shared plan").getByRole("button", { name: "Edit" }).click();
-    }
-    await first.page.getByLabel("Content", { exact: true }).fill("Written in the first tab.");
-    await first.page.getByRole("button", { name: "Save" }).click();
-    await noteView(first.page, "Shared plan").getByText("Written in the first tab.").waitFor();
+  for (const [label, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+    test(`${label}: two tabs edit one note: the second save is refused with Conflict, Keep mine and Take newer`, async () => {
+      expectedFailures = [/status of 409 \(Conflict\) .*\/api\/notes\/\d+$/];
+      const bob = await api.newUser(`apptabs${label}`);
+      const note = (await bob.api.post("/api/notes", { title: "Shared plan", content: "Version zero.", tags: ["plans"] })).body;
+      const first = await openApp(viewport);
+      await logIn(first.page, bob);
+      const second = await openApp(viewport, first.context); // another tab: its own sessionStorage, so it logs in too
+      await logIn(second.page, bob);
+      for (const { page } of [first, second]) {
+        await notesList(page).getByRole("button", { name: /^Shared plan/ }).click();
+        await noteView(page, "Shared plan").getByRole("button", { name: "Edit" }).click();
+      }
+      await first.page.getByLabel("Content", { exact: true }).fill("Written in the first tab.");
+      await first.page.getByRole("button", { name: "Save" }).click();
+      await noteView(first.page, "Shared plan").getByText("Written in the first tab.").waitFor();
 
-    await second.page.getByLabel("Content", { exact: true }).fill("Written in the second tab.");
-    await second.page.getByRole("button", { name: "Save" }).click();
-    const conflict = second.page.getByRole("alert").filter({ hasText: "Conflict" });
-    await conflict.waitFor();
-    expect(await conflict.getByRole("button", { name: "Keep mine" }).isVisible()).toBe(true);
-    expect(await conflict.getByRole("button", { name: "Take newer" }).isVisible()).toBe(true);
-    expect((await bob.api.get(`/api/notes/${note.id}`)).body.content).toBe("Written in the first tab.");
-    await shot(second.page, "tabs-01-conflict");
+      await second.page.getByLabel("Content", { exact: true }).fill("Written in the second tab.");
+      await second.page.getByRole("button", { name: "Save" }).click();
+      const conflict = second.page.getByRole("alert").filter({ hasText: "Conflict" });
+      await conflict.waitFor();
+      expect(await conflict.getByRole("button", { name: "Keep mine" }).isVisible()).toBe(true);
+      expect(await conflict.getByRole("button", { name: "Take newer" }).isVisible()).toBe(true);
+      expect((await bob.api.get(`/api/notes/${note.id}`)).body.content).toBe("Written in the first tab.");
+      await shot(second.page, `${label}-tabs-01-conflict`);
 
-    // Take newer: the editor now holds the first tab's text; saving on top of it is no conflict.
-    await conflict.getByRole("button", { name: "Take newer" }).click();
-    await until(() => second.page.getByLabel("Content", { exact: true }).inputValue(), { what: "the newer text in the editor", done: (text) => text === "Written in the first tab." });
-    expect(await conflict.isVisible()).toBe(false);
-    await second.page.getByLabel("Content", { exact: true }).fill("Written in the first tab, then the second.");
-    await second.page.getByRole("button", { name: "Save" }).click();
-    await noteView(second.page, "Shared plan").getByText("Written in the first tab, then the second.").waitFor();
+      // Take newer: the editor now holds the first tab's text; saving on top of it is no conflict.
+      await conflict.getByRole("button", { name: "Take newer" }).click();
+      await until(() => second.page.getByLabel("Content", { exact: true }).inputValue(), { what: "the newer text in the editor", done: (text) => text === "Written in the first tab." });
+      expect(await conflict.isVisible()).toBe(false);
+      await second.page.getByLabel("Content", { exact: true }).fill("Written in the first tab, then the second.");
+      await second.page.getByRole("button", { name: "Save" }).click();
+      await noteView(second.page, "Shared plan").getByText("Written in the first tab, then the second.").waitFor();
 
-    // The first tab edits what it last saw: refused too; Keep mine saves its text over the newer one.
-    await noteView(first.page, "Shared plan").getByRole("button", { name: "Edit" }).click();
-    await first.page.getByLabel("Content", { exact: true }).fill("The first tab insists.");
-    await first.page.keyboard.press("Control+s");
-    const again = first.page.getByRole("alert").filter({ hasText: "Conflict" });
-    await again.waitFor();
-    await again.getByRole("button", { name: "Keep mine" }).click();
-    await noteView(first.page, "Shared plan").getByText("The first tab insists.").waitFor();
-    expect((await bob.api.get(`/api/notes/${note.id}`)).body.content).toBe("The first tab insists.");
-    // The text it replaced is kept in the history.
-    const versions = (await bob.api.get(`/api/notes/${note.id}/versions`)).body.items;
-    expect(versions.length).toBeGreaterThan(0);
-  });
+      // The first tab edits what it last saw: refused too; Keep mine saves its text over the newer one.
+      await noteView(first.page, "Shared plan").getByRole("button", { name: "Edit" }).click();
+      await first.page.getByLabel("Content", { exact: true }).fill("The first tab insists.");
+      await first.page.keyboard.press("Control+s");
+      const again = first.page.getByRole("alert").filter({ hasText: "Conflict" });
+      await again.waitFor();
+      await again.getByRole("button", { name: "Keep mine" }).click();
+      await noteView(first.page, "Shared plan").getByText("The first tab insists.").waitFor();
+      expect((await bob.api.get(`/api/notes/${note.id}`)).body.content).toBe("The first tab insists.");
+      // The text it replaced is kept in the history.
+      const versions = (await bob.api.get(`/api/notes/${note.id}/versions`)).body.items;
+      expect(versions.length).toBeGreaterThan(0);
+    });
+  }
 
   test("leaving the editor with unsaved changes asks first; No keeps the text", async () => {
     const carol = await api.newUser("appleave");
@@ -259,58 +261,62 @@ describe("the notes app", () => {
     expect(asked.length).toBe(2);
   });
 
-  test("Import a page by its address and one pasted: Imports follow each task live to completed, and the notes appear", async () => {
-    const dave = await api.newUser("appimport");
-    const { page, watch } = await openApp();
-    await logIn(page, dave);
-    await page.getByLabel("Platform").selectOption("web");
-    await page.getByLabel("Page address").fill(`http://127.0.0.1:${site.port}/blog/sqlite`);
-    await page.getByRole("button", { name: "Import", exact: true }).click();
-    const imports = page.getByRole("list", { name: "Imports" });
-    const task = imports.getByRole("listitem").first();
-    await task.filter({ hasText: /pending|running|completed/ }).waitFor();
-    await shot(page, "import-01-started");
-    await task.filter({ hasText: "completed" }).waitFor({ timeout: 30_000 });
-    await notesList(page).getByRole("button", { name: /^Why SQLite Is Enough for Most Side Projects/ }).waitFor();
-    await shot(page, "import-02-completed");
+  for (const [label, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+    test(`${label}: Import a page by its address and one pasted: Imports follow each task live to completed, and the notes appear`, async () => {
+      const dave = await api.newUser(`appimport${label}`);
+      const { page, watch } = await openApp(viewport);
+      await logIn(page, dave);
+      await page.getByLabel("Platform").selectOption("web");
+      await page.getByLabel("Page address").fill(`http://127.0.0.1:${site.port}/blog/sqlite`);
+      await page.getByRole("button", { name: "Import", exact: true }).click();
+      const imports = page.getByRole("list", { name: "Imports" });
+      const task = imports.getByRole("listitem").first();
+      await task.filter({ hasText: /pending|running|completed/ }).waitFor();
+      await shot(page, `${label}-import-01-started`);
+      await task.filter({ hasText: "completed" }).waitFor({ timeout: 30_000 });
+      await notesList(page).getByRole("button", { name: /^Why SQLite Is Enough for Most Side Projects/ }).waitFor();
+      await shot(page, `${label}-import-02-completed`);
 
-    await page.getByText("Or paste the page").click();
-    await page.getByLabel("Pasted page").fill("# Pasted thoughts\n\nA short page pasted by hand, about tea and quiet mornings.");
-    await page.getByRole("button", { name: "Import", exact: true }).click();
-    await imports.getByRole("listitem").filter({ hasText: "pasted web page" }).filter({ hasText: "completed" }).waitFor({ timeout: 30_000 });
-    await notesList(page).getByRole("button", { name: /^Pasted thoughts/ }).waitFor();
-    await imports.getByRole("listitem").filter({ hasText: "pasted web page" }).getByRole("button", { name: "Open note" }).click();
-    await noteView(page, "Pasted thoughts").waitFor();
-    // Live, not reloaded: the page itself was loaded once, and the tasks came over the event stream.
-    expect(watch.requests.filter((url) => url === `${server.url}/`).length).toBe(1);
-    expect(watch.requests.some((url) => url.startsWith(`${server.url}/api/events?ticket=`))).toBe(true);
-    expect(watch.requests.filter((url) => /\/api\/tasks\/\d+$/.test(url))).toEqual([]);
-    await shot(page, "import-03-pasted");
+      await page.getByText("Or paste the page").click();
+      await page.getByLabel("Pasted page").fill("# Pasted thoughts\n\nA short page pasted by hand, about tea and quiet mornings.");
+      await page.getByRole("button", { name: "Import", exact: true }).click();
+      await imports.getByRole("listitem").filter({ hasText: "pasted web page" }).filter({ hasText: "completed" }).waitFor({ timeout: 30_000 });
+      await notesList(page).getByRole("button", { name: /^Pasted thoughts/ }).waitFor();
+      await imports.getByRole("listitem").filter({ hasText: "pasted web page" }).getByRole("button", { name: "Open note" }).click();
+      await noteView(page, "Pasted thoughts").waitFor();
+      // Live, not reloaded: the page itself was loaded once, and the tasks came over the event stream.
+      expect(watch.requests.filter((url) => url === `${server.url}/`).length).toBe(1);
+      expect(watch.requests.some((url) => url.startsWith(`${server.url}/api/events?ticket=`))).toBe(true);
+      expect(watch.requests.filter((url) => /\/api\/tasks\/\d+$/.test(url))).toEqual([]);
+      await shot(page, `${label}-import-03-pasted`);
 
-    // A bad address is refused in the form, with the server's reason.
-    await page.getByLabel("Page address").fill("ftp://example.com/x");
-    await page.getByRole("button", { name: "Import", exact: true }).click();
-    await page.getByRole("alert").filter({ hasText: "The page address starts with http:// or https://." }).waitFor();
-  });
+      // A bad address is refused in the form, with the server's reason.
+      await page.getByLabel("Page address").fill("ftp://example.com/x");
+      await page.getByRole("button", { name: "Import", exact: true }).click();
+      await page.getByRole("alert").filter({ hasText: "The page address starts with http:// or https://." }).waitFor();
+    });
+  }
 
-  test("Export downloads the ZIP of every note, which opens to one Markdown file per note", async () => {
-    const erin = await api.newUser("appexport");
-    await erin.api.post("/api/notes", { title: "First export", content: "Alpha **one**.", tags: ["x"] });
-    await erin.api.post("/api/notes", { title: "第二", content: "二", tags: [] });
-    const { page } = await openApp();
-    await logIn(page, erin);
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export", exact: true }).click()]);
-    expect(download.suggestedFilename()).toMatch(/^notes-\d{8}\.zip$/);
-    const file = path.join(SHOTS, "export.zip");
-    await download.saveAs(file);
-    const entries = unzipSync(new Uint8Array(fs.readFileSync(file)));
-    const names = Object.keys(entries).filter((name) => name.endsWith(".md"));
-    expect(names.length).toBe(2);
-    const texts = names.map((name) => strFromU8(entries[name]!));
-    expect(texts.some((text) => text.includes("title: First export") && text.includes("Alpha **one**."))).toBe(true);
-    await page.getByText(/^Downloaded notes-\d{8}\.zip/).waitFor();
-    await shot(page, "export-01-downloaded");
-  });
+  for (const [label, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+    test(`${label}: Export downloads the ZIP of every note, which opens to one Markdown file per note`, async () => {
+      const erin = await api.newUser(`appexport${label}`);
+      await erin.api.post("/api/notes", { title: "First export", content: "Alpha **one**.", tags: ["x"] });
+      await erin.api.post("/api/notes", { title: "第二", content: "二", tags: [] });
+      const { page } = await openApp(viewport);
+      await logIn(page, erin);
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export", exact: true }).click()]);
+      expect(download.suggestedFilename()).toMatch(/^notes-\d{8}\.zip$/);
+      const file = path.join(SHOTS, `${label}-export.zip`);
+      await download.saveAs(file);
+      const entries = unzipSync(new Uint8Array(fs.readFileSync(file)));
+      const names = Object.keys(entries).filter((name) => name.endsWith(".md"));
+      expect(names.length).toBe(2);
+      const texts = names.map((name) => strFromU8(entries[name]!));
+      expect(texts.some((text) => text.includes("title: First export") && text.includes("Alpha **one**."))).toBe(true);
+      await page.getByText(/^Downloaded notes-\d{8}\.zip/).waitFor();
+      await shot(page, `${label}-export-01-downloaded`);
+    });
+  }
 
   for (const [label, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
     test(`${label}: a [[wikilink]] opens the note of that title, else the concept in the graph view; /graph opens that view`, async () => {
