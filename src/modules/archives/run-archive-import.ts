@@ -257,8 +257,9 @@ async function finish(run: ArchiveRun, task: Task, end: { status: "completed" | 
       archiveFile: null,
     })
     .where(and(eq(importTasks.id, task.id), inArray(importTasks.status, ["pending", "running"])));
+  // At once, before anything else is awaited: whoever reads the task as ended finds its file gone.
+  removeArchiveFile(run.archivesDir, task.archiveFile);
   // Pictures stored for notes that were not written (unchanged, skipped) are not kept.
   await releasePendingFiles({ db: run.db, storage: run.files }, task.id);
-  await run.changes.publish({ userId: task.userId, kind: "task", id: task.id, event: { type: "task.completed" } });
-  removeArchiveFile(run.archivesDir, task.archiveFile);
+  await run.changes.publish({ userId: task.userId, kind: "task", id: task.id, event: { type: end.status === "completed" ? "task.completed" : "task.failed" } });
 }
