@@ -5,7 +5,9 @@ import { setHistorySettings } from "./modules/history/settings";
 import { catchUpSearchIndex } from "./modules/search/index-notes";
 import { createHttpApp } from "./http/app";
 import { buildOpenApiDocument } from "./http/openapi-document";
-import { createJobCatalogue, graphQueueOn, importQueueOn } from "./jobs/catalogue";
+import { createJobCatalogue, graphQueueOn, importQueueOn, semanticQueueOn } from "./jobs/catalogue";
+import { createEmbeddingsClient } from "./modules/llm/providers/openai-embeddings";
+import type { SemanticQueue } from "./modules/semantic/semantic-queue";
 import { createQueue, type JobWorker } from "./jobs/queue";
 import { log } from "./log";
 import { StartupError, describeCause } from "./startup-error";
@@ -83,6 +85,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
         files: config.files,
         // Snapshots are of a local database file; a libSQL server keeps its own.
         backups: config.libsqlUrl.startsWith("file:") ? { ...config.backups, dbFile: localPath(config.libsqlUrl) } : undefined,
+        embeddings: config.embeddings,
+        semanticQueue: (): SemanticQueue => semanticQueueOn(queue),
       }),
       log,
     });
@@ -91,6 +95,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await (config.role === "api" ? queue.migrateIfMissing() : queue.migrate());
     const importQueue = importQueueOn(queue);
     const graphQueue = graphQueueOn(queue);
+    const semantic = config.embeddings ? { client: createEmbeddingsClient(config.embeddings), queue: semanticQueueOn(queue) } : undefined;
 
     // The API listens before the worker starts, so a port in use fails the start before any job runs.
     let listening = { url: "", port: 0 };
@@ -110,7 +115,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         publicUrl: () => publicUrl,
         mcpAllowedOrigins: config.mcp.allowedOrigins,
         importRules: config.imports,
-        services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph, files: config.files, askSettings: config.ask },
+        services: { db: notesDb.db, secretBox, importQueue, graphQueue, changes, graphSettings: config.graph, files: config.files, askSettings: config.ask, semantic },
         events: feed,
         archivesDir: config.imports.archivesDir,
         document: buildOpenApiDocument(appRouter),
@@ -145,6 +150,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
           log.warn("reconciler failed", error),
         );
       await reconcile();
+      // A new model's backfill (or notes written while no worker ran) starts now, not at the next minute.
+      if (config.embeddings) await queue.enqueue("semantic-sweep", {}).catch((error) => log.warn("could not queue the embedding sweep", error));
       const timer = setInterval(reconcile, RECONCILE_EVERY_MS);
       stops.push(async () => {
         clearInterval(timer);

@@ -8,6 +8,7 @@ import type { GraphQueue } from "./graph/graph-queue";
 import type { FileStorage } from "./files/blob-store";
 import type { ImportQueue } from "./imports/import-queue";
 import type { Credential } from "./tokens/credential";
+import type { SemanticSettings } from "./semantic/semantic-search";
 
 /** What business functions need from the outside world; no HTTP or tRPC objects. */
 export interface ServiceContext {
@@ -23,6 +24,8 @@ export interface ServiceContext {
   files?: FileStorage;
   /** How questions are answered (ASK_MAX_INPUT_TOKENS); the defaults when absent. */
   askSettings?: AskSettings;
+  /** Search by meaning (EMBEDDINGS_*); without it, search and ask are lexical. */
+  semantic?: SemanticSettings;
 }
 
 export interface RequestContext extends ServiceContext {

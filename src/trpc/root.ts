@@ -6,6 +6,7 @@ import { importsRouter } from "../modules/imports/router";
 import { notesRouter } from "../modules/notes/router";
 import { tokensRouter } from "../modules/tokens/router";
 import { historyRouter } from "../modules/history/router";
+import { semanticRouter } from "../modules/semantic/router";
 import { router } from "./procedures";
 
 export const appRouter = router({
@@ -17,6 +18,7 @@ export const appRouter = router({
   ask: askRouter,
   tokens: tokensRouter,
   history: historyRouter,
+  search: semanticRouter,
 });
 
 /** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */

@@ -8,3 +8,4 @@ export * from "./ask";
 export * from "./tokens";
 export * from "./history";
 export * from "./oauth";
+export * from "./semantic";
