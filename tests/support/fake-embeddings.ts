@@ -58,6 +58,8 @@ export interface EmbeddingsRequestLog {
   dimensions?: number;
   encoding_format?: string;
   authorization: string | null;
+  /** When it arrived (Date.now()), for checking waits between retries. */
+  at: number;
 }
 
 export interface FakeEmbeddings {
@@ -128,7 +130,7 @@ export function startFakeEmbeddings(options: FakeEmbeddingsOptions = {}): FakeEm
       const model = typeof body.model === "string" ? body.model : "";
       const dimensions = typeof body.dimensions === "number" ? body.dimensions : undefined;
       const encoding = typeof body.encoding_format === "string" ? body.encoding_format : undefined;
-      requests.push({ model, input, dimensions, encoding_format: encoding, authorization: request.headers.get("authorization") });
+      requests.push({ model, input, dimensions, encoding_format: encoding, authorization: request.headers.get("authorization"), at: Date.now() });
       if (options.apiKey && request.headers.get("authorization") !== `Bearer ${options.apiKey}`) return error(401, "Incorrect API key provided");
       if (mode.status !== null) return error(mode.status, mode.status === 404 ? `model ${model} not found` : "the server failed");
       if (mode.rateLimited > 0) {
