@@ -3,6 +3,7 @@ import { ApiError, get, getBlob } from "./api";
 import { button, byId, make } from "./dom";
 import { renderMarkdown } from "./markdown";
 import { setUpNoteHistory } from "./note-history";
+import { setUpRelatedNotes } from "./related-notes";
 import type { Note } from "./types";
 
 export function setUpNoteView(): { open(id: number, quote?: string): Promise<void>; close(): void } {
@@ -23,6 +24,7 @@ export function setUpNoteView(): { open(id: number, quote?: string): Promise<voi
     article.hidden = true;
     releasePictures();
     history.reset();
+    related.reset();
   };
   const history = setUpNoteHistory({
     // An earlier version shown in place of the note, under a banner saying which it is.
@@ -36,6 +38,8 @@ export function setUpNoteView(): { open(id: number, quote?: string): Promise<voi
     },
     note: (id) => void open(id),
   });
+
+  const related = setUpRelatedNotes(article, (id) => void open(id));
 
   /** Loads the note's stored pictures (a few at a time is the browser's business) into their <img>s. */
   function showPictures(attempt: number) {
@@ -70,6 +74,7 @@ export function setUpNoteView(): { open(id: number, quote?: string): Promise<voi
       body.replaceChildren(renderMarkdown(note.content));
       showPictures(attempt);
       void history.load(note);
+      void related.load(note.id);
       const marked = quote ? markQuote(body, quote) : null;
       title.tabIndex = -1;
       title.focus();
