@@ -134,6 +134,16 @@ describe("search by meaning", () => {
     expect(bobsRelated.body.items).toEqual([]);
   });
 
+  test("ask retrieves by meaning too: the English question cites the Chinese note", async () => {
+    const response = await alice.post("/api/ask", { question: "What is the anchoring effect?" });
+    expect(response.status).toBe(200);
+    const notes = response.body.passages.map((passage: { note_id: number }) => passage.note_id);
+    expect(notes).toContain(anchoringZh);
+    expect(notes).toContain(anchoringEn);
+    const bobs = await bob.post("/api/ask", { question: "What is the anchoring effect?" });
+    expect(bobs.body.passages.map((passage: { note_id: number }) => passage.note_id)).not.toContain(anchoringZh);
+  });
+
   test("bad input is a 400: a limit out of range, a query with nothing to search, an unknown mode", async () => {
     expectError(await alice.get(`/api/notes/${car}/related?limit=51`), 400, "BAD_REQUEST");
     expectError(await alice.get(`/api/notes?q=${encodeURIComponent('""')}&mode=semantic`), 400, "BAD_REQUEST");
@@ -180,6 +190,39 @@ describe("search by meaning", () => {
       embeddings.mode.status = null;
     }
     await embedded(alice);
+  });
+
+  test("the embedding job waits out a 429's Retry-After and goes on", async () => {
+    embeddings.mode.rateLimited = 1;
+    embeddings.mode.retryAfterSeconds = 1;
+    const before = embeddings.requests.length;
+    const id = await create(alice, { title: "Rate limited", content: "Purchasing a vehicle at the second try." });
+    const status = await embedded(alice);
+    expect(status.error).toBeNull();
+    const requests = embeddings.requests.slice(before);
+    expect(requests.length).toBeGreaterThanOrEqual(2);
+    expect(requests[1]!.at - requests[0]!.at).toBeGreaterThanOrEqual(1000);
+    expect((await search(alice, "buy a car", "&mode=semantic")).ids).toContain(id);
+  });
+
+  test("a refused key stops embedding with a status error naming EMBEDDINGS_API_KEY; search stays usable", async () => {
+    embeddings.mode.status = 401;
+    let id: number;
+    try {
+      id = await create(alice, { title: "Refused", content: "Written while the key is refused." });
+      const status = await until(async () => (await alice.get("/api/search/status")).body, {
+        what: "the status to report the refused key",
+        timeoutMs: 30_000,
+        done: (body) => typeof body.error === "string",
+      });
+      expect(status.error).toContain("EMBEDDINGS_API_KEY");
+      expect(status.pending).toBeGreaterThan(0);
+      expect((await search(alice, "refused")).ids).toContain(id);
+    } finally {
+      embeddings.mode.status = null;
+    }
+    expect((await alice.put(`/api/notes/${id}`, { content: "Written while the key was refused; accepted now." })).status).toBe(200);
+    expect((await embedded(alice)).error).toBeNull();
   });
 
   test("a slow server is not waited for past 2 s: the search answers by words", async () => {
