@@ -42,12 +42,22 @@ export async function embedUserNotes(run: EmbedRun, userId: number): Promise<Emb
   const result: EmbedResult = { notesEmbedded: 0, inputsEmbedded: 0, reused: 0 };
   try {
     let space = await findSpace(run.db, run.client.settings);
-    for (;;) {
-      run.signal?.throwIfAborted();
+    // Passes over the pending notes in id order; another pass picks up notes edited during one.
+    for (let progressed = true; progressed; ) {
+      progressed = false;
       if (space) await clearRemoved(run.db, space, userId);
-      const pending = await pendingNotes(run.db, run.client.settings, space, userId);
-      if (pending.length === 0) break;
-      space = await embedRound(run, space, userId, pending, result);
+      // The next round's vectors are asked for before this round is written: the server works while the database does.
+      let next = await prepareRound(run, space, userId, 0, result);
+      while (next) {
+        run.signal?.throwIfAborted();
+        const round = await next.embedded;
+        space = round.space ?? space ?? (await ensureSpace(run.db, run.client.settings, round.dimensions!));
+        next = await prepareRound(run, space, userId, next.lastId, result);
+        // A failed prefetch must not go unobserved while this round is written; it is thrown when awaited.
+        next?.embedded.catch(() => undefined);
+        await writeRound(run.db, space, userId, round.notes, round.vectors, round.existing, result);
+        progressed = true;
+      }
     }
     if (space) {
       await clearRemoved(run.db, space, userId);
@@ -61,13 +71,13 @@ export async function embedUserNotes(run: EmbedRun, userId: number): Promise<Emb
   }
 }
 
-async function pendingNotes(db: Database, settings: EmbeddingsClient["settings"], space: VectorSpace | null, userId: number): Promise<PendingNote[]> {
+async function pendingNotes(db: Database, settings: EmbeddingsClient["settings"], space: VectorSpace | null, userId: number, afterId: number): Promise<PendingNote[]> {
   const key = space?.key ?? spaceKey(settings);
   const rows = await db.$client.execute({
     sql: `select n.id, n.title, n.content, n.tags from notes n
       left join semantic_notes s on s.note_id = n.id and s.space_key = :space
-      where n.user_id = :user and s.note_id is null order by n.id limit :limit`,
-    args: { space: key, user: userId, limit: NOTES_PER_ROUND },
+      where n.user_id = :user and n.id > :after and s.note_id is null order by n.id limit :limit`,
+    args: { space: key, user: userId, after: afterId, limit: NOTES_PER_ROUND },
   });
   return rows.rows.map((row) => {
     const note = { id: Number(row.id), title: String(row.title), content: String(row.content), tags: String(row.tags) };
@@ -75,19 +85,38 @@ async function pendingNotes(db: Database, settings: EmbeddingsClient["settings"]
   });
 }
 
-async function embedRound(run: EmbedRun, known: VectorSpace | null, userId: number, pending: PendingNote[], result: EmbedResult): Promise<VectorSpace> {
+interface EmbeddedRound {
+  notes: PendingNote[];
+  /** Each unit's vector blob by content hash: reused from stored rows or just embedded. */
+  vectors: Map<string, Uint8Array>;
+  /** The notes' stored rows, to keep those whose text is unchanged. */
+  existing: Map<number, { id: number; hash: string }[]>;
+  /** Null when the space did not exist yet; then `dimensions` makes it. */
+  space: VectorSpace | null;
+  dimensions?: number;
+}
+
+/** Reads the next pending notes after `afterId` and starts embedding the texts no stored vector has; null when none are left. */
+async function prepareRound(
+  run: EmbedRun,
+  known: VectorSpace | null,
+  userId: number,
+  afterId: number,
+  result: EmbedResult,
+): Promise<{ lastId: number; embedded: Promise<EmbeddedRound> } | null> {
   const { db } = run;
+  const pending = await pendingNotes(db, run.client.settings, known, userId, afterId);
+  if (pending.length === 0) return null;
   const wanted = new Set(pending.flatMap((note) => note.units.map((unit) => unit.hash)));
   // Vectors the user already has for these texts (unchanged passages, or the same text in another note).
-  const reusable = new Map<string, Uint8Array>();
+  const vectors = new Map<string, Uint8Array>();
   const existing = new Map<number, { id: number; hash: string }[]>();
   if (known) {
-    const hashes = [...wanted];
     const rows = await db.$client.execute({
       sql: `select hash, embedding from ${known.table} where user_id = ? and hash in (select value from json_each(?)) group by hash`,
-      args: [userId, JSON.stringify(hashes)],
+      args: [userId, JSON.stringify([...wanted])],
     });
-    for (const row of rows.rows) reusable.set(String(row.hash), new Uint8Array(blobVector(row.embedding).buffer));
+    for (const row of rows.rows) vectors.set(String(row.hash), new Uint8Array(blobVector(row.embedding).buffer));
     const mine = await db.$client.execute({
       sql: `select id, note_id, hash from ${known.table} where note_id in (select value from json_each(?)) and user_id = ?`,
       args: [JSON.stringify(pending.map((note) => note.id)), userId],
@@ -100,33 +129,41 @@ async function embedRound(run: EmbedRun, known: VectorSpace | null, userId: numb
   }
   const toEmbed: { hash: string; text: string }[] = [];
   const seen = new Set<string>();
-  for (const note of pending) {
-    for (const unit of note.units) {
-      if (reusable.has(unit.hash) || seen.has(unit.hash)) continue;
-      seen.add(unit.hash);
-      toEmbed.push({ hash: unit.hash, text: unit.text });
-    }
+  for (const unit of pending.flatMap((note) => note.units)) {
+    if (vectors.has(unit.hash) || seen.has(unit.hash)) continue;
+    seen.add(unit.hash);
+    toEmbed.push({ hash: unit.hash, text: unit.text });
   }
-  let space = known;
-  if (toEmbed.length > 0) {
+  const embedded = (async (): Promise<EmbeddedRound> => {
+    if (toEmbed.length === 0) return { notes: pending, vectors, existing, space: known };
     const answer = await run.client.embed(
       toEmbed.map((item) => item.text),
       { signal: run.signal },
     );
-    space ??= await ensureSpace(db, run.client.settings, answer.vectors[0]!.length);
-    if (answer.vectors[0]!.length !== space.dimensions) {
+    const length = answer.vectors[0]!.length;
+    if (known && length !== known.dimensions) {
       throw new EmbeddingsRequestError(
-        `the embeddings server answered ${answer.vectors[0]!.length}-dimension vectors for ${run.client.settings.model}, which gave ${space.dimensions} before (set EMBEDDINGS_DIMENSIONS, or EMBEDDINGS_MODEL to another name to start over)`,
+        `the embeddings server answered ${length}-dimension vectors for ${run.client.settings.model}, which gave ${known.dimensions} before (set EMBEDDINGS_DIMENSIONS, or EMBEDDINGS_MODEL to another name to start over)`,
         { stopsBuild: true },
       );
     }
-    answer.vectors.forEach((vector, index) => reusable.set(toEmbed[index]!.hash, vectorBlob(vector)));
+    answer.vectors.forEach((vector, index) => vectors.set(toEmbed[index]!.hash, vectorBlob(vector)));
     result.inputsEmbedded += toEmbed.length;
-  }
-  if (!space) {
-    // Nothing to embed and no space yet cannot happen (every note has a title unit); kept for the compiler.
-    throw new Error("no vector space");
-  }
+    return { notes: pending, vectors, existing, space: known, dimensions: length };
+  })();
+  return { lastId: pending.at(-1)!.id, embedded };
+}
+
+/** One transaction: each note's rows made to match its units (unchanged ones kept), and the note marked current if its text is still the one embedded. */
+async function writeRound(
+  db: Database,
+  space: VectorSpace,
+  userId: number,
+  pending: PendingNote[],
+  vectors: Map<string, Uint8Array>,
+  existing: Map<number, { id: number; hash: string }[]>,
+  result: EmbedResult,
+): Promise<void> {
   const now = Date.now();
   const statements: InStatement[] = [];
   for (const note of pending) {
@@ -140,7 +177,7 @@ async function embedRound(run: EmbedRun, known: VectorSpace | null, userId: numb
         result.reused++;
         continue;
       }
-      const args: Record<string, InValue> = { user: userId, note: note.id, kind: unit.kind, start: unit.start, end: unit.end, hash: unit.hash, embedding: reusable.get(unit.hash)! };
+      const args: Record<string, InValue> = { user: userId, note: note.id, kind: unit.kind, start: unit.start, end: unit.end, hash: unit.hash, embedding: vectors.get(unit.hash)! };
       statements.push({ sql: `insert into ${space.table} (user_id, note_id, kind, start, "end", hash, embedding) values (:user, :note, :kind, :start, :end, :hash, :embedding)`, args });
     }
     if (rows.length > 0) statements.push({ sql: `delete from ${space.table} where id in (select value from json_each(?))`, args: [JSON.stringify(rows.map((row) => row.id))] });
@@ -153,7 +190,6 @@ async function embedRound(run: EmbedRun, known: VectorSpace | null, userId: numb
   }
   await db.$client.batch(statements, "write");
   result.notesEmbedded += pending.length;
-  return space;
 }
 
 /** Drops the vectors of the user's deleted notes (a note restored meanwhile keeps its own). */
