@@ -26,6 +26,8 @@ const MAX_RETRY_WAIT_MS = 60_000;
 // Most servers cap an input at 8,192 tokens and a request far lower than OpenAI's 300,000; these keep under both.
 const MAX_INPUT_TOKENS = 8_000;
 const MAX_REQUEST_TOKENS = 32_000;
+// Local servers queue concurrent requests; hosted ones rate-limit them (429, retried): a few is safe for both.
+const REQUESTS_IN_FLIGHT = 3;
 
 /** The server refused or failed after the retries; `stopsBuild` when the setup itself is wrong (key, model, URL, dimensions). */
 export class EmbeddingsRequestError extends LlmRequestError {
@@ -131,25 +133,39 @@ export function createEmbeddingsClient(settings: EmbeddingsSettings): Embeddings
     return new EmbeddingsRequestError(`${where} ${verb} (${status})${detail}${hint ? ` (${hint})` : ""}`, { status, stopsBuild: hint !== undefined });
   }
 
-  async function embed(texts: string[], options: EmbedOptions = {}): Promise<EmbeddingsAnswer> {
-    const vectors: Float32Array[] = [];
-    let requests = 0;
-    let inputTokens = 0;
-    const inputs = texts.map((text) => clampInput(text));
-    let next = 0;
-    while (next < inputs.length) {
-      const batch = takeBatch(inputs, next, batchSize);
-      try {
-        const answer = await request(batch, options);
-        requests++;
-        inputTokens += batch.reduce((sum, text) => sum + estimateTextTokens(text, OPENAI_COMPATIBLE_TOKENS), 0);
-        vectors.push(...answer.vectors);
-        next += batch.length;
-      } catch (error) {
-        if (!(error instanceof BatchTooLarge)) throw error;
-        batchSize = Math.max(1, Math.floor(batch.length / 2));
-      }
+  /** One batch's vectors; a batch the server refuses as too large is split in halves (and later batches made smaller). */
+  async function embedBatch(batch: string[], options: EmbedOptions): Promise<Float32Array[]> {
+    try {
+      return (await request(batch, options)).vectors;
+    } catch (error) {
+      if (!(error instanceof BatchTooLarge)) throw error;
+      const half = Math.max(1, Math.floor(batch.length / 2));
+      batchSize = Math.min(batchSize, half);
+      const first = await embedBatch(batch.slice(0, half), options);
+      return [...first, ...(await embedBatch(batch.slice(half), options))];
     }
+  }
+
+  async function embed(texts: string[], options: EmbedOptions = {}): Promise<EmbeddingsAnswer> {
+    const inputs = texts.map((text) => clampInput(text));
+    const batches: string[][] = [];
+    for (let next = 0; next < inputs.length; ) {
+      const batch = takeBatch(inputs, next, batchSize);
+      batches.push(batch);
+      next += batch.length;
+    }
+    // A few requests in flight: the server works on the next batch while the answer of one travels
+    // (and while the caller writes the previous round's vectors).
+    const results: Float32Array[][] = new Array(batches.length);
+    let taken = 0;
+    const worker = async () => {
+      while (taken < batches.length) {
+        const index = taken++;
+        results[index] = await embedBatch(batches[index]!, options);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(REQUESTS_IN_FLIGHT, batches.length) }, worker));
+    const vectors = results.flat();
     const length = settings.dimensions ?? vectors[0]?.length;
     const wrong = vectors.find((vector) => vector.length !== length);
     if (wrong) {
@@ -158,7 +174,8 @@ export function createEmbeddingsClient(settings: EmbeddingsSettings): Embeddings
         { stopsBuild: true },
       );
     }
-    return { vectors, requests, inputTokens };
+    const inputTokens = inputs.reduce((sum, text) => sum + estimateTextTokens(text, OPENAI_COMPATIBLE_TOKENS), 0);
+    return { vectors, requests: batches.length, inputTokens };
   }
 
   return { settings, embed };
