@@ -250,7 +250,9 @@ async function recordState(db: Database, settings: EmbeddingsClient["settings"],
   }) : { rows: [1] };
   const ready = pending.rows.length === 0;
   await db.$client.execute({
-    sql: `insert into semantic_users (user_id, space_key, ready_at, error, updated_at) values (:user, :space, :ready, :error, :now)
+    // `where exists`: a user deleted meanwhile has nothing to record (and no row to point at).
+    sql: `insert into semantic_users (user_id, space_key, ready_at, error, updated_at)
+      select :user, :space, :ready, :error, :now where exists (select 1 from users where id = :user)
       on conflict (user_id, space_key) do update set ready_at = coalesce(semantic_users.ready_at, excluded.ready_at), error = :error, updated_at = :now`,
     args: { user: userId, space: key, ready: ready ? Date.now() : null, error, now: Date.now() },
   });
