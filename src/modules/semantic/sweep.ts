@@ -1,6 +1,7 @@
 import type { Database } from "../../db/client";
 import type { EmbeddingsSettings } from "../llm/providers/openai-embeddings";
-import { dropOtherSpaces, spaceKey } from "./space";
+import { MAX_CONCEPTS } from "./embed-user-notes";
+import { dropOtherSpaces, findSpace, spaceKey } from "./space";
 
 /**
  * The users with notes not yet embedded in the configured model's space (new, edited, written by
@@ -16,5 +17,16 @@ export async function usersToEmbed(db: Database, settings: Pick<EmbeddingsSettin
       union select u.id from users u where not exists (select 1 from semantic_users su where su.user_id = u.id and su.space_key = :space and su.ready_at is not null)`,
     args: { space: key },
   });
-  return rows.rows.map((row) => Number(row.user_id));
+  const users = new Set(rows.rows.map((row) => Number(row.user_id)));
+  // Users whose graph has more or fewer visible concepts than vectors of concepts (a build since the last run).
+  const space = await findSpace(db, settings);
+  if (space) {
+    const concepts = await db.$client.execute({
+      sql: `select g.user_id as user_id from (select user_id, min(count(*), :max) as n from graph_nodes where hidden = 0 group by user_id) g
+        where g.n != (select count(*) from ${space.table} v where v.user_id = g.user_id and v.kind = 'concept')`,
+      args: { max: MAX_CONCEPTS },
+    });
+    for (const row of concepts.rows) users.add(Number(row.user_id));
+  }
+  return [...users];
 }

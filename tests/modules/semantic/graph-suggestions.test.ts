@@ -8,6 +8,7 @@ import { embedUserNotes } from "../../../src/modules/semantic/embed-user-notes";
 import { mergeSuggestions } from "../../../src/modules/semantic/merge-suggestions";
 import { relatedNotes } from "../../../src/modules/semantic/related-notes";
 import { startFakeEmbeddings } from "../../support/fake-embeddings";
+import { usersToEmbed } from "../../../src/modules/semantic/sweep";
 import { insertNote, insertUser, writeGraph } from "../../support/graph-seed";
 
 const server = startFakeEmbeddings({ dimensions: 48 });
@@ -75,4 +76,12 @@ test("related notes by meaning find the note in the other language, never the no
   expect(related.items[0]!.id).toBe(noteB);
   expect(related.items.map((item) => item.id)).not.toContain(noteA);
   await expect(relatedNotes({ ctx: { db: notes.db, userId: bob, semantic }, input: { id: noteA, limit: 10 } })).rejects.toThrow("not found");
+});
+
+test("the sweep finds a user whose graph gained concepts since the last embedding run", async () => {
+  expect(await usersToEmbed(notes.db, client.settings)).not.toContain(alice);
+  await writeGraph(notes.db, alice, { nodes: [{ label: "Anchoring", description: "" }] });
+  expect(await usersToEmbed(notes.db, client.settings)).toContain(alice);
+  await embedUserNotes({ db: notes.db, client }, alice);
+  expect(await usersToEmbed(notes.db, client.settings)).not.toContain(alice);
 });
