@@ -9,7 +9,7 @@ import { nearestVectors } from "./vector-store";
  */
 export const SIMILARITY_FLOOR = 0.5;
 // Passages read per query; several may be of one note.
-const NEAREST_PASSAGES = 200;
+const NEAREST_PASSAGES = 100;
 
 export interface MeaningMatch {
   noteId: number;

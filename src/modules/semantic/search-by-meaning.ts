@@ -16,9 +16,9 @@ export interface MeaningSearch {
 }
 
 // Notes the meaning contributes to one search (its ranking is read once, whatever the page).
-const MEANING_NOTES = 100;
+const MEANING_NOTES = 50;
 // The words' ranking is read this deep at least: enough to fuse the first pages.
-const LEXICAL_POOL = 100;
+const LEXICAL_POOL = 50;
 const MAX_LEXICAL_POOL = 1000;
 
 /**
@@ -33,17 +33,19 @@ export async function searchByMeaning(
   const terms = parseQuery(input.q); // a query with nothing to search is a 400 whatever the mode
   const space = await readySpace(ctx.db, ctx.semantic, ctx.userId);
   if (!space || !ctx.semantic) return null;
-  const vector = await embedQuery(ctx.semantic.client, input.q);
-  if (!vector) return null;
+  // The words are searched while the server embeds the query.
+  const embedding = embedQuery(ctx.semantic.client, input.q);
   const offset = (input.page - 1) * input.size;
+  const pool = Math.min(MAX_LEXICAL_POOL, Math.max(LEXICAL_POOL, offset + input.size));
+  const lexical = input.mode === "hybrid" ? await searchNotes(ctx.db, { userId: ctx.userId, q: input.q, tag: input.tag, page: 1, size: pool }) : null;
+  const vector = await embedding;
+  if (!vector) return null;
   const meaning = await meaningRanking(ctx.db, space, { userId: ctx.userId, vector, tag: input.tag, limit: MEANING_NOTES });
-  if (input.mode === "semantic") {
+  if (!lexical) {
     const found = meaning.filter((match) => match.similarity >= SIMILARITY_FLOOR);
     const page = found.slice(offset, offset + input.size).map((match) => ({ noteId: match.noteId, score: match.similarity, lexicalRank: null, meaning: match }));
     return { mode: "semantic", page, total: found.length, terms };
   }
-  const pool = Math.min(MAX_LEXICAL_POOL, Math.max(LEXICAL_POOL, offset + input.size));
-  const lexical = await searchNotes(ctx.db, { userId: ctx.userId, q: input.q, tag: input.tag, page: 1, size: pool });
   const fused = fuseRankings(lexical.noteIds, meaning);
   const meaningOnly = fused.filter((note) => note.lexicalRank === null).length;
   return { mode: "hybrid", page: fused.slice(offset, offset + input.size), total: lexical.total + meaningOnly, terms: lexical.terms };
