@@ -41,11 +41,14 @@ test("an open note shows its related notes, each opening in the page", async () 
   await page.getByRole("button", { name: "Log in" }).click();
   const article = page.getByRole("article", { name: "Weekend" });
   await article.waitFor();
-  const related = article.getByRole("list", { name: "Related notes" });
+  const related = page.getByRole("list", { name: "Related notes" });
   await related.getByRole("button", { name: "汽车" }).waitFor();
   expect(await related.getByRole("button", { name: "Weekend" }).count()).toBe(0);
   await related.getByRole("button", { name: "汽车" }).click();
   await page.getByRole("article", { name: "汽车" }).waitFor();
+  // Closing the note hides its related notes with it.
+  await page.getByRole("button", { name: "Close note" }).click();
+  await related.waitFor({ state: "hidden" });
   await context.close();
   expect(watch.errors).toEqual([]);
 });

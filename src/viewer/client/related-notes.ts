@@ -1,5 +1,6 @@
 // The notes nearest the open note in meaning (GET /api/notes/{id}/related), listed under it; each opens in
-// the page. It builds its own section inside the note's <article>, so the page's markup needs no change.
+// the page. It builds its own section right after the note's <article> (shown with it), so the page's
+// markup needs no change and the note's own content stays the article's alone.
 import { ApiError, get } from "./api";
 import { button, make } from "./dom";
 
@@ -20,11 +21,13 @@ export function setUpRelatedNotes(article: HTMLElement, openNote: (id: number) =
   const list = make("ul", undefined, "related-list");
   list.setAttribute("aria-label", "Related notes");
   section.append(heading, hint, list);
-  article.append(section);
+  section.hidden = true;
+  article.after(section);
   let loading = 0;
 
   async function load(noteId: number) {
     const attempt = ++loading;
+    section.hidden = false;
     list.replaceChildren();
     hint.textContent = "Looking for related notes…";
     try {
@@ -48,6 +51,7 @@ export function setUpRelatedNotes(article: HTMLElement, openNote: (id: number) =
     load,
     reset() {
       loading++;
+      section.hidden = true;
       list.replaceChildren();
       hint.textContent = "";
     },
