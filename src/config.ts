@@ -36,6 +36,12 @@ const environmentSchema = z.object({
   GRAPH_EXTRACTOR: z.enum(["anthropic", "openai", "local"]).optional(),
   GRAPH_LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   GRAPH_MAX_LLM_CALLS: z.coerce.number().int().min(1).optional(),
+  EMBEDDINGS_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. http://127.0.0.1:11434/v1" }).optional(),
+  EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+  EMBEDDINGS_MODEL: z.string().min(1).optional(),
+  EMBEDDINGS_DIMENSIONS: z.coerce.number({ error: "must be a whole number of dimensions" }).int("must be a whole number of dimensions").min(1, "must be at least 1").max(65_536, "must be at most 65536 (libSQL's vector limit)").optional(),
+  // DashScope takes 10 inputs a request, SiliconFlow 64, OpenAI 2048.
+  EMBEDDINGS_BATCH: z.coerce.number({ error: "must be a whole number of inputs per request" }).int("must be a whole number of inputs per request").min(1, "must be at least 1").max(2048, "must be at most 2048").default(32),
   ASK_MAX_INPUT_TOKENS: z.coerce.number().int().min(500).max(1_000_000).default(8000),
   IMPORT_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   IMPORT_RESOLVE: z
@@ -147,6 +153,12 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
   if (env.STT_BASE_URL && !env.STT_MODEL) {
     throw new ConfigError("Invalid configuration: STT_MODEL is not set; STT_BASE_URL needs the speech-to-text model to ask (e.g. whisper-1 for OpenAI, whisper-large-v3-turbo for Groq, Systran/faster-whisper-small for speaches)");
   }
+  if (env.EMBEDDINGS_BASE_URL && !env.EMBEDDINGS_MODEL) {
+    throw new ConfigError("Invalid configuration: EMBEDDINGS_MODEL is not set; EMBEDDINGS_BASE_URL needs the embedding model to ask for (e.g. EMBEDDINGS_MODEL=bge-m3 for Ollama)");
+  }
+  if (!env.EMBEDDINGS_BASE_URL && env.EMBEDDINGS_MODEL) {
+    throw new ConfigError("Invalid configuration: EMBEDDINGS_BASE_URL is not set; EMBEDDINGS_MODEL needs the server to ask (e.g. http://127.0.0.1:11434/v1 for Ollama)");
+  }
   return {
     port: env.PORT,
     host: env.HOST,
@@ -193,6 +205,11 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
     /** The waits before each retry of a failed webhook delivery (WEBHOOK_RETRY_DELAYS): one more attempt than delays. */
     webhooks: { retryDelaysMs: env.WEBHOOK_RETRY_DELAYS },
     ask: { maxInputTokens: env.ASK_MAX_INPUT_TOKENS },
+    /** Search by meaning: unset, search and ask stay lexical. */
+    embeddings:
+      env.EMBEDDINGS_BASE_URL && env.EMBEDDINGS_MODEL
+        ? { baseURL: env.EMBEDDINGS_BASE_URL, apiKey: env.EMBEDDINGS_API_KEY, model: env.EMBEDDINGS_MODEL, dimensions: env.EMBEDDINGS_DIMENSIONS, batchSize: env.EMBEDDINGS_BATCH }
+        : undefined,
     graph: {
       extractor,
       llmConcurrency: env.GRAPH_LLM_CONCURRENCY,

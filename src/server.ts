@@ -5,7 +5,9 @@ import { setHistorySettings } from "./modules/history/settings";
 import { catchUpSearchIndex } from "./modules/search/index-notes";
 import { createHttpApp } from "./http/app";
 import { buildOpenApiDocument } from "./http/openapi-document";
-import { createJobCatalogue, graphQueueOn, importQueueOn, webhookQueueOn } from "./jobs/catalogue";
+import { createJobCatalogue, graphQueueOn, importQueueOn, semanticQueueOn, webhookQueueOn } from "./jobs/catalogue";
+import { createEmbeddingsClient } from "./modules/llm/providers/openai-embeddings";
+import type { SemanticQueue } from "./modules/semantic/semantic-queue";
 import { createQueue, type JobWorker } from "./jobs/queue";
 import { log } from "./log";
 import { StartupError, describeCause } from "./startup-error";
@@ -93,6 +95,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
         webhooks: { retryDelaysMs: config.webhooks.retryDelaysMs, queue: () => webhookQueue },
         // Snapshots are of a local database file; a libSQL server keeps its own.
         backups: config.libsqlUrl.startsWith("file:") ? { ...config.backups, dbFile: localPath(config.libsqlUrl) } : undefined,
+        embeddings: config.embeddings,
+        semanticQueue: (): SemanticQueue => semanticQueueOn(queue),
       }),
       log,
     });
@@ -107,6 +111,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     stops.push(() => relay.stop());
     const webhookOutlet = createWebhookOutlet({ db: notesDb.db, queue: webhookQueue, graphSettings: config.graph, onOutbox: () => relay.poke() });
     stops.push(() => webhookOutlet.flush());
+    const semantic = config.embeddings ? { client: createEmbeddingsClient(config.embeddings), queue: semanticQueueOn(queue) } : undefined;
 
     // The API listens before the worker starts, so a port in use fails the start before any job runs.
     let listening = { url: "", port: 0 };
@@ -137,6 +142,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
           files: config.files,
           askSettings: config.ask,
           publicUrl: () => publicUrl,
+          semantic,
         },
         events: feed,
         archivesDir: config.imports.archivesDir,
@@ -173,6 +179,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
           log.warn("reconciler failed", error),
         );
       await reconcile();
+      // A new model's backfill (or notes written while no worker ran) starts now, not at the next minute.
+      if (config.embeddings) await queue.enqueue("semantic-sweep", {}).catch((error) => log.warn("could not queue the embedding sweep", error));
       const timer = setInterval(reconcile, RECONCILE_EVERY_MS);
       stops.push(async () => {
         clearInterval(timer);

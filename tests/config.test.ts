@@ -16,6 +16,18 @@ describe("configuration", () => {
     expect(config.ask.maxInputTokens).toBe(8000);
   });
 
+  test("EMBEDDINGS_* set up search by meaning (batch 32, no dimensions unless set); unset, it is off", () => {
+    expect(loadConfig({}).embeddings).toBeUndefined();
+    expect(loadConfig({ EMBEDDINGS_BASE_URL: "http://127.0.0.1:11434/v1", EMBEDDINGS_MODEL: "bge-m3", EMBEDDINGS_API_KEY: "" }).embeddings).toEqual({
+      baseURL: "http://127.0.0.1:11434/v1",
+      apiKey: undefined,
+      model: "bge-m3",
+      dimensions: undefined,
+      batchSize: 32,
+    });
+    expect(loadConfig({ EMBEDDINGS_BASE_URL: "https://x/v1", EMBEDDINGS_MODEL: "m", EMBEDDINGS_DIMENSIONS: "512", EMBEDDINGS_BATCH: "10" }).embeddings).toMatchObject({ dimensions: 512, batchSize: 10 });
+  });
+
   test("an API key switches the extractor to anthropic unless overridden", () => {
     expect(loadConfig({ ANTHROPIC_API_KEY: "k" }).graph.extractor).toBe("anthropic");
     expect(loadConfig({ ANTHROPIC_API_KEY: "k", GRAPH_EXTRACTOR: "local" }).graph.extractor).toBe("local");
@@ -59,6 +71,12 @@ describe("configuration", () => {
     [{ STT_CHUNK_SECONDS: "5" }, "STT_CHUNK_SECONDS"],
     [{ STT_MAX_MINUTES: "0" }, "STT_MAX_MINUTES"],
     [{ STT_MAX_UPLOAD_MB: "lots" }, "STT_MAX_UPLOAD_MB"],
+    [{ EMBEDDINGS_BASE_URL: "http://127.0.0.1:11434/v1" }, "EMBEDDINGS_MODEL"],
+    [{ EMBEDDINGS_MODEL: "bge-m3" }, "EMBEDDINGS_BASE_URL"],
+    [{ EMBEDDINGS_MODEL: "bge-m3", EMBEDDINGS_BASE_URL: "127.0.0.1:11434" }, "EMBEDDINGS_BASE_URL"],
+    [{ EMBEDDINGS_MODEL: "m", EMBEDDINGS_BASE_URL: "http://x/v1", EMBEDDINGS_DIMENSIONS: "0" }, "EMBEDDINGS_DIMENSIONS"],
+    [{ EMBEDDINGS_MODEL: "m", EMBEDDINGS_BASE_URL: "http://x/v1", EMBEDDINGS_DIMENSIONS: "big" }, "EMBEDDINGS_DIMENSIONS"],
+    [{ EMBEDDINGS_MODEL: "m", EMBEDDINGS_BASE_URL: "http://x/v1", EMBEDDINGS_BATCH: "0" }, "EMBEDDINGS_BATCH"],
   ])("%j stops start-up with one line naming the variable", (environment, variable) => {
     expect(() => loadConfig(environment)).toThrow(ConfigError);
     try {

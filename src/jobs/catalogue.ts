@@ -20,6 +20,8 @@ import type { Queue } from "./queue";
 import { deliverWebhookEvent, DELIVERY_TIMEOUT_MS } from "../modules/webhooks/deliver";
 import { pruneDeliveryLog } from "../modules/webhooks/prune-deliveries";
 import { deliveryJobKey, deliveryPayload, type WebhookQueue } from "../modules/webhooks/webhook-queue";
+import type { EmbeddingsSettings } from "../modules/llm/providers/openai-embeddings";
+import { semanticJobKey, type SemanticQueue } from "../modules/semantic/semantic-queue";
 
 /** Fetch retries back off 2.7 s, 7.4 s, 20 s: enough for a blip, short enough to report failure soon. */
 const IMPORT_MAX_ATTEMPTS = 4;
@@ -34,6 +36,8 @@ const MEDIA_TIMEOUT_MS = 30 * 60_000;
 const WEBHOOK_DELIVERY_MAX_ATTEMPTS = 5;
 /** A sweep runs again at its next scheduled time anyway. */
 const SWEEP_MAX_ATTEMPTS = 1;
+/** A server that keeps failing is tried again by the next sweep (each minute) anyway. */
+const EMBED_MAX_ATTEMPTS = 4;
 
 export interface JobDependencies {
   db: Database;
@@ -51,6 +55,10 @@ export interface JobDependencies {
   backups?: { dbFile: string; dir: string; intervalHours: number; keep: number };
   /** WEBHOOK_RETRY_DELAYS, and the queue a failed delivery queues its next attempt on (set once the queue exists). */
   webhooks?: { retryDelaysMs: readonly number[]; queue: () => WebhookQueue };
+  /** The embeddings server (EMBEDDINGS_*); without it, nothing is embedded. */
+  embeddings?: EmbeddingsSettings;
+  /** How the sweep queues each user's embedding job (set once the queue exists). */
+  semanticQueue?: () => SemanticQueue;
 }
 
 /** Every background task of the service, with its payload schema. */
@@ -96,6 +104,14 @@ export function createJobCatalogue(deps: JobDependencies) {
         maxRedirects: 0,
         ...(deps.imports.resolveOverrides?.size ? { resolve: resolverWith(deps.imports.resolveOverrides) } : {}),
       }),
+    ));
+  let embedder: Promise<{ run: (userId: number, signal: AbortSignal) => Promise<unknown>; sweep: () => Promise<number[]> }> | undefined;
+  const loadEmbedder = (settings: EmbeddingsSettings) =>
+    (embedder ??= Promise.all([import("../modules/llm/providers/openai-embeddings"), import("../modules/semantic/embed-user-notes"), import("../modules/semantic/sweep")]).then(
+      ([{ createEmbeddingsClient }, { embedUserNotes }, { usersToEmbed }]) => {
+        const client = createEmbeddingsClient(settings);
+        return { run: (userId, signal) => embedUserNotes({ db: deps.db, client, signal }, userId), sweep: () => usersToEmbed(deps.db, settings) };
+      },
     ));
   return [
     defineTask({
@@ -190,6 +206,36 @@ export function createJobCatalogue(deps: JobDependencies) {
       },
     }),
     defineTask({
+      name: "semantic-embed",
+      payload: z.object({ userId: z.number().int().positive() }),
+      maxAttempts: EMBED_MAX_ATTEMPTS,
+      handler: async (payload, helpers) => {
+        if (!deps.embeddings) return;
+        try {
+          await (await loadEmbedder(deps.embeddings)).run(payload.userId, helpers.signal);
+        } catch (error) {
+          // A wrong key, model or URL fails every retry alike: recorded for the status, retried by the sweep.
+          if ((error as { stopsBuild?: boolean }).stopsBuild) {
+            helpers.log.warn(`embedding user ${payload.userId}'s notes stopped: ${(error as Error).message}`);
+            return;
+          }
+          throw error;
+        }
+      },
+    }),
+    defineTask({
+      name: "semantic-sweep",
+      payload: z.object({}),
+      maxAttempts: SWEEP_MAX_ATTEMPTS,
+      // Every minute: notes written by imports, restores or another process, and a new model's backfill.
+      schedule: "* * * * *",
+      handler: async () => {
+        if (!deps.embeddings || !deps.semanticQueue) return;
+        const queue = deps.semanticQueue();
+        for (const userId of await (await loadEmbedder(deps.embeddings)).sweep()) await queue.enqueueEmbedding(userId);
+      },
+    }),
+    defineTask({
       name: "auth-sweep",
       payload: z.object({}),
       maxAttempts: SWEEP_MAX_ATTEMPTS,
@@ -261,6 +307,18 @@ export function importQueueOn(queue: Queue<JobCatalogue>): ImportQueue {
     },
   };
 }
+
+/** The embedding jobs' view of the queue: one per user, a burst of writes debounced into one run. */
+export function semanticQueueOn(queue: Queue<JobCatalogue>): SemanticQueue {
+  return {
+    async enqueueEmbedding(userId) {
+      await queue.enqueue("semantic-embed", { userId }, { jobKey: semanticJobKey(userId), runAt: new Date(Date.now() + EMBED_DEBOUNCE_MS) });
+    },
+  };
+}
+
+// Autosaves come a few a second: one run after the burst, still "within seconds".
+const EMBED_DEBOUNCE_MS = 500;
 
 /** The graph service's view of the queue. */
 export function graphQueueOn(queue: Queue<JobCatalogue>): GraphQueue {

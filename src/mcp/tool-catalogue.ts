@@ -44,8 +44,9 @@ export function toolCatalogue(noteUrl: NoteUrl): ToolSpec[] {
       procedure: "notes.list",
       title: "Search notes",
       annotations: READ,
-      input: () => z.object({ q: requiredQuery, tag: listShape.tag!, page: listShape.page!, size: listShape.size! }),
+      input: () => z.object({ q: requiredQuery, tag: listShape.tag!, mode: listShape.mode!, page: listShape.page!, size: listShape.size! }),
     },
+    { name: "related_notes", procedure: "search.related", title: "Related notes", annotations: READ },
     {
       name: "list_notes",
       procedure: "notes.list",

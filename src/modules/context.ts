@@ -9,6 +9,7 @@ import type { FileStorage } from "./files/blob-store";
 import type { ImportQueue } from "./imports/import-queue";
 import type { Credential } from "./tokens/credential";
 import type { WebhookQueue } from "./webhooks/webhook-queue";
+import type { SemanticSettings } from "./semantic/semantic-search";
 
 /** What business functions need from the outside world; no HTTP or tRPC objects. */
 export interface ServiceContext {
@@ -28,6 +29,8 @@ export interface ServiceContext {
   publicUrl?: () => string;
   /** How questions are answered (ASK_MAX_INPUT_TOKENS); the defaults when absent. */
   askSettings?: AskSettings;
+  /** Search by meaning (EMBEDDINGS_*); without it, search and ask are lexical. */
+  semantic?: SemanticSettings;
 }
 
 export interface RequestContext extends ServiceContext {

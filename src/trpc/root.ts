@@ -9,6 +9,7 @@ import { historyRouter } from "../modules/history/router";
 import { tagsRouter } from "../modules/tags/router";
 import { sharesRouter } from "../modules/shares/router";
 import { webhooksRouter } from "../modules/webhooks/router";
+import { semanticRouter } from "../modules/semantic/router";
 import { router } from "./procedures";
 
 export const appRouter = router({
@@ -23,6 +24,7 @@ export const appRouter = router({
   tags: tagsRouter,
   shares: sharesRouter,
   webhooks: webhooksRouter,
+  search: semanticRouter,
 });
 
 /** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */

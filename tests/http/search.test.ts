@@ -252,3 +252,18 @@ test("the tRPC procedure notes.list takes q too", async () => {
   const page = await client.notes.list.query({ q: "redis" });
   expect(page.items.map((item) => [item.id, item.snippet, item.highlights])).toEqual([[note.id, "用Redis做缓存", [[1, 6]]]]);
 });
+
+describe("without embeddings", () => {
+  test("every search says it was lexical, whatever mode was asked; the search status says so too", async () => {
+    await create(alice, { title: "Lexical only", content: "purchasing an automobile" });
+    for (const mode of ["", "&mode=hybrid", "&mode=semantic", "&mode=lexical"]) {
+      const found = await search(alice, "automobile", mode);
+      expect(found.body.mode).toBe("lexical");
+      expect(found.body.items.length).toBeGreaterThan(0);
+    }
+    expect((await search(alice, "buy a car")).ids).toEqual([]);
+    expect((await alice.get("/api/notes")).body.mode).toBeUndefined();
+    const status = await alice.get("/api/search/status");
+    expect(status.body).toMatchObject({ mode: "lexical", model: null, dimensions: null, pending: 0, error: null });
+  });
+});

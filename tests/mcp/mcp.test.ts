@@ -103,7 +103,7 @@ describe("initialize and tools/list", () => {
     const { tools } = await client.listTools();
     await client.close();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ["ask", "build_graph", "create_note", "delete_note", "fetch", "get_concept", "get_note", "get_task", "import", "list_notes", "list_tags", "list_versions", "restore_version", "search", "search_concepts", "search_notes", "update_note", "whoami"].sort(),
+      ["ask", "build_graph", "create_note", "delete_note", "fetch", "get_concept", "get_note", "get_task", "import", "list_notes", "list_tags", "list_versions", "related_notes", "restore_version", "search", "search_concepts", "search_notes", "update_note", "whoami"].sort(),
     );
     for (const tool of tools) {
       expect(tool.title?.length).toBeGreaterThan(0);
@@ -129,7 +129,7 @@ describe("initialize and tools/list", () => {
 
   test("tools/list shows only what the token's scopes allow", async () => {
     const reader = await connect(await createAccessToken(alice, ["notes:read"]));
-    expect((await reader.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["fetch", "get_note", "list_notes", "list_tags", "list_versions", "search", "search_notes", "whoami"]);
+    expect((await reader.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["fetch", "get_note", "list_notes", "list_tags", "list_versions", "related_notes", "search", "search_notes", "whoami"]);
     await reader.close();
     const graph = await connect(await createAccessToken(alice, ["graph:read", "ask"]));
     expect((await graph.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["ask", "get_concept", "search_concepts", "whoami"]);

@@ -168,7 +168,7 @@ describe("a connector, from a bare 401 to tools, refresh and reuse detection", (
     // 5. Only the granted scope's tools; one called.
     const client = await connect(first.access_token);
     const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
-    expect(names).toEqual(["fetch", "get_note", "list_notes", "list_tags", "list_versions", "search", "search_notes", "whoami"]);
+    expect(names).toEqual(["fetch", "get_note", "list_notes", "list_tags", "list_versions", "related_notes", "search", "search_notes", "whoami"]);
     const listed = (await client.callTool({ name: "list_notes", arguments: {} })) as CallToolResult;
     expect(listed.isError ?? false).toBe(false);
     expect((listed.structuredContent as any).items.map((note: any) => note.title)).toEqual(["Connector note"]);

@@ -11,3 +11,4 @@ export * from "./oauth";
 export * from "./transcripts";
 export * from "./shares";
 export * from "./webhooks";
+export * from "./semantic";

@@ -2,6 +2,7 @@ import type { Database } from "../../db/client";
 import { log } from "../../log";
 import { AnswerFailedError, type Answerer, type AnswerListener } from "./answers/answerer";
 import { retrievePassages } from "./retrieve-passages";
+import type { PassageHit } from "../semantic/meaning-passages";
 import type { AskInput, AskPassage, AskResult } from "./schemas";
 
 /** Told as a streamed question goes: the passages first, then the answer as it is written. */
@@ -16,6 +17,8 @@ export interface AskContext {
   answerer: Answerer | null;
   /** Adds a question's LLM usage to the user's totals. */
   recordUsage?(usage: AskResult["usage"]): Promise<void>;
+  /** The passages nearest the question in meaning (search by meaning set up), or null when not available now. */
+  meaning?(question: string): Promise<PassageHit[] | null>;
 }
 
 const NO_USAGE = { llm_calls: 0, input_tokens: 0, output_tokens: 0 };
@@ -28,7 +31,8 @@ export async function askQuestion(
   { ctx, input }: { ctx: AskContext; input: AskInput },
   options: { listener?: AskListener; signal?: AbortSignal } = {},
 ): Promise<AskResult> {
-  const retrieval = await retrievePassages(ctx.db, { userId: ctx.userId, question: input.question, limit: input.limit });
+  const meaning = (await ctx.meaning?.(input.question)) ?? undefined;
+  const retrieval = await retrievePassages(ctx.db, { userId: ctx.userId, question: input.question, limit: input.limit, meaning });
   options.listener?.passages(retrieval.passages, retrieval.concepts);
   const result: AskResult = {
     question: input.question,

@@ -7,6 +7,8 @@ import { conceptNames, namedConcepts, type GraphConcept } from "./named-concepts
 import { bm25, containsName, inverseDocumentFrequency, nameTokens, passageWords, type PassageWords } from "./passage-match";
 import { splitPassages } from "./passages";
 import { questionTerms, type QuestionTerm } from "./question-terms";
+import type { PassageHit } from "../semantic/meaning-passages";
+import { SIMILARITY_FLOOR } from "../semantic/meaning-ranking";
 
 export interface RetrievedPassage {
   note_id: number;
@@ -36,7 +38,7 @@ const NEIGHBOUR_NOTES = 6;
 export const MAX_PASSAGES_PER_NOTE = 2;
 // Reciprocal rank fusion (Cormack et al.): each list adds weight / (K + rank).
 const RRF_K = 60;
-const WEIGHTS = { text: 1, concept: 0.5, neighbour: 0.5 } as const;
+const WEIGHTS = { text: 1, meaning: 1, concept: 0.5, neighbour: 0.5 } as const;
 // A term in the note's title lends every passage of the note this share of its weight.
 const TITLE_SHARE = 0.3;
 
@@ -48,6 +50,8 @@ interface Candidate {
   end: number;
   words: PassageWords;
   text: number;
+  /** Cosine similarity to the question when search by meaning found this passage. */
+  meaning?: number;
   fused: number;
 }
 
@@ -57,7 +61,7 @@ interface Candidate {
  * first for any of the words), passages naming the concepts the question names (labels and
  * aliases), and, weighted lower, passages naming those concepts' neighbours.
  */
-export async function retrievePassages(db: Database, input: { userId: number; question: string; limit: number }): Promise<Retrieval> {
+export async function retrievePassages(db: Database, input: { userId: number; question: string; limit: number; meaning?: PassageHit[] }): Promise<Retrieval> {
   const { userId, question } = input;
   await searchIndexReady(db, userId);
   const terms = questionTerms(question);
@@ -67,7 +71,8 @@ export async function retrievePassages(db: Database, input: { userId: number; qu
   const [textNotes, idf, averageLength] = await textRanking(db, userId, terms);
   const conceptNotes = await mentioningNotes(db, userId, named, CONCEPT_NOTES);
   const neighbourNotes = await mentioningNotes(db, userId, neighbours, NEIGHBOUR_NOTES);
-  const noteIds = [...new Set([...textNotes, ...conceptNotes, ...neighbourNotes])];
+  const meaning = input.meaning ?? [];
+  const noteIds = [...new Set([...textNotes, ...meaning.map((hit) => hit.noteId), ...conceptNotes, ...neighbourNotes])];
   const notes = await loadNotes(db, userId, noteIds);
 
   const candidates: Candidate[] = [];
@@ -84,10 +89,20 @@ export async function retrievePassages(db: Database, input: { userId: number; qu
     candidate.text = own > 0 ? own + TITLE_SHARE * bm25(titleWords.get(candidate.noteId)!, terms, idf, averageLength) : 0;
   }
 
+  // Search by meaning ranks passages itself; a passage only it found counts above the similarity floor.
+  const bySpan = new Map(candidates.map((candidate) => [`${candidate.noteId}:${candidate.start}:${candidate.end}`, candidate]));
+  for (const hit of meaning) {
+    const candidate = bySpan.get(`${hit.noteId}:${hit.start}:${hit.end}`);
+    if (candidate && candidate.meaning === undefined) candidate.meaning = hit.similarity;
+  }
   const fuse = (ranked: Candidate[], weight: number) => ranked.forEach((candidate, rank) => (candidate.fused += weight / (RRF_K + rank + 1)));
   fuse(
     candidates.filter((candidate) => candidate.text > 0).sort((a, b) => b.text - a.text),
     WEIGHTS.text,
+  );
+  fuse(
+    candidates.filter((candidate) => candidate.meaning !== undefined && (candidate.text > 0 || candidate.meaning >= SIMILARITY_FLOOR)).sort((a, b) => b.meaning! - a.meaning!),
+    WEIGHTS.meaning,
   );
   fuse(byNames(candidates, named), WEIGHTS.concept);
   // A neighbour's passage counts only where it also holds a word of the question: alone it drifts off the subject.

@@ -86,7 +86,11 @@ export const noteListItemSchema = z
     highlights: z
       .array(z.tuple([z.number().int().min(0), z.number().int().min(0)]))
       .optional()
-      .describe("Only with `q`: `[start, end)` UTF-16 offsets in `snippet` of each occurrence of a matched term"),
+      .describe("Only with `q`: `[start, end)` UTF-16 offsets in `snippet` of each occurrence of a matched term (empty for a note found only by meaning)"),
+    score: z
+      .number()
+      .optional()
+      .describe("Only with `q`: how well the note matches, higher first (reciprocal rank fusion in `hybrid` and `lexical` mode, cosine similarity in `semantic`)"),
   })
   .meta({ id: "NoteListItem" });
 
@@ -122,9 +126,31 @@ export const searchQuerySchema = z
     example: "知识图谱 -draft",
   });
 
+export const searchModeSchema = z.enum(["hybrid", "lexical", "semantic"]);
+
 export const listNotesInput = z
-  .object({ ...pageQuery, tag: tagSchema.optional().describe("Only notes with exactly this tag"), q: searchQuerySchema })
+  .object({
+    ...pageQuery,
+    tag: tagSchema.optional().describe("Only notes with exactly this tag"),
+    q: searchQuerySchema,
+    mode: searchModeSchema
+      .optional()
+      .describe(
+        "With `q`: `lexical` matches words; `semantic` matches meaning (embeddings); `hybrid` fuses both. Default `hybrid` when embeddings are set up (EMBEDDINGS_BASE_URL), else `lexical`. The envelope's `mode` says which was used: meaning falls back to words when the embeddings server cannot answer within 2 s.",
+      ),
+  })
   .prefault({});
+
+export const notePageSchema = z
+  .object({
+    items: z.array(noteListItemSchema),
+    total: z.number().int().min(0),
+    page: z.number().int().min(1),
+    size: z.number().int().min(1),
+    pages: z.number().int().min(0),
+    mode: searchModeSchema.optional().describe("Only with `q`: the mode the search actually used"),
+  })
+  .meta({ id: "NotePage" });
 export const createNoteInput = z.object({ title: titleSchema, content: contentSchema.default(""), tags: tagsSchema.default([]) });
 export const updateNoteInput = z.object({
   id: noteIdSchema,

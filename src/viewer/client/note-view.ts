@@ -3,6 +3,7 @@ import { ApiError, get, getBlob } from "./api";
 import { button, byId, make } from "./dom";
 import { renderMarkdown } from "./markdown";
 import { setUpNoteHistory } from "./note-history";
+import { setUpRelatedNotes } from "./related-notes";
 import type { Note } from "./types";
 
 export interface NoteView {
@@ -41,6 +42,7 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
     article.hidden = true;
     releasePictures();
     history.reset();
+    related.reset();
   };
   const history = setUpNoteHistory({
     // An earlier version shown in place of the note, under a banner saying which it is.
@@ -54,6 +56,8 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
     },
     note: (id) => void open(id),
   });
+
+  const related = setUpRelatedNotes(article, (id) => void open(id));
 
   /** Loads the note's stored pictures (a few at a time is the browser's business) into their <img>s. */
   function showPictures(attempt: number) {
@@ -100,6 +104,7 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
       article.dataset.note = String(note.id);
       showPictures(attempt);
       void history.load(note);
+      void related.load(note.id);
       const marked = quote ? markQuote(body, quote) : null;
       title.tabIndex = -1;
       title.focus();
