@@ -13,6 +13,8 @@ interface RelatedNote {
 
 export function setUpRelatedNotes(article: HTMLElement, openNote: (id: number) => void): { load(noteId: number): Promise<void>; reset(): void } {
   const section = make("section", undefined, "related-notes");
+  // views.ts moves it with the article from one view to the other.
+  section.id = "related-notes";
   section.setAttribute("aria-labelledby", "related-notes-title");
   const heading = make("h3", "Related notes");
   heading.id = "related-notes-title";

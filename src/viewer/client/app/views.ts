@@ -10,7 +10,9 @@ export const pathOf = (view: ViewName) => (view === "graph" ? "/graph" : "/");
 
 export function placeShared(view: ViewName): void {
   byId(view === "graph" ? "graph-tools-slot" : "app-tools-slot").append(byId("tools"));
-  byId(view === "graph" ? "graph-note-slot" : "app-note-slot").append(byId("note"));
+  // A note's Related notes section sits right after its article (related-notes.ts), and moves with it.
+  const related = document.getElementById("related-notes");
+  byId(view === "graph" ? "graph-note-slot" : "app-note-slot").append(byId("note"), ...(related ? [related] : []));
 }
 
 /** The header's links: the one for the view on show is marked current. */
