@@ -2,7 +2,8 @@ import type { Database } from "../db/client";
 import { authenticateFor } from "../modules/auth/authenticate";
 import type { ChangePublisher } from "../modules/events/change";
 import type { ImportQueue } from "../modules/imports/import-queue";
-import { AUDIO_BODY_LIMIT, createAudioTask, RecordingTooLargeError } from "../modules/transcripts/create-audio-task";
+import { UploadTooLargeError } from "../modules/archives/save-upload";
+import { AUDIO_BODY_LIMIT, createAudioTask } from "../modules/transcripts/create-audio-task";
 import { edgeError, formatBytes, jsonError, serviceErrorResponse } from "./error-response";
 import { mediaType } from "./request-body";
 
@@ -36,7 +37,7 @@ export function createAudioUploadRoute(services: { db: Database; importQueue: Im
       const task = await createAudioTask({ ctx: { ...services, mediaDir: services.mediaDir, userId }, input: { title, type, body: request.body } });
       return Response.json(task, { status: 201 });
     } catch (error) {
-      if (error instanceof RecordingTooLargeError) return tooLarge();
+      if (error instanceof UploadTooLargeError) return tooLarge();
       return serviceErrorResponse(error, "POST /api/tasks/audio");
     }
   };

@@ -1,23 +1,31 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
-/** The upload went past the archive limit; nothing of it is kept. */
+/** The upload went past its limit; nothing of it is kept. */
 export class UploadTooLargeError extends Error {
   override name = "UploadTooLargeError";
   constructor(readonly limitBytes: number) {
-    super(`The archive is larger than the ${limitBytes / 1024 / 1024} MiB limit`);
+    super(`The upload is larger than the ${limitBytes / 1024 / 1024} MiB limit`);
   }
 }
 
 /**
- * Streams an upload to a new file under `dir`, chunk by chunk, so the archive is never held whole
- * in memory; stops and removes the file as soon as it passes `limitBytes`. Returns the file's name.
+ * Streams an upload (an archive, a recording) to a new file under `dir`, chunk by chunk, so it is
+ * never held whole in memory; stops and removes the file as soon as it passes `limitBytes`. Returns
+ * the file's name, its size and its SHA-256 (hex).
  */
-export async function saveUpload(body: ReadableStream<Uint8Array> | null, dir: string, limitBytes: number): Promise<{ name: string; bytes: number }> {
+export async function saveUpload(
+  body: ReadableStream<Uint8Array> | null,
+  dir: string,
+  limitBytes: number,
+  { prefix = "", suffix = ".zip" }: { prefix?: string; suffix?: string } = {},
+): Promise<{ name: string; bytes: number; sha256: string }> {
   await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
-  const name = `${crypto.randomUUID()}.zip`;
+  const name = `${prefix}${crypto.randomUUID()}${suffix}`;
   const file = path.join(dir, name);
   const handle = await fs.promises.open(file, "wx", 0o600);
+  const hash = createHash("sha256");
   let bytes = 0;
   try {
     if (body) {
@@ -30,11 +38,12 @@ export async function saveUpload(body: ReadableStream<Uint8Array> | null, dir: s
           await reader.cancel().catch(() => {});
           throw new UploadTooLargeError(limitBytes);
         }
+        hash.update(value);
         await handle.write(value);
       }
     }
     await handle.close();
-    return { name, bytes };
+    return { name, bytes, sha256: hash.digest("hex") };
   } catch (error) {
     await handle.close().catch(() => {});
     await fs.promises.rm(file, { force: true });

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Database } from "../../db/client";
+import { saveUpload } from "../archives/save-upload";
 import type { ChangePublisher } from "../events/change";
 import { InvalidInputError } from "../errors";
 import { insertAndQueueTask } from "../imports/create-task";
@@ -12,10 +12,6 @@ import { importedTitle } from "../notes/note-text";
 
 /** CONTRACT "Transcripts": a recording of at most 256 MiB. */
 export const AUDIO_BODY_LIMIT = 256 * 1024 * 1024;
-
-export class RecordingTooLargeError extends Error {
-  override name = "RecordingTooLargeError";
-}
 
 /**
  * POST /api/tasks/audio: streams the recording to DATA_DIR/media (hashing it on the way, so the
@@ -29,7 +25,8 @@ export async function createAudioTask({
   ctx: { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher; mediaDir: string };
   input: { title?: string; type: string; body: ReadableStream<Uint8Array> | null };
 }): Promise<TaskRecord> {
-  const saved = await saveRecording(input.body, ctx.mediaDir);
+  // Too large: saveUpload's UploadTooLargeError, answered 413 by the route.
+  const saved = await saveUpload(input.body, ctx.mediaDir, AUDIO_BODY_LIMIT, { prefix: "upload-", suffix: ".media" });
   const remove = () => fs.rmSync(path.join(ctx.mediaDir, saved.name), { force: true });
   if (saved.bytes === 0) {
     remove();
@@ -46,35 +43,4 @@ export async function createAudioTask({
     },
   };
   return insertAndQueueTask(ctx, { platform: "audio", url: null, transcription: JSON.stringify(pending) }, remove);
-}
-
-async function saveRecording(body: ReadableStream<Uint8Array> | null, dir: string): Promise<{ name: string; bytes: number; sha256: string }> {
-  await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
-  const name = `upload-${crypto.randomUUID()}.media`;
-  const file = path.join(dir, name);
-  const handle = await fs.promises.open(file, "wx", 0o600);
-  const hash = createHash("sha256");
-  let bytes = 0;
-  try {
-    if (body) {
-      const reader = body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        bytes += value.byteLength;
-        if (bytes > AUDIO_BODY_LIMIT) {
-          await reader.cancel().catch(() => {});
-          throw new RecordingTooLargeError();
-        }
-        hash.update(value);
-        await handle.write(value);
-      }
-    }
-    await handle.close();
-    return { name, bytes, sha256: hash.digest("hex") };
-  } catch (error) {
-    await handle.close().catch(() => {});
-    await fs.promises.rm(file, { force: true });
-    throw error;
-  }
 }
