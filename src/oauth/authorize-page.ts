@@ -1,11 +1,7 @@
+import { escapeHtml } from "../text/html-entities";
 import { SCOPES, type Scope } from "../modules/tokens/scopes";
 import type { AuthorizationRequest } from "./authorization-request";
 import { OAUTH_PATHS } from "./metadata";
-
-/** HTML-escapes text for an element or a quoted attribute. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-}
 
 /** What the page may do: its own stylesheet, forms to itself (and the client's redirect URI, where a form's answer leads), no script, no framing. */
 export function pageCsp(redirectUri: string | null): string {

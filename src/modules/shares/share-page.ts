@@ -1,3 +1,4 @@
+import { escapeHtml } from "../../text/html-entities";
 import { createHash } from "node:crypto";
 
 /**
@@ -43,10 +44,6 @@ const STYLE_HASH = `'sha256-${createHash("sha256").update(STYLE).digest("base64"
 
 /** Nothing runs, nothing is framed or submitted; pictures come from here or from https sites the note links. */
 export const SHARE_PAGE_CSP = `default-src 'none'; style-src ${STYLE_HASH}; img-src 'self' https:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!);
-}
 
 function page(title: string, body: string): string {
   return `<!doctype html>
