@@ -2,10 +2,11 @@
 // three passages each, vectors of 384 and 1,024 dimensions from the embeddings stand-in (in a process
 // of its own, over HTTP like a real server). Figures: hybrid search p50/p99 through listNotes (the
 // query embedded by the stand-in each time) against lexical search on the same queries and notes,
-// related notes p50, bytes per passage on disk (vectors and their ANN index), and the embedding
-// job's backfill throughput against the stand-in's own bound (inputs a second).
+// related notes p50, bytes per passage on disk (vectors and their ANN index), how much of the exact
+// FLOAT32 top 10 the stored vectors keep (FLOAT8 ranked exactly, and through the index as searches
+// use it), and the embedding job's backfill throughput against the stand-in's own bound (inputs a second).
 //
-// BENCH_SIZES="20000:384,20000:1024" (notes:dimensions, comma separated), BENCH_SAMPLES=200,
+// BENCH_SIZES="20000:384,20000:1024" (notes:dimensions, comma separated), BENCH_SAMPLES=200, BENCH_RANKING_QUERIES=50,
 // BENCH_BACKFILL_NOTES=1500, BENCH_EMBED_RATE=100 (the stand-in's bound, inputs a second).
 import fs from "node:fs";
 import path from "node:path";
@@ -19,7 +20,7 @@ import { embedUserNotes } from "../../src/modules/semantic/embed-user-notes";
 import { noteUnits } from "../../src/modules/semantic/note-units";
 import { relatedNotes } from "../../src/modules/semantic/related-notes";
 import { ensureSpace } from "../../src/modules/semantic/space";
-import { vectorBlob } from "../../src/modules/semantic/vector-store";
+import { nearestVectors, storedVector, vectorBlob, type VectorKind } from "../../src/modules/semantic/vector-store";
 import { CONCEPT_GROUPS, startFakeEmbeddings } from "../../tests/support/fake-embeddings";
 import { percentile } from "./load";
 import { benchWorkDir, startServerProcess, type ServerProcess } from "./server-process";
@@ -28,6 +29,7 @@ const SIZES = (process.env.BENCH_SIZES ?? "20000:384,20000:1024").split(",").map
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const BACKFILL_NOTES = Number(process.env.BENCH_BACKFILL_NOTES ?? 1500);
 const EMBED_RATE = Number(process.env.BENCH_EMBED_RATE ?? 100);
+const RANKING_QUERIES = Number(process.env.BENCH_RANKING_QUERIES ?? 50);
 const TARGETS = { hybridP50At20k: 30, hybridP50At100k: 100, bytesPerPassage: 8 * 1024, backfillRatio: 0.8 };
 const MODEL = "bench-embed";
 
@@ -36,13 +38,13 @@ let standIn: ServerProcess;
 
 async function main() {
 // The stand-in in its own process: its work and the database's do not share one event loop.
-standIn = await startServerProcess("embeddings", "embeddings-server.ts", {});
+standIn = await startServerProcess("embeddings", "embeddings-server.ts", { EMBED_DENSE: "1" });
 const rows: string[] = [];
 try {
   for (const [notes, dimensions] of SIZES) rows.push(await measureSearch(notes, dimensions));
   const backfill = await measureBackfill();
-  console.log(`\n| Notes | Dimensions | Passages | Hybrid p50 / p99 ms | Lexical p50 ms (same queries) | × lexical | Related p50 ms | Bytes a passage | Targets |`);
-  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+  console.log(`\n| Notes | Dimensions | Passages | Hybrid p50 / p99 ms | Lexical p50 ms (same queries) | × lexical | Related p50 ms | Bytes a passage | Top 10 kept: exact / index | Targets |`);
+  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   for (const row of rows) console.log(row);
   console.log(`\n${backfill}`);
 } finally {
@@ -63,9 +65,12 @@ async function measureSearch(noteCount: number, dimensions: number): Promise<str
     await catchUpSearchIndex(database.db);
     const bytesBefore = await fileBytes(database);
     const client = createEmbeddingsClient({ baseURL: `${standIn.url}/v1`, model: MODEL, dimensions, batchSize: 64 });
-    const passages = await seedVectors(database, client, userId, dimensions);
+    const exact = await seedVectors(database, client, userId, dimensions);
+    const passages = exact.ids.length;
     const bytesPerPassage = ((await fileBytes(database)) - bytesBefore) / passages;
     console.log(`${noteCount} notes, ${dimensions} dimensions: ${passages} vectors seeded in ${((performance.now() - started) / 1000).toFixed(0)} s, ${bytesPerPassage.toFixed(0)} bytes each`);
+    const kept = await rankingKept(database, client, userId, exact, random);
+    console.log(`of the exact FLOAT32 top 10: ${kept.exact.toFixed(3)} kept ranking the stored vectors exactly, ${kept.index.toFixed(3)} through the index`);
 
     const semantic = { client };
     const queries = Array.from({ length: SAMPLES }, (_, index) => query(random, index));
@@ -97,7 +102,7 @@ async function measureSearch(noteCount: number, dimensions: number): Promise<str
       dimensions === 384 || noteCount <= 20_000 ? `hybrid p50 ≤ ${target}: ${hybridP50 <= target ? "PASS" : "FAIL"}` : "",
       `≤ 8 KiB: ${bytesPerPassage <= TARGETS.bytesPerPassage ? "PASS" : "FAIL"}`,
     ].filter(Boolean);
-    const row = `| ${noteCount.toLocaleString("en-US")} | ${dimensions} | ${passages.toLocaleString("en-US")} | ${hybridP50.toFixed(1)} / ${percentile(hybrid, 0.99).toFixed(1)} | ${percentile(lexical, 0.5).toFixed(1)} | ${(hybridP50 / percentile(lexical, 0.5)).toFixed(2)} | ${percentile(related, 0.5).toFixed(1)} | ${bytesPerPassage.toFixed(0)} | ${verdict.join("; ")} |`;
+    const row = `| ${noteCount.toLocaleString("en-US")} | ${dimensions} | ${passages.toLocaleString("en-US")} | ${hybridP50.toFixed(1)} / ${percentile(hybrid, 0.99).toFixed(1)} | ${percentile(lexical, 0.5).toFixed(1)} | ${(hybridP50 / percentile(lexical, 0.5)).toFixed(2)} | ${percentile(related, 0.5).toFixed(1)} | ${bytesPerPassage.toFixed(0)} | ${kept.exact.toFixed(2)} / ${kept.index.toFixed(2)} | ${verdict.join("; ")} |`;
     console.log(row);
     return row;
   } finally {
@@ -173,15 +178,25 @@ async function seedNotes(database: NotesDatabase, userId: number, count: number,
   }
 }
 
+/** Every stored vector as the stand-in gave it (FLOAT32), by row id: what exact ranking is measured against. */
+interface ExactVectors {
+  ids: number[];
+  kinds: VectorKind[];
+  values: Float32Array;
+  dimensions: number;
+}
+
 /**
  * Every note's vectors straight into its space (what the embedding job writes, without the HTTP
  * round trips: the stand-in's vectors computed here are the same), with the ANN index kept as
- * rows arrive. Returns the number of vectors.
+ * rows arrive. Returns them as given, unit-scaled.
  */
-async function seedVectors(database: NotesDatabase, client: EmbeddingsClient, userId: number, dimensions: number): Promise<number> {
-  const local = startFakeEmbeddings({ dimensions });
+async function seedVectors(database: NotesDatabase, client: EmbeddingsClient, userId: number, dimensions: number): Promise<ExactVectors> {
+  const local = startFakeEmbeddings({ dimensions, dense: true });
   try {
     const space = await ensureSpace(database.db, client.settings, dimensions);
+    const exact: ExactVectors = { ids: [], kinds: [], values: new Float32Array(0), dimensions };
+    const chunks: Float32Array[] = [];
     let total = 0;
     let after = 0;
     for (;;) {
@@ -191,11 +206,15 @@ async function seedVectors(database: NotesDatabase, client: EmbeddingsClient, us
       const statements = [];
       for (const row of notes.rows) {
         for (const unit of noteUnits({ title: String(row.title), content: String(row.content), tags: [] })) {
-          statements.push({
-            sql: `insert into ${space.table} (user_id, note_id, kind, start, "end", hash, embedding) values (:user, :note, :kind, :start, :end, :hash, :embedding)`,
-            args: { user: userId, note: Number(row.id), kind: unit.kind, start: unit.start, end: unit.end, hash: unit.hash, embedding: vectorBlob(local.vectorOf(unit.text, MODEL, dimensions)) },
-          });
+          const vector = unitScaled(local.vectorOf(unit.text, MODEL, dimensions));
           total++;
+          exact.ids.push(total);
+          exact.kinds.push(unit.kind);
+          chunks.push(vector);
+          statements.push({
+            sql: `insert into ${space.table} (id, user_id, note_id, kind, start, "end", hash, embedding) values (:id, :user, :note, :kind, :start, :end, :hash, ${storedVector(":embedding")})`,
+            args: { id: total, user: userId, note: Number(row.id), kind: unit.kind, start: unit.start, end: unit.end, hash: unit.hash, embedding: vectorBlob(vector) },
+          });
         }
         statements.push({ sql: "insert or replace into semantic_notes (note_id, user_id, space_key, embedded_at) values (?, ?, ?, 0)", args: [Number(row.id), userId, space.key] });
       }
@@ -204,10 +223,56 @@ async function seedVectors(database: NotesDatabase, client: EmbeddingsClient, us
     }
     process.stdout.write("\n");
     await database.client.execute({ sql: "insert or replace into semantic_users (user_id, space_key, ready_at, updated_at) values (?, ?, 0, 0)", args: [userId, space.key] });
-    return total;
+    exact.values = new Float32Array(total * dimensions);
+    chunks.forEach((vector, index) => exact.values.set(vector, index * dimensions));
+    return exact;
   } finally {
     await local.stop();
   }
+}
+
+/**
+ * How much of the exact top 10 (cosine over the FLOAT32 vectors as given) the stored vectors keep:
+ * ranked exactly in SQL, and through the DiskANN index as `nearestVectors` serves searches. A hit is
+ * any vector at least as similar as the exact 10th (the stand-in's vectors tie often).
+ */
+async function rankingKept(database: NotesDatabase, client: EmbeddingsClient, userId: number, exact: ExactVectors, random: () => number) {
+  const local = startFakeEmbeddings({ dimensions: exact.dimensions, dense: true });
+  const space = await ensureSpace(database.db, client.settings, exact.dimensions);
+  let keptExact = 0;
+  let keptIndex = 0;
+  try {
+    for (let index = 0; index < RANKING_QUERIES; index++) {
+      const q = unitScaled(local.vectorOf(query(random, index + 1000), MODEL, exact.dimensions));
+      const similarity = new Map<number, number>();
+      const all = new Float32Array(exact.ids.length);
+      for (let row = 0; row < exact.ids.length; row++) {
+        let dot = 0;
+        const offset = row * exact.dimensions;
+        for (let d = 0; d < exact.dimensions; d++) dot += q[d]! * exact.values[offset + d]!;
+        all[row] = dot;
+        similarity.set(exact.ids[row]!, dot);
+      }
+      const tenth = [...all].sort((a, b) => b - a)[9]! - 1e-6;
+      const stored = await database.client.execute({
+        sql: `select id from ${space.table} where user_id = :user order by vector_distance_cos(embedding, ${storedVector(":q")}) limit 10`,
+        args: { user: userId, q: vectorBlob(q) },
+      });
+      keptExact += stored.rows.filter((row) => similarity.get(Number(row.id))! >= tenth).length / 10;
+      const served = await nearestVectors(database.db, space, { userId, vector: q, kinds: ["title", "passage"], limit: 10 });
+      keptIndex += served.filter((hit) => similarity.get(hit.id)! >= tenth).length / 10;
+    }
+  } finally {
+    await local.stop();
+  }
+  return { exact: keptExact / RANKING_QUERIES, index: keptIndex / RANKING_QUERIES };
+}
+
+function unitScaled(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  norm = Math.sqrt(norm) || 1;
+  return vector.map((value) => value / norm);
 }
 
 /** The database's size once its write-ahead log is folded in. */

@@ -2,8 +2,8 @@ import type { InStatement, InValue } from "@libsql/client";
 import type { Database } from "../../db/client";
 import { EmbeddingsRequestError, type EmbeddingsClient } from "../llm/providers/openai-embeddings";
 import { conceptText, noteUnits, textHash, type EmbeddingUnit } from "./note-units";
-import { ensureSpace, findSpace, spaceKey, type VectorSpace } from "./space";
-import { blobVector, vectorBlob } from "./vector-store";
+import { ensureSpace, findPreviousLayout, findSpace, spaceKey, type VectorSpace } from "./space";
+import { blobVector, readVector, storedVector, vectorBlob } from "./vector-store";
 
 // Notes read and written per round: a round is one write transaction, short enough not to hold writers up.
 const NOTES_PER_ROUND = 32;
@@ -111,12 +111,11 @@ async function prepareRound(
   // Vectors the user already has for these texts (unchanged passages, or the same text in another note).
   const vectors = new Map<string, Uint8Array>();
   const existing = new Map<number, { id: number; hash: string }[]>();
+  if (known) await readStoredVectors(db, known, userId, wanted, vectors);
+  // After an upgrade, the vectors the previous layout holds (no server call for those).
+  const previous = await findPreviousLayout(db, run.client.settings);
+  if (previous) await readStoredVectors(db, previous, userId, new Set([...wanted].filter((hash) => !vectors.has(hash))), vectors);
   if (known) {
-    const rows = await db.$client.execute({
-      sql: `select hash, embedding from ${known.table} where user_id = ? and hash in (select value from json_each(?)) group by hash`,
-      args: [userId, JSON.stringify([...wanted])],
-    });
-    for (const row of rows.rows) vectors.set(String(row.hash), new Uint8Array(blobVector(row.embedding).buffer));
     const mine = await db.$client.execute({
       sql: `select id, note_id, hash from ${known.table} where note_id in (select value from json_each(?)) and user_id = ?`,
       args: [JSON.stringify(pending.map((note) => note.id)), userId],
@@ -135,15 +134,16 @@ async function prepareRound(
     toEmbed.push({ hash: unit.hash, text: unit.text });
   }
   const embedded = (async (): Promise<EmbeddedRound> => {
-    if (toEmbed.length === 0) return { notes: pending, vectors, existing, space: known };
+    if (toEmbed.length === 0) return { notes: pending, vectors, existing, space: known, dimensions: previous?.dimensions };
     const answer = await run.client.embed(
       toEmbed.map((item) => item.text),
       { signal: run.signal },
     );
     const length = answer.vectors[0]!.length;
-    if (known && length !== known.dimensions) {
+    const expected = known?.dimensions ?? previous?.dimensions;
+    if (expected !== undefined && length !== expected) {
       throw new EmbeddingsRequestError(
-        `the embeddings server answered ${length}-dimension vectors for ${run.client.settings.model}, which gave ${known.dimensions} before (set EMBEDDINGS_DIMENSIONS, or EMBEDDINGS_MODEL to another name to start over)`,
+        `the embeddings server answered ${length}-dimension vectors for ${run.client.settings.model}, which gave ${expected} before (set EMBEDDINGS_DIMENSIONS, or EMBEDDINGS_MODEL to another name to start over)`,
         { stopsBuild: true },
       );
     }
@@ -152,6 +152,16 @@ async function prepareRound(
     return { notes: pending, vectors, existing, space: known, dimensions: length };
   })();
   return { lastId: pending.at(-1)!.id, embedded };
+}
+
+/** Adds the user's stored vectors for these texts (by content hash) from `space` to `vectors`. */
+async function readStoredVectors(db: Database, space: VectorSpace, userId: number, hashes: Set<string>, vectors: Map<string, Uint8Array>): Promise<void> {
+  if (hashes.size === 0) return;
+  const rows = await db.$client.execute({
+    sql: `select hash, ${readVector("embedding")} as embedding from ${space.table} where user_id = ? and hash in (select value from json_each(?)) group by hash`,
+    args: [userId, JSON.stringify([...hashes])],
+  });
+  for (const row of rows.rows) vectors.set(String(row.hash), new Uint8Array(blobVector(row.embedding).buffer));
 }
 
 /** One transaction: each note's rows made to match its units (unchanged ones kept), and the note marked current if its text is still the one embedded. */
@@ -178,7 +188,7 @@ async function writeRound(
         continue;
       }
       const args: Record<string, InValue> = { user: userId, note: note.id, kind: unit.kind, start: unit.start, end: unit.end, hash: unit.hash, embedding: vectors.get(unit.hash)! };
-      statements.push({ sql: `insert into ${space.table} (user_id, note_id, kind, start, "end", hash, embedding) values (:user, :note, :kind, :start, :end, :hash, :embedding)`, args });
+      statements.push({ sql: `insert into ${space.table} (user_id, note_id, kind, start, "end", hash, embedding) values (:user, :note, :kind, :start, :end, :hash, ${storedVector(":embedding")})`, args });
     }
     if (rows.length > 0) statements.push({ sql: `delete from ${space.table} where id in (select value from json_each(?))`, args: [JSON.stringify(rows.map((row) => row.id))] });
     // Marked current only if the note still holds the text just embedded; an edit meanwhile leaves it pending.
@@ -234,7 +244,7 @@ async function embedConcepts(run: EmbedRun, space: VectorSpace, userId: number, 
   if (stale.length > 0) statements.push({ sql: `delete from ${space.table} where id in (select value from json_each(?))`, args: [JSON.stringify(stale)] });
   missing.forEach(([nodeId, item], index) => {
     statements.push({
-      sql: `insert into ${space.table} (user_id, node_id, kind, hash, embedding) values (:user, :node, 'concept', :hash, :embedding)`,
+      sql: `insert into ${space.table} (user_id, node_id, kind, hash, embedding) values (:user, :node, 'concept', :hash, ${storedVector(":embedding")})`,
       args: { user: userId, node: nodeId, hash: item.hash, embedding: vectorBlob(answer.vectors[index]!) },
     });
   });

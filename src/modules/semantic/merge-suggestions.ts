@@ -1,7 +1,7 @@
 import type { Database } from "../../db/client";
 import { conceptKey } from "../graph/concept-key";
 import { readySpace, requestEmbedding, type SemanticSettings } from "./semantic-search";
-import { blobVector } from "./vector-store";
+import { blobVector, readVector } from "./vector-store";
 
 /** Two concepts at least this close in meaning are worth asking about ("损失厌恶" and "Loss aversion" with a multilingual model). */
 export const MERGE_SIMILARITY = 0.8;
@@ -17,7 +17,7 @@ export async function mergeSuggestions({ ctx, input }: { ctx: { db: Database; us
   const space = await readySpace(ctx.db, ctx.semantic, ctx.userId);
   if (!space) return { items: [] };
   const rows = await ctx.db.$client.execute({
-    sql: `select g.id, g.label, v.embedding from graph_nodes g join ${space.table} v on v.node_id = g.id and v.kind = 'concept' and v.user_id = :user
+    sql: `select g.id, g.label, ${readVector("v.embedding")} as embedding from graph_nodes g join ${space.table} v on v.node_id = g.id and v.kind = 'concept' and v.user_id = :user
       where g.user_id = :user and g.hidden = 0 order by g.weight desc, g.id limit :limit`,
     args: { user: ctx.userId, limit: COMPARED_CONCEPTS },
   });

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { semanticSpaces } from "../../db/schema";
 import type { EmbeddingsSettings } from "../llm/providers/openai-embeddings";
+import { STORED_VECTOR_TYPE } from "./vector-store";
 
 /** One model's vectors: the table they live in and their length. */
 export interface VectorSpace {
@@ -15,18 +16,39 @@ export interface VectorSpace {
 
 /**
  * The space a configuration embeds into: the model and the dimensions asked for (another model, or
- * the same model shortened, gives vectors that must never be compared). The base URL is left out:
- * the same model served elsewhere gives the same vectors.
+ * the same model shortened, gives vectors that must never be compared), and how the table stores
+ * them. The base URL is left out: the same model served elsewhere gives the same vectors.
  */
 export function spaceKey(settings: Pick<EmbeddingsSettings, "model" | "dimensions">): string {
-  return createHash("sha256").update(`${settings.model}\n${settings.dimensions ?? "native"}`).digest("hex").slice(0, 16);
+  return keyOf(`${settings.model}\n${settings.dimensions ?? "native"}\n${STORED_VECTOR_TYPE}`);
+}
+
+/**
+ * The same model's space as the first release stored it (FLOAT32, keyed without a type). Its
+ * vectors fill the current space without a call to the embeddings server (re-used by content hash,
+ * as an unchanged passage is), and it is dropped once nothing is left to fill.
+ */
+export function previousLayoutKey(settings: Pick<EmbeddingsSettings, "model" | "dimensions">): string {
+  return keyOf(`${settings.model}\n${settings.dimensions ?? "native"}`);
+}
+
+function keyOf(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 const known = new WeakMap<Database, Map<string, VectorSpace>>();
 
 /** The configured model's space, once its first vectors have made it; null before. */
 export async function findSpace(db: Database, settings: Pick<EmbeddingsSettings, "model" | "dimensions">): Promise<VectorSpace | null> {
-  const key = spaceKey(settings);
+  return spaceOf(db, spaceKey(settings));
+}
+
+/** The configured model's space in the previous layout, while it still holds vectors to re-use. */
+export async function findPreviousLayout(db: Database, settings: Pick<EmbeddingsSettings, "model" | "dimensions">): Promise<VectorSpace | null> {
+  return spaceOf(db, previousLayoutKey(settings));
+}
+
+async function spaceOf(db: Database, key: string): Promise<VectorSpace | null> {
   const cached = known.get(db)?.get(key);
   if (cached) return cached;
   const [row] = await db.select().from(semanticSpaces).where(eq(semanticSpaces.key, key));
@@ -58,7 +80,7 @@ export async function ensureSpace(db: Database, settings: Pick<EmbeddingsSetting
         start integer not null default 0,
         "end" integer not null default 0,
         hash text not null,
-        embedding F32_BLOB(${dimensions}) not null)`,
+        embedding ${STORED_VECTOR_TYPE}(${dimensions}) not null)`,
       `create index if not exists ${table}_user_hash on ${table} (user_id, hash)`,
       `create index if not exists ${table}_note on ${table} (note_id)`,
       `create index if not exists ${table}_user_kind on ${table} (user_id, kind)`,
@@ -77,10 +99,18 @@ export async function ensureSpace(db: Database, settings: Pick<EmbeddingsSetting
 
 /**
  * Drops the vectors of every other model: they are never read once the model changed (search stays
- * lexical until the new model's backfill is done), and each is a table the size of the notes.
+ * lexical until the new model's backfill is done), and each is a table the size of the notes. The
+ * configured model's previous layout is kept while some note is still to be embedded.
  */
-export async function dropOtherSpaces(db: Database, current: string): Promise<string[]> {
-  const others = (await db.select().from(semanticSpaces)).filter((row) => row.key !== current);
+export async function dropOtherSpaces(db: Database, settings: Pick<EmbeddingsSettings, "model" | "dimensions">): Promise<string[]> {
+  const current = spaceKey(settings);
+  const previous = previousLayoutKey(settings);
+  const pending = await db.$client.execute({
+    sql: "select 1 from notes n left join semantic_notes s on s.note_id = n.id and s.space_key = :space where s.note_id is null limit 1",
+    args: { space: current },
+  });
+  const keep = pending.rows.length > 0 ? new Set([current, previous]) : new Set([current]);
+  const others = (await db.select().from(semanticSpaces)).filter((row) => !keep.has(row.key));
   for (const row of others) {
     await db.$client.batch(
       [`drop table if exists ${row.tableName}`, { sql: "delete from semantic_spaces where key = :key", args: { key: row.key } }, { sql: "delete from semantic_users where space_key = :key", args: { key: row.key } }],

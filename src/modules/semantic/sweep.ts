@@ -10,7 +10,7 @@ import { dropOtherSpaces, findSpace, spaceKey } from "./space";
  */
 export async function usersToEmbed(db: Database, settings: Pick<EmbeddingsSettings, "model" | "dimensions">): Promise<number[]> {
   const key = spaceKey(settings);
-  await dropOtherSpaces(db, key);
+  await dropOtherSpaces(db, settings);
   const rows = await db.$client.execute({
     sql: `select distinct n.user_id as user_id from notes n left join semantic_notes s on s.note_id = n.id and s.space_key = :space where s.note_id is null
       union select user_id from semantic_removed

@@ -16,8 +16,27 @@ export interface NearVector {
 }
 
 /**
- * A vector as libSQL's F32_BLOB stores it: little-endian float32s. Always bound by name or inside an
- * argument array — libsql 0.5.29 spreads a lone Buffer or typed array given as the statement's only
+ * How a space's table keeps its vectors: libSQL's FLOAT8 (a byte a dimension, scaled per vector), which
+ * its DiskANN index copies into each node too. At 1,024 dimensions FLOAT32 took 12.5 KiB a passage with
+ * the index, FLOAT8 about 4 (`bench:semantic` prints both, and how much of FLOAT32's top 10 it keeps).
+ * Vectors cross the driver as float32 blobs either way: written through `storedVector`, read through
+ * `readVector`, compared with a query made by `storedVector` (libSQL compares vectors of one type only).
+ */
+export const STORED_VECTOR_TYPE = "F8_BLOB";
+
+/** SQL for the float32 blob bound as `parameter`, in the stored type. */
+export function storedVector(parameter: string): string {
+  return `vector8(${parameter})`;
+}
+
+/** SQL for a stored vector `column` as a float32 blob (for `blobVector`). */
+export function readVector(column: string): string {
+  return `vector32(${column})`;
+}
+
+/**
+ * A vector as float32 blob: little-endian float32s. Always bound by name or inside an argument
+ * array — libsql 0.5.29 spreads a lone Buffer or typed array given as the statement's only
  * positional argument into one argument per element, and aborts the process.
  */
 export function vectorBlob(vector: Float32Array): Uint8Array {
@@ -49,9 +68,9 @@ export async function nearestVectors(
   const exclude = input.excludeNoteId === undefined ? "" : "and coalesce(t.note_id, 0) != :exclude";
   const args: Record<string, InValue> = { q: vectorBlob(input.vector), user: input.userId, limit: input.limit, candidates: Math.max(ANN_CANDIDATES, input.limit) };
   if (input.excludeNoteId !== undefined) args.exclude = input.excludeNoteId;
-  const columns = `t.id, t.note_id, t.node_id, t.kind, t.start, t."end", 1 - vector_distance_cos(t.embedding, vector32(:q)) as similarity`;
+  const columns = `t.id, t.note_id, t.node_id, t.kind, t.start, t."end", 1 - vector_distance_cos(t.embedding, ${storedVector(":q")}) as similarity`;
   const viaIndex = await db.$client.execute({
-    sql: `select ${columns} from vector_top_k('${space.index}', vector32(:q), :candidates) k
+    sql: `select ${columns} from vector_top_k('${space.index}', ${storedVector(":q")}, :candidates) k
       join ${space.table} t on t.rowid = k.id
       where t.user_id = :user and t.kind in (${kinds}) ${exclude}
       order by similarity desc limit :limit`,
@@ -81,7 +100,7 @@ export async function nearestVectors(
 /** The note's stored vectors (its title and passages), for finding what is near it. */
 export async function noteVectors(db: Database, space: VectorSpace, userId: number, noteId: number): Promise<Float32Array[]> {
   const result = await db.$client.execute({
-    sql: `select embedding from ${space.table} where note_id = :note and user_id = :user and kind in ('title', 'passage')`,
+    sql: `select ${readVector("embedding")} as embedding from ${space.table} where note_id = :note and user_id = :user and kind in ('title', 'passage')`,
     args: { note: noteId, user: userId },
   });
   return result.rows.map((row) => blobVector(row.embedding));

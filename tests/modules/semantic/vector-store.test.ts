@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { openNotesDatabase } from "../../../src/db/client";
 import { ensureSpace } from "../../../src/modules/semantic/space";
-import { blobVector, nearestVectors, vectorBlob } from "../../../src/modules/semantic/vector-store";
+import { blobVector, nearestVectors, storedVector, vectorBlob } from "../../../src/modules/semantic/vector-store";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-vectors-"));
 const notes = await openNotesDatabase({ url: `file:${path.join(dir, "rhizome.db")}` });
@@ -31,7 +31,7 @@ test("the nearest vectors are the user's own, ranked by cosine similarity, throu
   ];
   for (const [user, note, values] of rows) {
     await notes.client.execute({
-      sql: `insert into ${space.table} (user_id, note_id, kind, hash, embedding) values (:user, :note, 'passage', :hash, :embedding)`,
+      sql: `insert into ${space.table} (user_id, note_id, kind, hash, embedding) values (:user, :note, 'passage', :hash, ${storedVector(":embedding")})`,
       args: { user, note, hash: `h${note}`, embedding: vectorBlob(new Float32Array(values)) },
     });
   }
