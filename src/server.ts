@@ -21,6 +21,7 @@ import { reconcileImportTasks } from "./modules/imports/reconcile-tasks";
 import { appRouter } from "./trpc/root";
 import { sweepStaleTemps } from "./modules/files/blob-store";
 import { createWebhookOutlet } from "./modules/webhooks/outlet";
+import { createEmbeddingOutlet } from "./modules/semantic/embedding-outlet";
 import { startOutboxRelay } from "./modules/webhooks/outbox-relay";
 
 const RECONCILE_EVERY_MS = 60_000;
@@ -76,10 +77,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
       connectionString = postgres.connectionString;
     }
     // News of changes travels on the queue's database; `queue` is set before any job or request runs.
-    // One source of change events, two outlets: the streams (NOTIFY) and the webhooks (delivery jobs).
+    // One source of change events, three outlets: the streams (NOTIFY), the webhooks (delivery jobs)
+    // and search by meaning (the embedding job of a written note's user).
     const changes = createChangePublisher(
       (channel, payload) => queue.notify(channel, payload),
-      () => webhookOutlet,
+      () => (embeddingOutlet ? [webhookOutlet, embeddingOutlet] : [webhookOutlet]),
     );
     const queue = createQueue({
       connectionString,
@@ -112,6 +114,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     const webhookOutlet = createWebhookOutlet({ db: notesDb.db, queue: webhookQueue, graphSettings: config.graph, onOutbox: () => relay.poke() });
     stops.push(() => webhookOutlet.flush());
     const semantic = config.embeddings ? { client: createEmbeddingsClient(config.embeddings), queue: semanticQueueOn(queue) } : undefined;
+    const embeddingOutlet = semantic && createEmbeddingOutlet(semantic);
 
     // The API listens before the worker starts, so a port in use fails the start before any job runs.
     let listening = { url: "", port: 0 };

@@ -170,6 +170,19 @@ describe("search by meaning", () => {
     expect((await search(alice, "buy a car", "&mode=semantic")).ids).not.toContain(id);
   });
 
+  test("a note back from the trash is searchable by meaning again within seconds: every writer's change event queues the embedding, not only the notes API's", async () => {
+    const id = await create(alice, { title: "Showroom", content: "Purchasing a vehicle after the test drive." });
+    await embedded(alice);
+    expect((await alice.delete(`/api/notes/${id}`)).status).toBe(204);
+    expect((await alice.post(`/api/trash/${id}/restore`, {})).status).toBe(200);
+    // The sweep runs once a minute; the restore's own event must not wait for it.
+    await until(async () => ((await search(alice, "buy a car", "&mode=semantic")).ids.includes(id) ? true : null), {
+      what: "the restored note to be found by meaning",
+      timeoutMs: 15_000,
+      intervalMs: 100,
+    });
+  });
+
   test("every request carries the key, asks for floats and names no dimensions unless configured", () => {
     for (const request of embeddings.requests) {
       expect(request.authorization).toBe("Bearer sk-test");

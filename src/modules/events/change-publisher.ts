@@ -5,13 +5,14 @@ import { CHANGES_CHANNEL, encodeChange, type Change, type ChangeEventOutlet, typ
 const PUBLISH_TIMEOUT_MS = 2_000;
 
 /**
- * The one source of change events, with two outlets. Every change of a task or graph build tells
+ * The one source of change events, with its outlets. Every change of a task or graph build tells
  * every API process (through Postgres NOTIFY on the queue's database), for their open streams;
- * a change that carries an `event` is also handed to `outlet` (webhooks), which queues it for
- * delivery. Call it after the change is written. A failure is logged, never thrown: an import, a
- * build or a note write must not fail because a stream or a webhook could not be told.
+ * a change that carries an `event` is also handed to each of `outlets` (webhooks, which queue it
+ * for delivery; search by meaning, which queues the embedding of a written note). Call it after
+ * the change is written. A failure is logged, never thrown: an import, a build or a note write
+ * must not fail because a stream or a webhook could not be told.
  */
-export function createChangePublisher(notify: (channel: string, payload: string) => Promise<void>, outlet?: () => ChangeEventOutlet | undefined): ChangePublisher {
+export function createChangePublisher(notify: (channel: string, payload: string) => Promise<void>, outlets?: () => readonly ChangeEventOutlet[]): ChangePublisher {
   async function toStreams(change: Change & { kind: "task" | "graph" }) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -26,20 +27,19 @@ export function createChangePublisher(notify: (channel: string, payload: string)
     }
   }
 
-  async function toOutlet(change: Change) {
-    const target = change.event && outlet?.();
-    if (!target || !change.event) return;
+  async function toOutlet(target: ChangeEventOutlet, change: Change) {
+    if (!change.event) return;
     try {
       await target.emit(change.userId, change.event, { kind: change.kind, ...("id" in change ? { id: change.id } : {}) });
     } catch (error) {
-      log.warn(`could not queue the ${change.event.type} event of user ${change.userId} for its webhooks`, error);
+      log.warn(`could not hand the ${change.event.type} event of user ${change.userId} to ${target.name}`, error);
     }
   }
 
   return {
     async publish(change: Change) {
       // Streams show tasks and builds; notes have no stream event (the contract's SSE kinds), only webhooks.
-      await Promise.all([change.kind === "note" ? undefined : toStreams(change), toOutlet(change)]);
+      await Promise.all([change.kind === "note" ? undefined : toStreams(change), ...(change.event ? (outlets?.() ?? []).map((target) => toOutlet(target, change)) : [])]);
     },
   };
 }

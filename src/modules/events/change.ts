@@ -37,8 +37,10 @@ export interface ChangePublisher {
   publish(change: Change): Promise<void>;
 }
 
-/** The second outlet of changes, beside the streams: webhooks (see modules/webhooks/outlet.ts). */
+/** An outlet of change events beside the streams: webhooks (modules/webhooks/outlet.ts), search by meaning (modules/semantic/embedding-outlet.ts). */
 export interface ChangeEventOutlet {
+  /** For the log: what could not be told. */
+  readonly name: string;
   /** Records the event durably for delivery; may throw (the publisher logs it). */
   emit(userId: number, event: ChangeEvent, subject: { kind: Change["kind"]; id?: number }): Promise<void>;
 }

@@ -8,7 +8,6 @@ import { listNotes } from "./list-notes";
 import * as s from "./schemas";
 import { updateNote } from "./update-note";
 import { protectedProcedure, router } from "../../trpc/procedures";
-import { requestEmbedding } from "../semantic/semantic-search";
 
 const tags = ["notes"];
 
@@ -23,11 +22,7 @@ export const notesRouter = router({
     .meta({ access: "notes:write", openapi: { method: "POST", path: "/notes", tags, summary: "Create a note" }, successStatus: 201 })
     .input(s.createNoteInput)
     .output(s.noteSchema)
-    .mutation(async ({ ctx, input }) => {
-      const note = await createNote({ ctx, input });
-      requestEmbedding(ctx.semantic, ctx.userId); // queued, never awaited: a write does not wait for the embeddings server
-      return note;
-    }),
+    .mutation(({ ctx, input }) => createNote({ ctx, input })),
 
   get: protectedProcedure
     .meta({ access: "notes:read", openapi: { method: "GET", path: "/notes/{id}", tags, summary: "Read a note" } })
@@ -39,11 +34,7 @@ export const notesRouter = router({
     .meta({ access: "notes:write", openapi: { method: "PUT", path: "/notes/{id}", tags, summary: "Update a note (omitted fields keep their value)" } })
     .input(s.updateNoteInput)
     .output(s.noteSchema)
-    .mutation(async ({ ctx, input }) => {
-      const note = await updateNote({ ctx, input });
-      requestEmbedding(ctx.semantic, ctx.userId);
-      return note;
-    }),
+    .mutation(({ ctx, input }) => updateNote({ ctx, input })),
 
   delete: protectedProcedure
     .meta({ access: "notes:write", openapi: { method: "DELETE", path: "/notes/{id}", tags, summary: "Delete a note: it moves to the trash (GET /api/trash), with its history and files, until restored or purged" }, successStatus: 204 })

@@ -64,6 +64,7 @@ export function createWebhookOutlet(deps: { db: Database; queue: WebhookQueue; g
   }
 
   return {
+    name: "webhooks",
     async emit(userId, event, subject) {
       const hooks = await readStatements(deps.db).all(statements(deps.db).subscribed, { userId });
       const targets = hooks.filter((hook) => (JSON.parse(hook.events) as string[]).includes(event.type));

@@ -1,0 +1,17 @@
+import type { ChangeEventOutlet } from "../events/change";
+import { requestEmbedding, type SemanticSettings } from "./semantic-search";
+
+/**
+ * Search by meaning's outlet of change events: a note created, edited or deleted by any writer that
+ * publishes (the API, MCP, a platform import, a transcript, a restore from the trash) queues its
+ * user's embedding job, so it is searchable by meaning within seconds. The sweep each minute is the
+ * backstop for writers that publish nothing.
+ */
+export function createEmbeddingOutlet(semantic: SemanticSettings): ChangeEventOutlet {
+  return {
+    name: "search by meaning",
+    async emit(userId, event) {
+      if (event.type.startsWith("note.")) requestEmbedding(semantic, userId);
+    },
+  };
+}
