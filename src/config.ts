@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { parseResolveOverrides } from "./modules/imports/resolve-overrides";
+import { taskPrefixes } from "./modules/llm/providers/openai-embeddings";
 import { OPENAI_DEFAULT_BASE_URL, OPENAI_DEFAULT_CONTEXT_TOKENS, OPENAI_DEFAULT_TIMEOUT_MS } from "./modules/llm/providers/openai";
 
 const booleanFlag = z
@@ -9,6 +10,12 @@ const booleanFlag = z
 
 const PORT_RANGE = "must be a port number from 0 to 65535";
 const port = z.coerce.number({ error: PORT_RANGE }).int(PORT_RANGE).min(0, PORT_RANGE).max(65535, PORT_RANGE);
+
+const prefix = z
+  .string()
+  .max(200, "must be at most 200 characters")
+  .transform((value) => (value === "none" ? "" : value))
+  .optional();
 
 const environmentSchema = z.object({
   PORT: port.default(3000),
@@ -41,6 +48,9 @@ const environmentSchema = z.object({
   EMBEDDINGS_MODEL: z.string().min(1).optional(),
   EMBEDDINGS_DIMENSIONS: z.coerce.number({ error: "must be a whole number of dimensions" }).int("must be a whole number of dimensions").min(1, "must be at least 1").max(65_536, "must be at most 65536 (libSQL's vector limit)").optional(),
   // DashScope takes 10 inputs a request, SiliconFlow 64, OpenAI 2048.
+  // `none` turns off the prefix a model would get by default (see taskPrefixes); empty means unset, as everywhere.
+  EMBEDDINGS_QUERY_PREFIX: prefix,
+  EMBEDDINGS_DOCUMENT_PREFIX: prefix,
   EMBEDDINGS_BATCH: z.coerce.number({ error: "must be a whole number of inputs per request" }).int("must be a whole number of inputs per request").min(1, "must be at least 1").max(2048, "must be at most 2048").default(32),
   ASK_MAX_INPUT_TOKENS: z.coerce.number().int().min(500).max(1_000_000).default(8000),
   IMPORT_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
@@ -208,7 +218,15 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
     /** Search by meaning: unset, search and ask stay lexical. */
     embeddings:
       env.EMBEDDINGS_BASE_URL && env.EMBEDDINGS_MODEL
-        ? { baseURL: env.EMBEDDINGS_BASE_URL, apiKey: env.EMBEDDINGS_API_KEY, model: env.EMBEDDINGS_MODEL, dimensions: env.EMBEDDINGS_DIMENSIONS, batchSize: env.EMBEDDINGS_BATCH }
+        ? {
+            baseURL: env.EMBEDDINGS_BASE_URL,
+            apiKey: env.EMBEDDINGS_API_KEY,
+            model: env.EMBEDDINGS_MODEL,
+            dimensions: env.EMBEDDINGS_DIMENSIONS,
+            batchSize: env.EMBEDDINGS_BATCH,
+            queryPrefix: env.EMBEDDINGS_QUERY_PREFIX ?? taskPrefixes(env.EMBEDDINGS_MODEL).queryPrefix,
+            documentPrefix: env.EMBEDDINGS_DOCUMENT_PREFIX ?? taskPrefixes(env.EMBEDDINGS_MODEL).documentPrefix,
+          }
         : undefined,
     graph: {
       extractor,

@@ -24,8 +24,18 @@ describe("configuration", () => {
       model: "bge-m3",
       dimensions: undefined,
       batchSize: 32,
+      queryPrefix: "",
+      documentPrefix: "",
     });
     expect(loadConfig({ EMBEDDINGS_BASE_URL: "https://x/v1", EMBEDDINGS_MODEL: "m", EMBEDDINGS_DIMENSIONS: "512", EMBEDDINGS_BATCH: "10" }).embeddings).toMatchObject({ dimensions: 512, batchSize: 10 });
+  });
+
+  test("models trained with task prefixes get them (nomic-embed-text, E5); EMBEDDINGS_*_PREFIX overrides, none turns them off", () => {
+    const ollama = { EMBEDDINGS_BASE_URL: "http://127.0.0.1:11434/v1" };
+    expect(loadConfig({ ...ollama, EMBEDDINGS_MODEL: "nomic-embed-text:latest" }).embeddings).toMatchObject({ queryPrefix: "search_query: ", documentPrefix: "search_document: " });
+    expect(loadConfig({ ...ollama, EMBEDDINGS_MODEL: "intfloat/multilingual-e5-large" }).embeddings).toMatchObject({ queryPrefix: "query: ", documentPrefix: "passage: " });
+    expect(loadConfig({ ...ollama, EMBEDDINGS_MODEL: "text-embedding-3-small" }).embeddings).toMatchObject({ queryPrefix: "", documentPrefix: "" });
+    expect(loadConfig({ ...ollama, EMBEDDINGS_MODEL: "nomic-embed-text", EMBEDDINGS_QUERY_PREFIX: "none", EMBEDDINGS_DOCUMENT_PREFIX: "doc: " }).embeddings).toMatchObject({ queryPrefix: "", documentPrefix: "doc: " });
   });
 
   test("an API key switches the extractor to anthropic unless overridden", () => {

@@ -28,7 +28,7 @@ export async function embedQuery(client: EmbeddingsClient, text: string): Promis
   const hit = byText.get(text);
   if (hit) return hit;
   try {
-    const answer = await client.embed([text], { signal: AbortSignal.timeout(QUERY_DEADLINE_MS), maxRetries: 0 });
+    const answer = await client.embed([text], { signal: AbortSignal.timeout(QUERY_DEADLINE_MS), maxRetries: 0, purpose: "query" });
     const vector = answer.vectors[0]!;
     byText.set(text, vector);
     if (byText.size > CACHED_QUERIES) byText.delete(byText.keys().next().value!);

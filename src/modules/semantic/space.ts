@@ -5,6 +5,9 @@ import { semanticSpaces } from "../../db/schema";
 import type { EmbeddingsSettings } from "../llm/providers/openai-embeddings";
 import { STORED_VECTOR_TYPE } from "./vector-store";
 
+/** What decides which vectors may be compared. */
+export type SpaceSettings = Pick<EmbeddingsSettings, "model" | "dimensions" | "documentPrefix">;
+
 /** One model's vectors: the table they live in and their length. */
 export interface VectorSpace {
   key: string;
@@ -19,8 +22,10 @@ export interface VectorSpace {
  * the same model shortened, gives vectors that must never be compared), and how the table stores
  * them. The base URL is left out: the same model served elsewhere gives the same vectors.
  */
-export function spaceKey(settings: Pick<EmbeddingsSettings, "model" | "dimensions">): string {
-  return keyOf(`${settings.model}\n${settings.dimensions ?? "native"}\n${STORED_VECTOR_TYPE}`);
+export function spaceKey(settings: SpaceSettings): string {
+  // A document prefix changes every stored vector (a query prefix none).
+  const prefix = settings.documentPrefix ? `\n${settings.documentPrefix}` : "";
+  return keyOf(`${settings.model}\n${settings.dimensions ?? "native"}\n${STORED_VECTOR_TYPE}${prefix}`);
 }
 
 /**
@@ -28,7 +33,7 @@ export function spaceKey(settings: Pick<EmbeddingsSettings, "model" | "dimension
  * vectors fill the current space without a call to the embeddings server (re-used by content hash,
  * as an unchanged passage is), and it is dropped once nothing is left to fill.
  */
-export function previousLayoutKey(settings: Pick<EmbeddingsSettings, "model" | "dimensions">): string {
+export function previousLayoutKey(settings: SpaceSettings): string {
   return keyOf(`${settings.model}\n${settings.dimensions ?? "native"}`);
 }
 
@@ -39,13 +44,16 @@ function keyOf(text: string): string {
 const known = new WeakMap<Database, Map<string, VectorSpace>>();
 
 /** The configured model's space, once its first vectors have made it; null before. */
-export async function findSpace(db: Database, settings: Pick<EmbeddingsSettings, "model" | "dimensions">): Promise<VectorSpace | null> {
+export async function findSpace(db: Database, settings: SpaceSettings): Promise<VectorSpace | null> {
   return spaceOf(db, spaceKey(settings));
 }
 
-/** The configured model's space in the previous layout, while it still holds vectors to re-use. */
-export async function findPreviousLayout(db: Database, settings: Pick<EmbeddingsSettings, "model" | "dimensions">): Promise<VectorSpace | null> {
-  return spaceOf(db, previousLayoutKey(settings));
+/**
+ * The configured model's space in the previous layout, while it still holds vectors to re-use; none
+ * for a model that now gets a document prefix (its vectors were made without one).
+ */
+export async function findPreviousLayout(db: Database, settings: SpaceSettings): Promise<VectorSpace | null> {
+  return settings.documentPrefix ? null : spaceOf(db, previousLayoutKey(settings));
 }
 
 async function spaceOf(db: Database, key: string): Promise<VectorSpace | null> {
@@ -64,7 +72,7 @@ async function spaceOf(db: Database, key: string): Promise<VectorSpace | null> {
  * 16 neighbours (8-bit neighbours: 0.86, but over 8 KiB a row). Candidates are ranked again by
  * exact cosine distance, so the compression costs recall only.
  */
-export async function ensureSpace(db: Database, settings: Pick<EmbeddingsSettings, "model" | "dimensions">, dimensions: number): Promise<VectorSpace> {
+export async function ensureSpace(db: Database, settings: SpaceSettings, dimensions: number): Promise<VectorSpace> {
   const existing = await findSpace(db, settings);
   if (existing) return existing;
   const key = spaceKey(settings);
@@ -102,14 +110,14 @@ export async function ensureSpace(db: Database, settings: Pick<EmbeddingsSetting
  * lexical until the new model's backfill is done), and each is a table the size of the notes. The
  * configured model's previous layout is kept while some note is still to be embedded.
  */
-export async function dropOtherSpaces(db: Database, settings: Pick<EmbeddingsSettings, "model" | "dimensions">): Promise<string[]> {
+export async function dropOtherSpaces(db: Database, settings: SpaceSettings): Promise<string[]> {
   const current = spaceKey(settings);
   const previous = previousLayoutKey(settings);
   const pending = await db.$client.execute({
     sql: "select 1 from notes n left join semantic_notes s on s.note_id = n.id and s.space_key = :space where s.note_id is null limit 1",
     args: { space: current },
   });
-  const keep = pending.rows.length > 0 ? new Set([current, previous]) : new Set([current]);
+  const keep = pending.rows.length > 0 && !settings.documentPrefix ? new Set([current, previous]) : new Set([current]);
   const others = (await db.select().from(semanticSpaces)).filter((row) => !keep.has(row.key));
   for (const row of others) {
     await db.$client.batch(

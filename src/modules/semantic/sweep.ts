@@ -1,14 +1,13 @@
 import type { Database } from "../../db/client";
-import type { EmbeddingsSettings } from "../llm/providers/openai-embeddings";
 import { MAX_CONCEPTS } from "./embed-user-notes";
-import { dropOtherSpaces, findSpace, spaceKey } from "./space";
+import { dropOtherSpaces, findSpace, spaceKey, type SpaceSettings } from "./space";
 
 /**
  * The users with notes not yet embedded in the configured model's space (new, edited, written by
  * an import or a restore, or all after a model change) or deleted notes whose vectors remain. The
  * vectors of models no longer configured are dropped here first.
  */
-export async function usersToEmbed(db: Database, settings: Pick<EmbeddingsSettings, "model" | "dimensions">): Promise<number[]> {
+export async function usersToEmbed(db: Database, settings: SpaceSettings): Promise<number[]> {
   const key = spaceKey(settings);
   await dropOtherSpaces(db, settings);
   const rows = await db.$client.execute({

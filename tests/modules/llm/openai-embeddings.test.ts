@@ -22,6 +22,14 @@ describe("embeddings client", () => {
     expect(Array.from(answer.vectors[7]!)).toEqual(Array.from(server.vectorOf(texts(10)[7]!, "fake-embed")));
   });
 
+  test("puts the query prefix before a search query and the document prefix before a text to store", async () => {
+    const nomic = client({ queryPrefix: "search_query: ", documentPrefix: "search_document: " });
+    await nomic.embed(["buy a car"], { purpose: "query" });
+    await nomic.embed(["Purchasing an automobile."]);
+    await client().embed(["no prefix"], { purpose: "query" });
+    expect(server.requests.map((request) => request.input)).toEqual([["search_query: buy a car"], ["search_document: Purchasing an automobile."], ["no prefix"]]);
+  });
+
   test("splits a batch by tokens too", async () => {
     const long = Array.from({ length: 6 }, (_, index) => `${index} ${"word ".repeat(6000)}`);
     await client({ batchSize: 32 }).embed(long);

@@ -7,7 +7,7 @@ import { createEmbeddingsClient } from "../../../src/modules/llm/providers/opena
 import { embedUserNotes } from "../../../src/modules/semantic/embed-user-notes";
 import { readySpace } from "../../../src/modules/semantic/semantic-search";
 import { noteUnits } from "../../../src/modules/semantic/note-units";
-import { findSpace, previousLayoutKey } from "../../../src/modules/semantic/space";
+import { findSpace, previousLayoutKey, spaceKey } from "../../../src/modules/semantic/space";
 import { usersToEmbed } from "../../../src/modules/semantic/sweep";
 import { nearestVectors, vectorBlob } from "../../../src/modules/semantic/vector-store";
 import { startFakeEmbeddings } from "../../support/fake-embeddings";
@@ -70,6 +70,11 @@ test("a model change backfills everything in a space of its own, never mixing mo
   const count = await notes.client.execute({ sql: `select count(*) as n from ${spaceB.table} where user_id = ?`, args: [userId] });
   expect(Number(count.rows[0]!.n)).toBe(6); // three titles, three passages
   expect(await readySpace(notes.db, { client: modelB }, userId)).not.toBeNull();
+});
+
+test("a document prefix makes vectors of its own: another space, and no re-use of vectors made without it", () => {
+  expect(spaceKey({ model: "nomic-embed-text", documentPrefix: "search_document: " })).not.toBe(spaceKey({ model: "nomic-embed-text" }));
+  expect(spaceKey({ model: "nomic-embed-text", documentPrefix: "" })).toBe(spaceKey({ model: "nomic-embed-text" }));
 });
 
 test("a server error is recorded for the status; a 401 names the variable", async () => {

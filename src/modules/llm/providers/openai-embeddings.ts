@@ -18,6 +18,22 @@ export interface EmbeddingsSettings {
   timeoutMs?: number;
   /** Retries of 429, 5xx and connection failures. */
   maxRetries?: number;
+  /** Put before each search query and each stored text (EMBEDDINGS_QUERY_PREFIX / _DOCUMENT_PREFIX; see `taskPrefixes`). */
+  queryPrefix?: string;
+  documentPrefix?: string;
+}
+
+/**
+ * The prefixes a model was trained to see before a query and before a document, where its makers
+ * say retrieval needs them: nomic-embed-text ("search_query: ", "search_document: ") and the E5
+ * family ("query: ", "passage: "). Models that take an instruction in the request instead, or none
+ * (bge-m3, OpenAI's, Qwen's text-embedding-v*), get none. The configured ones, even empty, win.
+ */
+export function taskPrefixes(model: string): { queryPrefix: string; documentPrefix: string } {
+  const name = model.toLowerCase();
+  if (name.includes("nomic-embed-text")) return { queryPrefix: "search_query: ", documentPrefix: "search_document: " };
+  if (/(^|[/:_-])(multilingual-)?e5-/.test(name)) return { queryPrefix: "query: ", documentPrefix: "passage: " };
+  return { queryPrefix: "", documentPrefix: "" };
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -45,6 +61,8 @@ export interface EmbedOptions {
   signal?: AbortSignal;
   /** Overrides the settings' retries (a search query is not retried: it falls back to words at once). */
   maxRetries?: number;
+  /** A search query, or (the default) a text to store: each gets its prefix from the settings. */
+  purpose?: "query" | "document";
 }
 
 export interface EmbeddingsClient {
@@ -147,7 +165,8 @@ export function createEmbeddingsClient(settings: EmbeddingsSettings): Embeddings
   }
 
   async function embed(texts: string[], options: EmbedOptions = {}): Promise<EmbeddingsAnswer> {
-    const inputs = texts.map((text) => clampInput(text));
+    const prefix = (options.purpose === "query" ? settings.queryPrefix : settings.documentPrefix) ?? "";
+    const inputs = texts.map((text) => clampInput(prefix + text));
     const batches: string[][] = [];
     for (let next = 0; next < inputs.length; ) {
       const batch = takeBatch(inputs, next, batchSize);
