@@ -8,7 +8,7 @@ import type { ChangeEventOutlet } from "../events/change";
 import type { ExtractorSettings } from "../graph/create-extractor";
 import { readEventData } from "./event-data";
 import { newEventId } from "./signature";
-import type { DeliveryPayload, WebhookQueue } from "./webhook-queue";
+import { type DeliveryPayload, groupDeliveries, type WebhookQueue } from "./webhook-queue";
 
 /** Events are queued together at most this often: one commit (one fsync) for all of them. */
 export const OUTBOX_GROUP_MS = 20;
@@ -31,7 +31,8 @@ export interface WebhookOutlet extends ChangeEventOutlet {
  * The webhooks' outlet of change events: an event of a type some enabled webhook of its user
  * subscribed to becomes one first delivery per such webhook, with one `webhook-id` for all.
  * They are queued in groups every OUTBOX_GROUP_MS (one Postgres transaction), so a note write
- * pays no commit of its own for its event; a group the queue does not take (Postgres down) is
+ * pays no commit of its own for its event, and each group is one job per webhook (deliver-group.ts),
+ * so the worker pays its bookkeeping once per group too; a group the queue does not take (Postgres down) is
  * written to the outbox in the notes database, which the relay moves into the queue later. The
  * price: an API process killed within those milliseconds of a write loses that write's event.
  * Users without webhooks cost one indexed read.
@@ -48,7 +49,7 @@ export function createWebhookOutlet(deps: { db: Database; queue: WebhookQueue; g
     buffered = [];
     if (rows.length === 0) return writing;
     writing = writing.then(() =>
-      deps.queue.enqueueDeliveries(rows).catch(async (queueError: unknown) => {
+      deps.queue.enqueueGroups(groupDeliveries(rows)).catch(async (queueError: unknown) => {
         log.warn(`the job queue did not take ${rows.length} webhook event(s); keeping them in the outbox`, queueError);
         try {
           await deps.db.insert(webhookOutbox).values(rows.map(({ attempt: _attempt, data, ...row }) => ({ ...row, data: JSON.stringify(data) })));

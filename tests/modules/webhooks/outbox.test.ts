@@ -4,10 +4,12 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { webhookOutbox } from "../../../src/db/schema";
 import { createJobCatalogue, webhookQueueOn } from "../../../src/jobs/catalogue";
 import { silentLog } from "../../../src/jobs/log";
+import { SCHEMA } from "../../../src/jobs/graphile-internals";
 import { createQueue } from "../../../src/jobs/queue";
 import { setLogLevel } from "../../../src/log";
 import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
@@ -55,14 +57,24 @@ test("events the queue does not take are kept in the outbox, then relayed once i
   expect(waiting.every((row) => row.webhookId === hook.id && row.userId === 1 && row.type === "note.created")).toBe(true);
   expect(new Set(waiting.map((row) => row.eventId)).size).toBe(3);
 
-  const upQueue = queueOn(await freshQueueDatabase());
+  const upDatabase = await freshQueueDatabase();
+  const upQueue = queueOn(upDatabase);
   await upQueue.migrate();
   const relay = startOutboxRelay({ db: database.db, queue: webhookQueueOn(upQueue), sweepMs: 100 });
   try {
     await until(async () => (await database.db.select().from(webhookOutbox)).length === 0, { what: "the outbox emptied" });
-    for (const row of waiting) {
-      const job = await upQueue.findJob(`webhook:${hook.id}:${row.eventId}`);
-      expect(job?.taskName).toBe("webhook-delivery");
+    // One group job for the webhook, carrying the three events in the order they happened.
+    const job = await upQueue.findJob(`webhook-group:${hook.id}:${waiting[0]!.eventId}`);
+    expect(job?.taskName).toBe("webhook-delivery-group");
+    const client = new pg.Client({ connectionString: upDatabase });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ payload: { webhookId: number; userId: number; events: { eventId: string }[] } }>(`select payload from ${SCHEMA}._private_jobs where id = $1`, [job!.jobId]);
+      expect(rows[0]!.payload.webhookId).toBe(hook.id);
+      expect(rows[0]!.payload.userId).toBe(1);
+      expect(rows[0]!.payload.events.map((event) => event.eventId)).toEqual(waiting.map((row) => row.eventId));
+    } finally {
+      await client.end();
     }
   } finally {
     await relay.stop();
