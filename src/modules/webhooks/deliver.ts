@@ -1,6 +1,8 @@
 import type { KeyObject } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
+import type { InValue } from "@libsql/client";
 import type { Database } from "../../db/client";
+import { relaxedWriteBatches } from "../../db/write-batches";
 import { webhookDeliveries, webhooks } from "../../db/schema";
 import { log } from "../../log";
 import { ImportError } from "../imports/import-error";
@@ -133,16 +135,21 @@ export async function settleAttempts(run: DeliveryRun, hook: WebhookRow, outcome
     }
     if (handBack.length > 0) await run.queue.enqueueDeliveries(handBack);
   }
-  await run.db.insert(webhookDeliveries).values(
-    outcomes.map(({ payload, statusCode, error, started, finished: at }) => ({
-      webhookId: hook.id,
-      eventId: payload.eventId,
-      type: payload.type,
-      attempt: payload.attempt,
-      statusCode,
-      durationMs: Math.max(0, at - started),
-      error,
-      createdAt: at,
-    })),
-  );
+  // Without waiting for the disk: a synced commit would stall the API sharing this process (see relaxedWriteBatches).
+  const { sql: text, params } = run.db
+    .insert(webhookDeliveries)
+    .values(
+      outcomes.map(({ payload, statusCode, error, started, finished: at }) => ({
+        webhookId: hook.id,
+        eventId: payload.eventId,
+        type: payload.type,
+        attempt: payload.attempt,
+        statusCode,
+        durationMs: Math.max(0, at - started),
+        error,
+        createdAt: at,
+      })),
+    )
+    .toSQL();
+  await relaxedWriteBatches(run.db).run([{ sql: text, args: params as InValue[] }]);
 }
