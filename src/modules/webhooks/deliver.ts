@@ -1,7 +1,8 @@
 import type { KeyObject } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { InValue } from "@libsql/client";
 import type { Database } from "../../db/client";
+import { batchStep, preparedPerDatabase } from "../../db/prepared";
+import { readStatements } from "../../db/read-statements";
 import { relaxedWriteBatches } from "../../db/write-batches";
 import { webhookDeliveries, webhooks } from "../../db/schema";
 import { log } from "../../log";
@@ -40,9 +41,32 @@ export interface AttemptOutcome {
   finished: number;
 }
 
+const statements = preparedPerDatabase((db) => ({
+  // Every delivery job reads its webhook: a statement SQLite keeps prepared.
+  webhook: db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.id, sql.placeholder("webhookId")), eq(webhooks.userId, sql.placeholder("userId"))))
+    .prepare(),
+  // One row of the log, run once per attempt in one transaction; built once.
+  logRow: db
+    .insert(webhookDeliveries)
+    .values({
+      webhookId: sql.placeholder("webhookId"),
+      eventId: sql.placeholder("eventId"),
+      type: sql.placeholder("type"),
+      attempt: sql.placeholder("attempt"),
+      statusCode: sql.placeholder("statusCode"),
+      durationMs: sql.placeholder("durationMs"),
+      error: sql.placeholder("error"),
+      createdAt: sql.placeholder("createdAt"),
+    })
+    .prepare(),
+}));
+
 /** The webhook, when it still exists, is its user's and is turned on; else nothing more is sent. */
 export async function deliverableWebhook(db: Database, webhookId: number, userId: number): Promise<WebhookRow | null> {
-  const [hook] = await db.select().from(webhooks).where(and(eq(webhooks.id, webhookId), eq(webhooks.userId, userId)));
+  const hook = await readStatements(db).get(statements(db).webhook, { webhookId, userId });
   return hook && hook.enabled ? hook : null;
 }
 
@@ -135,11 +159,11 @@ export async function settleAttempts(run: DeliveryRun, hook: WebhookRow, outcome
     }
     if (handBack.length > 0) await run.queue.enqueueDeliveries(handBack);
   }
-  // Without waiting for the disk: a synced commit would stall the API sharing this process (see relaxedWriteBatches).
-  const { sql: text, params } = run.db
-    .insert(webhookDeliveries)
-    .values(
-      outcomes.map(({ payload, statusCode, error, started, finished: at }) => ({
+  // One transaction, without waiting for the disk: a synced commit would stall the API sharing this process (see relaxedWriteBatches).
+  const logRow = statements(run.db).logRow;
+  await relaxedWriteBatches(run.db).run(
+    outcomes.map(({ payload, statusCode, error, started, finished: at }) =>
+      batchStep(logRow, {
         webhookId: hook.id,
         eventId: payload.eventId,
         type: payload.type,
@@ -148,8 +172,7 @@ export async function settleAttempts(run: DeliveryRun, hook: WebhookRow, outcome
         durationMs: Math.max(0, at - started),
         error,
         createdAt: at,
-      })),
-    )
-    .toSQL();
-  await relaxedWriteBatches(run.db).run([{ sql: text, args: params as InValue[] }]);
+      }).statement,
+    ),
+  );
 }
