@@ -361,10 +361,10 @@ export function webhookQueueOn(queue: Queue<JobCatalogue>): WebhookQueue {
         payloads.map((payload) => ({ payload, options: { jobKey: deliveryJobKey(payload.webhookId, payload.eventId) } })),
       );
     },
-    async enqueueGroups(groups) {
+    async enqueueGroups(groups, runAt) {
       await queue.enqueueMany(
         "webhook-delivery-group",
-        groups.map((payload) => ({ payload, options: { jobKey: groupJobKey(payload) } })),
+        groups.map((payload) => ({ payload, options: { jobKey: groupJobKey(payload), ...(runAt && { runAt }) } })),
       );
     },
   };

@@ -12,6 +12,16 @@ import { type DeliveryPayload, groupDeliveries, type WebhookQueue } from "./webh
 
 /** Events are queued together at most this often: one commit (one fsync) for all of them. */
 export const OUTBOX_GROUP_MS = 20;
+/**
+ * Queued groups are due at the next whole DELIVERY_TICK_MS (at least a little later than queued),
+ * so the worker does not start each group the moment its insert is announced: every group of one
+ * tick falls due at once, and the worker (on its poll, every 2 s, or as it finishes the jobs before)
+ * takes them one after another. Delivering in a few larger bunches instead of every 20 ms leaves
+ * most note writes of a process that also runs the worker (ROLE=all) with no delivery work beside
+ * them; the price is a delivery lag of a second or two (measured: bench:webhooks in the README).
+ */
+export const DELIVERY_TICK_MS = 1_000;
+const dueAt = (now: number) => new Date(Math.ceil((now + OUTBOX_GROUP_MS) / DELIVERY_TICK_MS) * DELIVERY_TICK_MS);
 
 const statements = preparedPerDatabase((db) => ({
   // Every change event asks this: one indexed read, on a statement SQLite keeps prepared.
@@ -49,7 +59,7 @@ export function createWebhookOutlet(deps: { db: Database; queue: WebhookQueue; g
     buffered = [];
     if (rows.length === 0) return writing;
     writing = writing.then(() =>
-      deps.queue.enqueueGroups(groupDeliveries(rows)).catch(async (queueError: unknown) => {
+      deps.queue.enqueueGroups(groupDeliveries(rows), dueAt(now())).catch(async (queueError: unknown) => {
         log.warn(`the job queue did not take ${rows.length} webhook event(s); keeping them in the outbox`, queueError);
         try {
           await deps.db.insert(webhookOutbox).values(rows.map(({ attempt: _attempt, data, ...row }) => ({ ...row, data: JSON.stringify(data) })));

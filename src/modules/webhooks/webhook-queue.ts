@@ -39,8 +39,8 @@ export interface WebhookQueue {
   enqueueDelivery(payload: DeliveryPayload, runAt?: Date): Promise<void>;
   /** Single deliveries of many events, in one queue transaction (what a group hands back when its receiver stops answering). */
   enqueueDeliveries(payloads: DeliveryPayload[]): Promise<void>;
-  /** First attempts of many events, grouped per webhook (groupDeliveries), in one queue transaction (the outlet and the outbox relay). */
-  enqueueGroups(groups: DeliveryGroup[]): Promise<void>;
+  /** First attempts of many events, grouped per webhook (groupDeliveries), in one queue transaction (the outlet and the outbox relay); `runAt` to gather them. */
+  enqueueGroups(groups: DeliveryGroup[], runAt?: Date): Promise<void>;
 }
 
 /** One queued job per webhook and event: a retry replaces its own pending job, never adds a second. */
