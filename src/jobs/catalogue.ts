@@ -20,7 +20,7 @@ import type { Queue } from "./queue";
 import { deliverWebhookEvent, DELIVERY_TIMEOUT_MS } from "../modules/webhooks/deliver";
 import { pruneDeliveryLog } from "../modules/webhooks/prune-deliveries";
 import { deliverWebhookGroup } from "../modules/webhooks/deliver-group";
-import { deliveryGroupPayload, deliveryJobKey, deliveryPayload, groupJobKey, type WebhookQueue } from "../modules/webhooks/webhook-queue";
+import { deliveryGroupPayload, deliveryJobKey, deliveryPayload, type WebhookQueue } from "../modules/webhooks/webhook-queue";
 import type { EmbeddingsSettings } from "../modules/llm/providers/openai-embeddings";
 import { semanticJobKey, type SemanticQueue } from "../modules/semantic/semantic-queue";
 
@@ -364,7 +364,7 @@ export function webhookQueueOn(queue: Queue<JobCatalogue>): WebhookQueue {
     async enqueueGroups(groups, runAt) {
       await queue.enqueueMany(
         "webhook-delivery-group",
-        groups.map((payload) => ({ payload, options: { jobKey: groupJobKey(payload), ...(runAt && { runAt }) } })),
+        groups.map(({ key, events }) => ({ payload: events, options: { jobKey: key, ...(runAt && { runAt }) } })),
       );
     },
   };

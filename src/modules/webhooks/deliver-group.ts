@@ -18,9 +18,23 @@ import type { DeliveryGroup, DeliveryPayload } from "./webhook-queue";
  * has a first attempt of. A crash before the log is written sends the group again: at least once.
  */
 export async function deliverWebhookGroup(run: DeliveryRun, group: DeliveryGroup, options: { rerun: boolean }): Promise<void> {
-  const hook = await deliverableWebhook(run.db, group.webhookId, group.userId);
+  // One webhook's events, as the outlet and the relay queue them; an event carried twice (a group
+  // the relay moved again, appended to its own job) is sent once.
+  const seen = new Set<string>();
+  const byWebhook = new Map<string, DeliveryPayload[]>();
+  for (const event of group) {
+    if (seen.has(event.eventId)) continue;
+    seen.add(event.eventId);
+    const key = `${event.webhookId}:${event.userId}`;
+    byWebhook.set(key, [...(byWebhook.get(key) ?? []), { ...event, attempt: 1 }]);
+  }
+  for (const events of byWebhook.values()) await deliverToWebhook(run, events, options);
+}
+
+async function deliverToWebhook(run: DeliveryRun, events: DeliveryPayload[], options: { rerun: boolean }): Promise<void> {
+  const hook = await deliverableWebhook(run.db, events[0]!.webhookId, events[0]!.userId);
   if (!hook) return;
-  let pending: DeliveryPayload[] = group.events.map((event) => ({ ...event, webhookId: group.webhookId, userId: group.userId, attempt: 1 }));
+  let pending = events;
   if (options.rerun) {
     const logged = await run.db
       .select({ eventId: webhookDeliveries.eventId })

@@ -21,8 +21,7 @@ export interface OutboxRelay {
  * Moves events from the libSQL outbox into the job queue in batches: claim (so two processes'
  * relays never move the same rows), queue them in one Postgres transaction (group jobs per webhook,
  * as the outlet does), delete them. A crash between queueing and deleting queues them again a
- * minute later (a group claimed the same way replaces itself under its job key; otherwise the
- * events are sent twice): a delivery is at least once, never lost.
+ * minute later: a delivery is at least once, never lost.
  */
 export function startOutboxRelay(deps: { db: Database; queue: WebhookQueue; sweepMs?: number }): OutboxRelay {
   let running: Promise<void> | null = null;
@@ -50,7 +49,9 @@ export function startOutboxRelay(deps: { db: Database; queue: WebhookQueue; swee
         data: JSON.parse(row.data) as Record<string, unknown>,
         attempt: 1,
       }));
-      await deps.queue.enqueueGroups(groupDeliveries(events));
+      // Keyed by their first event: moved again after a crash, a group is appended to its own job
+      // if that still waits (the group job skips an event it carries twice), else queued anew.
+      await deps.queue.enqueueGroups(groupDeliveries(events).map((group) => ({ key: `webhook-group:${group[0]!.webhookId}:${group[0]!.eventId}`, events: group })));
       await deps.db.delete(webhookOutbox).where(inArray(webhookOutbox.id, claimed.map((row) => row.id)));
       if (claimed.length < BATCH) return;
     }

@@ -55,11 +55,8 @@ async function groupOf(count: number, url?: string) {
   const name = `/group${++made}`;
   const hook = await createWebhook({ ctx: { db: database.db, userId: 1 }, input: { url: url ?? `${receiver.origin}${name}`, events: ["note.created"] } });
   receiver.secrets.set(name, hook.secret);
-  const group: DeliveryGroup = {
-    webhookId: hook.id,
-    userId: 1,
-    events: Array.from({ length: count }, (_, i) => ({ eventId: `msg_g${made}e${i}`, type: "note.created", timestamp: new Date(NOW).toISOString(), data: { id: i + 1, title: `Note ${i + 1}` } })),
-  };
+  const events: DeliveryGroup = Array.from({ length: count }, (_, i) => ({ webhookId: hook.id, userId: 1, eventId: `msg_g${made}e${i}`, type: "note.created", timestamp: new Date(NOW).toISOString(), data: { id: i + 1, title: `Note ${i + 1}` } }));
+  const group = { events };
   return { hook, group, path: name };
 }
 const logOf = async (webhookId: number) => database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).orderBy(asc(webhookDeliveries.id));
@@ -70,7 +67,7 @@ test("a group is sent in order, one signed request per event; the one event a re
   receiver.answer = (delivery) => (delivery.id === failing ? 500 : 200);
   // The real clock: the receiver checks each signature's timestamp is recent.
   const live = { ...run, now: undefined };
-  await deliverWebhookGroup(live, group, { rerun: false });
+  await deliverWebhookGroup(live, group.events, { rerun: false });
 
   const sent = receiver.received.filter((delivery) => delivery.path === at);
   expect(sent.map((delivery) => delivery.id)).toEqual(group.events.map((event) => event.eventId));
@@ -101,8 +98,8 @@ test("a group run again (its worker died) skips the events the log shows sent, a
   const { hook, group, path: at } = await groupOf(3);
   receiver.answer = () => 200;
   // The first run got as far as the first two events (as a run cut by a shutdown settles what it sent).
-  await deliverWebhookGroup(run, { ...group, events: group.events.slice(0, 2) }, { rerun: false });
-  await deliverWebhookGroup(run, group, { rerun: true });
+  await deliverWebhookGroup(run, group.events.slice(0, 2), { rerun: false });
+  await deliverWebhookGroup(run, group.events, { rerun: true });
   const sent = receiver.received.filter((delivery) => delivery.path === at).map((delivery) => delivery.id);
   expect(sent).toEqual(group.events.map((event) => event.eventId));
   expect((await logOf(hook.id)).map((row) => row.eventId)).toEqual(sent);
@@ -117,7 +114,7 @@ test("a receiver that gives no answer stops the group: the events not yet sent a
     });
   });
   const { hook, group } = await groupOf(3, `http://127.0.0.1:${closed}/gone`);
-  await deliverWebhookGroup(run, group, { rerun: false });
+  await deliverWebhookGroup(run, group.events, { rerun: false });
   const logged = await logOf(hook.id);
   expect(logged).toHaveLength(1);
   expect(logged[0]).toMatchObject({ eventId: group.events[0]!.eventId, attempt: 1, statusCode: null });
@@ -127,4 +124,12 @@ test("a receiver that gives no answer stops the group: the events not yet sent a
     const single = await queue.findJob(deliveryJobKey(hook.id, event.eventId));
     expect(single).toMatchObject({ taskName: "webhook-delivery", attempts: 0 });
   }
+});
+
+test("an event a group carries twice (moved again by the outbox relay, appended to its own job) is sent once", async () => {
+  const { hook, group, path: at } = await groupOf(2);
+  receiver.answer = () => 200;
+  await deliverWebhookGroup(run, [...group.events, ...group.events], { rerun: false });
+  expect(receiver.received.filter((delivery) => delivery.path === at).map((delivery) => delivery.id)).toEqual(group.events.map((event) => event.eventId));
+  expect(await logOf(hook.id)).toHaveLength(2);
 });
