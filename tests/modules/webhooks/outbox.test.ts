@@ -79,3 +79,36 @@ test("events the queue does not take are kept in the outbox, then relayed once i
     await relay.stop();
   }
 });
+
+test("each 20 ms of a webhook's events is appended to the one waiting job of its webhook and second, in order", async () => {
+  const hook = await createWebhook({ ctx: { db: database.db, userId: 1 }, input: { url: "https://hooks.example.com/appended", events: ["note.created"] } });
+  const connectionString = await freshQueueDatabase();
+  const queue = queueOn(connectionString);
+  await queue.migrate();
+  // Due at the next whole second of this clock, far off, so no flush below crosses into another.
+  let clock = Date.UTC(2030, 0, 1, 12, 0, 0, 100);
+  const outlet = createWebhookOutlet({ db: database.db, queue: webhookQueueOn(queue), graphSettings: graph, onOutbox: () => {}, now: () => clock });
+  const ids: number[] = [];
+  for (let flush = 0; flush < 3; flush++) {
+    for (let i = 0; i < 2; i++) {
+      const id = 100 + ids.length;
+      ids.push(id);
+      await outlet.emit(1, { type: "note.created", data: { id, title: `Appended ${id}` } }, { kind: "note", id });
+    }
+    await outlet.flush();
+    clock += 20;
+  }
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ key: string; run_at: Date; payload: { webhookId: number; data: { id: number } }[] }>(
+      `select key, run_at, payload from ${SCHEMA}._private_jobs where key like $1`,
+      [`webhook-group:${hook.id}:%`],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.run_at.getTime()).toBe(Date.UTC(2030, 0, 1, 12, 0, 1));
+    expect(rows[0]!.payload.map((event) => event.data.id)).toEqual(ids);
+  } finally {
+    await client.end();
+  }
+});
