@@ -182,13 +182,16 @@ export function keepConnections(): KeptConnections {
  */
 export function createSafePoster(options: SafeFetcherOptions): Poster {
   const settings = settingsOf(options);
+  // Bun's fetch sends through an HTTP_PROXY from the environment, which node:http (and so every
+  // other request of ours) does not: with one set, plain HTTP stays on node:http too.
+  const fetchDirect = !process.env.HTTP_PROXY && !process.env.http_proxy;
   return (url, request) =>
     withDeadline(settings, url, { signal: request.signal }, () => false, async (signal) => {
       const hop: Hop = { url: parseUrl(url), label: displayUrl(url) };
       checkTarget(settings, hop);
       const headers = { "content-type": "application/json", ...request.headers };
       const keeper = request.connections as Keeper | undefined;
-      if (keeper && hop.url.protocol === "http:") return postPinned(settings, hop, headers, request.body, signal);
+      if (keeper && fetchDirect && hop.url.protocol === "http:") return postPinned(settings, hop, headers, request.body, signal);
       const response = await send(settings, hop, headers, signal, { method: "POST", body: request.body, keeper });
       if (keeper) await drainShortBody(response, signal);
       else response.destroy();

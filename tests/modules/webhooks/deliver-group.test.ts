@@ -133,3 +133,21 @@ test("an event a group carries twice (moved again by the outbox relay, appended 
   expect(receiver.received.filter((delivery) => delivery.path === at).map((delivery) => delivery.id)).toEqual(group.events.map((event) => event.eventId));
   expect(await logOf(hook.id)).toHaveLength(2);
 });
+
+test("with an HTTP_PROXY in the environment, a group still goes straight to the receiver (over node:http, kept alive), as every other request does", async () => {
+  const saved = process.env.HTTP_PROXY;
+  process.env.HTTP_PROXY = "http://127.0.0.1:9"; // nothing listens there
+  try {
+    const post = createSafePoster({ allowPrivateNetworks: true, timeoutMs: 10_000, maxRedirects: 0 });
+    const { hook, group, path: at } = await groupOf(3);
+    receiver.answer = () => 200;
+    await deliverWebhookGroup({ ...run, post, now: undefined }, group.events, { rerun: false });
+    const sent = receiver.received.filter((delivery) => delivery.path === at);
+    expect(sent.map((delivery) => delivery.id)).toEqual(group.events.map((event) => event.eventId));
+    for (const delivery of sent) expect(delivery.verifyError).toBeNull();
+    expect((await logOf(hook.id)).map((row) => row.statusCode)).toEqual([200, 200, 200]);
+  } finally {
+    if (saved === undefined) delete process.env.HTTP_PROXY;
+    else process.env.HTTP_PROXY = saved;
+  }
+});
