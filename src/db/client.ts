@@ -6,7 +6,7 @@ import { migrate } from "drizzle-orm/libsql/migrator";
 import type { Database } from "./database";
 import { createLocalFileClient } from "./local-file-client";
 import { ReadStatements, setReadStatements } from "./read-statements";
-import { setWriteBatches, WriteBatches } from "./write-batches";
+import { setRelaxedWriteBatches, setWriteBatches, WriteBatches } from "./write-batches";
 import * as schema from "./schema";
 
 export type { Database } from "./database";
@@ -46,12 +46,15 @@ export async function openNotesDatabase(options: { url: string; authToken?: stri
   setReadStatements(db, reads);
   const writes = new WriteBatches(client, localFile, BUSY_TIMEOUT_MS);
   setWriteBatches(db, writes);
+  const relaxedWrites = new WriteBatches(client, localFile, BUSY_TIMEOUT_MS, "NORMAL");
+  setRelaxedWriteBatches(db, relaxedWrites);
   return {
     db,
     client,
     close: () => {
       reads.close();
       writes.close();
+      relaxedWrites.close();
       client.close();
     },
   };

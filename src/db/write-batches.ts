@@ -24,12 +24,14 @@ export interface BatchResult {
 export class WriteBatches {
   private kept: KeptStatements | undefined;
 
+  /** `synchronous`: FULL (the default) waits for the disk at each commit; NORMAL does not (see relaxedWriteBatches). */
   constructor(
     private readonly client: Client,
     file: string | undefined,
     busyTimeoutMs: number,
+    synchronous: "FULL" | "NORMAL" = "FULL",
   ) {
-    this.kept = file === undefined ? undefined : new KeptStatements(file, busyTimeoutMs, "PRAGMA synchronous = FULL");
+    this.kept = file === undefined ? undefined : new KeptStatements(file, busyTimeoutMs, `PRAGMA synchronous = ${synchronous}`);
   }
 
   /** Runs the statements as one write transaction: all of them, or none if one fails. */
@@ -57,3 +59,15 @@ const byDatabase = perDatabase((db) => new WriteBatches(db.$client, undefined, 0
 /** The database's write batches: those `openNotesDatabase` set up, or batches through its client. */
 export const writeBatches = byDatabase.get;
 export const setWriteBatches = byDatabase.set;
+
+const relaxedByDatabase = perDatabase((db) => new WriteBatches(db.$client, undefined, 0));
+
+/**
+ * Write batches for records whose newest rows may be lost with the machine's power, never with a
+ * crash of the process: on a local file their commits do not wait for the disk (synchronous=NORMAL
+ * in WAL mode; the next checkpoint, or any synced commit after them, makes them durable). Every
+ * synced commit blocks the process (libSQL's local calls are synchronous) for a disk flush; the
+ * webhook delivery log, written by the worker beside the API, is what uses this.
+ */
+export const relaxedWriteBatches = relaxedByDatabase.get;
+export const setRelaxedWriteBatches = relaxedByDatabase.set;

@@ -19,7 +19,8 @@ import { backupDue, takeBackup } from "../modules/history/backups";
 import type { Queue } from "./queue";
 import { deliverWebhookEvent, DELIVERY_TIMEOUT_MS } from "../modules/webhooks/deliver";
 import { pruneDeliveryLog } from "../modules/webhooks/prune-deliveries";
-import { deliveryJobKey, deliveryPayload, type WebhookQueue } from "../modules/webhooks/webhook-queue";
+import { deliverWebhookGroup } from "../modules/webhooks/deliver-group";
+import { deliveryGroupPayload, deliveryJobKey, deliveryPayload, type WebhookQueue } from "../modules/webhooks/webhook-queue";
 import type { EmbeddingsSettings } from "../modules/llm/providers/openai-embeddings";
 import { semanticJobKey, type SemanticQueue } from "../modules/semantic/semantic-queue";
 
@@ -95,16 +96,17 @@ export function createJobCatalogue(deps: JobDependencies) {
       }),
     })));
   // Webhook deliveries obey the import address rules, checked after DNS at each attempt; no redirect is followed.
-  let poster: Promise<import("../modules/imports/safe-fetch").Poster> | undefined;
+  let poster: Promise<Pick<import("../modules/webhooks/deliver").DeliveryRun, "post" | "keepConnections">> | undefined;
   const loadPoster = () =>
-    (poster ??= import("../modules/imports/safe-fetch").then(({ createSafePoster }) =>
-      createSafePoster({
+    (poster ??= import("../modules/imports/safe-fetch").then(({ createSafePoster, keepConnections }) => ({
+      post: createSafePoster({
         allowPrivateNetworks: deps.imports.allowPrivateNetworks,
         timeoutMs: DELIVERY_TIMEOUT_MS,
         maxRedirects: 0,
         ...(deps.imports.resolveOverrides?.size ? { resolve: resolverWith(deps.imports.resolveOverrides) } : {}),
       }),
-    ));
+      keepConnections,
+    })));
   let embedder: Promise<{ run: (userId: number, signal: AbortSignal) => Promise<unknown>; sweep: () => Promise<number[]> }> | undefined;
   const loadEmbedder = (settings: EmbeddingsSettings) =>
     (embedder ??= Promise.all([import("../modules/llm/providers/openai-embeddings"), import("../modules/semantic/embed-user-notes"), import("../modules/semantic/sweep")]).then(
@@ -189,9 +191,19 @@ export function createJobCatalogue(deps: JobDependencies) {
       maxAttempts: WEBHOOK_DELIVERY_MAX_ATTEMPTS,
       handler: async (payload, helpers) => {
         if (!deps.webhooks) throw new Error("this worker was started without webhook settings");
-        await deliverWebhookEvent(
-          { db: deps.db, post: await loadPoster(), queue: deps.webhooks.queue(), retryDelaysMs: deps.webhooks.retryDelaysMs, signal: helpers.signal },
+        await deliverWebhookEvent({ db: deps.db, post: (await loadPoster()).post, queue: deps.webhooks.queue(), retryDelaysMs: deps.webhooks.retryDelaysMs, signal: helpers.signal }, payload);
+      },
+    }),
+    defineTask({
+      name: "webhook-delivery-group",
+      payload: deliveryGroupPayload,
+      maxAttempts: WEBHOOK_DELIVERY_MAX_ATTEMPTS,
+      handler: async (payload, helpers) => {
+        if (!deps.webhooks) throw new Error("this worker was started without webhook settings");
+        await deliverWebhookGroup(
+          { db: deps.db, ...(await loadPoster()), queue: deps.webhooks.queue(), retryDelaysMs: deps.webhooks.retryDelaysMs, signal: helpers.signal },
           payload,
+          { rerun: helpers.attempts > 1 },
         );
       },
     }),
@@ -335,7 +347,7 @@ export function graphQueueOn(queue: Queue<JobCatalogue>): GraphQueue {
   };
 }
 
-/** The webhook service's view of the queue: one job per attempt, keyed by webhook and event. */
+/** The webhook service's view of the queue: first attempts in one job per group, retries one job each, keyed by webhook and event. */
 export function webhookQueueOn(queue: Queue<JobCatalogue>): WebhookQueue {
   return {
     async enqueueDelivery(payload, runAt) {
@@ -348,6 +360,12 @@ export function webhookQueueOn(queue: Queue<JobCatalogue>): WebhookQueue {
       await queue.enqueueMany(
         "webhook-delivery",
         payloads.map((payload) => ({ payload, options: { jobKey: deliveryJobKey(payload.webhookId, payload.eventId) } })),
+      );
+    },
+    async enqueueGroups(groups, runAt) {
+      await queue.enqueueMany(
+        "webhook-delivery-group",
+        groups.map(({ key, events }) => ({ payload: events, options: { jobKey: key, ...(runAt && { runAt }) } })),
       );
     },
   };

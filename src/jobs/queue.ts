@@ -18,6 +18,7 @@ import { type AnyTask, assertMaxAttempts } from "./define-task";
 import { type JobLog, prefixedLog } from "./log";
 import {
   addJob,
+  addJobs,
   assertSupportedGraphileWorker,
   findDeadWorkers,
   findJobByKey,
@@ -91,7 +92,7 @@ export interface Queue<Tasks extends readonly AnyTask[]> {
     options?: EnqueueOptions,
   ): Promise<{ jobId: string } | null>;
   /**
-   * Many jobs of one task in one transaction: one commit (one WAL flush) for all, where `enqueue`
+   * Many jobs of one task in one statement: one round trip and one commit (one WAL flush) for all, where `enqueue`
    * pays one each. Returns how many graphile-worker added (see `enqueue` on null).
    */
   enqueueMany<Name extends Tasks[number]["name"]>(
@@ -241,20 +242,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
 
     async enqueueMany(name, jobs) {
       if (jobs.length === 0) return 0;
-      const specs = jobs.map(({ payload, options }) => jobSpec(name, payload, options ?? {}));
-      const client = await pool.connect();
-      try {
-        await client.query("begin");
-        let added = 0;
-        for (const spec of specs) if ((await addJob(client, spec)) !== null) added++;
-        await client.query("commit");
-        return added;
-      } catch (error) {
-        await client.query("rollback").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+      return addJobs(pool, jobs.map(({ payload, options }) => jobSpec(name, payload, options ?? {})));
     },
 
     async enqueue(name, payload, options = {}) {

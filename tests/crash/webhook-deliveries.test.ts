@@ -77,3 +77,46 @@ test("kill -9 of the worker between attempts loses no event: each arrives after 
     first.kill("SIGKILL");
   }
 }, 120_000);
+
+test("kill -9 of the worker in the middle of a group loses no event: the group runs again on the next worker, at least once each", async () => {
+  const { api: bob } = await new Api(api.url).newUser("crash-groups");
+  const hook = (await bob.post("/api/webhooks", { url: `${receiver.origin}/crash-group`, events: ["note.created"] })).body;
+  receiver.secrets.set("/crash-group", hook.secret);
+  // The third request to arrive, and every one after it, hangs until the worker is gone.
+  let hang = true;
+  const onPath = () => receiver.received.filter((delivery) => delivery.path === "/crash-group");
+  receiver.answer = (delivery) => (delivery.path === "/crash-group" && hang && onPath().length >= 3 ? new Promise<number>(() => {}) : 200);
+
+  const first = startWorker();
+  try {
+    // Written together, so their events fall in one group (or a few) of the outlet.
+    const titles = [...Array(EVENTS).keys()].map((i) => `Group ${i}`);
+    for (const response of await Promise.all(titles.map((title) => bob.post("/api/notes", { title, content: "" })))) expect(response.status).toBe(201);
+    await until(() => onPath().length, { timeoutMs: 40_000, what: "the group's third request, hanging", done: (count) => count >= 3 });
+    const before = new Set(onPath().map((delivery) => delivery.id));
+    expect(before.size).toBeLessThan(EVENTS); // the kill lands mid-group: some events were never sent
+    first.kill("SIGKILL");
+    await first.exited;
+    hang = false;
+
+    const second = startWorker();
+    try {
+      const delivered = await until(() => new Set(onPath().filter((delivery) => delivery.json.type === "note.created").map((delivery) => delivery.json.data.title as string)), {
+        timeoutMs: 40_000,
+        what: "every event of the group delivered after the restart",
+        done: (seen) => seen.size === EVENTS,
+      });
+      expect([...delivered].sort()).toEqual(titles.sort());
+      // One webhook-id per event, kept by any event sent twice.
+      const idsByTitle = new Map<string, Set<string>>();
+      for (const delivery of onPath()) idsByTitle.set(delivery.json.data.title, (idsByTitle.get(delivery.json.data.title) ?? new Set()).add(delivery.id));
+      for (const ids of idsByTitle.values()) expect(ids.size).toBe(1);
+      for (const delivery of onPath()) expect(delivery.verifyError).toBeNull();
+    } finally {
+      second.kill("SIGTERM");
+      await second.exited;
+    }
+  } finally {
+    first.kill("SIGKILL");
+  }
+}, 120_000);

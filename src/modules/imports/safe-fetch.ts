@@ -127,24 +127,130 @@ export interface PostOutcome {
   status: number;
 }
 
-export type Poster = (url: string, request: { headers: Record<string, string>; body: string; signal?: AbortSignal }) => Promise<PostOutcome>;
+export type Poster = (
+  url: string,
+  request: { headers: Record<string, string>; body: string; signal?: AbortSignal; connections?: KeptConnections },
+) => Promise<PostOutcome>;
+
+/** A short answer body is read to its end so the connection can be used again; a longer one closes it. */
+const KEPT_BODY_MAX_BYTES = 64 * 1024;
+
+/**
+ * Connections kept open between POSTs (HTTP keep-alive), for a run of deliveries to one receiver:
+ * a new connection per request cost about twice the CPU of reusing one. The address rules still
+ * hold at each request: it resolves and checks the host again, and a kept connection to an
+ * address that is not among the ones just checked is closed rather than used. `close()` ends them.
+ */
+export interface KeptConnections {
+  close(): void;
+}
+
+interface Keeper extends KeptConnections {
+  agent(secure: boolean): http.Agent;
+  /** Closes idle connections to `host:port` whose peer is not one of `addresses`. */
+  dropOthers(host: string, port: string | number, addresses: readonly string[]): void;
+}
+
+export function keepConnections(): KeptConnections {
+  const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
+  const keeper: Keeper = {
+    agent: (secure) => (secure ? agents.https : agents.http),
+    dropOthers(host, port, addresses) {
+      for (const agent of [agents.http, agents.https]) {
+        for (const [name, sockets] of Object.entries(agent.freeSockets)) {
+          if (!name.startsWith(`${host}:${port}:`)) continue;
+          for (const socket of sockets ?? []) {
+            const peer = socket.remoteAddress?.replace(/^::ffff:/, "");
+            if (!peer || !addresses.includes(peer)) socket.destroy();
+          }
+        }
+      }
+    },
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+  return keeper;
+}
 
 /**
  * One JSON POST under the same address rules (checked after DNS, the socket pinned to the checked
  * addresses) and one deadline; a redirect is not followed (a 3xx is the answer). For webhooks: the
- * errors are ImportErrors whose `reason` says in a few words why there was no answer.
+ * errors are ImportErrors whose `reason` says in a few words why there was no answer. With
+ * `connections`, the connection is kept for the next POST (see keepConnections).
  */
 export function createSafePoster(options: SafeFetcherOptions): Poster {
   const settings = settingsOf(options);
+  // Bun's fetch sends through an HTTP_PROXY from the environment, which node:http (and so every
+  // other request of ours) does not: with one set, plain HTTP stays on node:http too.
+  const fetchDirect = !process.env.HTTP_PROXY && !process.env.http_proxy;
   return (url, request) =>
     withDeadline(settings, url, { signal: request.signal }, () => false, async (signal) => {
       const hop: Hop = { url: parseUrl(url), label: displayUrl(url) };
       checkTarget(settings, hop);
       const headers = { "content-type": "application/json", ...request.headers };
-      const response = await send(settings, hop, headers, signal, { method: "POST", body: request.body });
-      response.destroy();
+      const keeper = request.connections as Keeper | undefined;
+      if (keeper && fetchDirect && hop.url.protocol === "http:") return postPinned(settings, hop, headers, request.body, signal);
+      const response = await send(settings, hop, headers, signal, { method: "POST", body: request.body, keeper });
+      if (keeper) await drainShortBody(response, signal);
+      else response.destroy();
       return { status: response.statusCode ?? 0 };
     });
+}
+
+/**
+ * A plain-HTTP POST of a kept-connections run through the runtime's own fetch, addressed to the
+ * address just resolved and checked (so the connection it opens or reuses is to that address, and
+ * the host goes in the Host header): a quarter of the CPU of node:http's client for the same
+ * request (measured), and its pool keeps the connection. HTTPS stays on node:http (send), whose
+ * agent keys connections by host name and checks the certificate against it.
+ */
+async function postPinned(settings: Settings, hop: Hop, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<PostOutcome> {
+  const { url } = hop;
+  const literal = ipLiteralOf(url.hostname);
+  const [first] = await resolveChecked(settings, hop, literal ?? url.hostname);
+  const host = first!.family === 6 ? `[${first!.address}]` : first!.address;
+  const response = await fetch(`http://${host}:${url.port || 80}${url.pathname}${url.search}`, {
+    method: "POST",
+    headers: { ...headers, host: url.host },
+    body,
+    redirect: "manual",
+    signal,
+    keepalive: true,
+  });
+  // Read to its end (a short body of known length) so the connection goes back to the pool; any other is dropped with it.
+  const length = response.headers.get("content-length");
+  if (length !== null && Number(length) <= KEPT_BODY_MAX_BYTES) await response.arrayBuffer().catch(() => undefined);
+  else await response.body?.cancel().catch(() => undefined);
+  return { status: response.status };
+}
+
+/** Reads and drops a short answer body, so its connection goes back to be reused; never fails (the status is the answer). */
+function drainShortBody(response: IncomingMessage, signal: AbortSignal): Promise<void> {
+  if (Number(response.headers["content-length"]) > KEPT_BODY_MAX_BYTES) {
+    response.destroy();
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const done = () => {
+      signal.removeEventListener("abort", cut);
+      resolve();
+    };
+    const cut = () => {
+      response.destroy();
+      done();
+    };
+    signal.addEventListener("abort", cut, { once: true });
+    response.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > KEPT_BODY_MAX_BYTES) cut();
+    });
+    response.once("end", done);
+    response.once("error", done);
+    response.once("close", done);
+  });
 }
 
 function settingsOf(options: SafeFetcherOptions): Settings {
@@ -291,37 +397,37 @@ function failure(hop: Hop, reason: string, permanent: boolean, cause?: unknown):
   return new ImportError(`Could not fetch ${hop.label}: ${reason}`, { permanent, cause, reason });
 }
 
-function send(
+async function send(
   settings: Settings,
   hop: Hop,
   headers: Record<string, string>,
   signal: AbortSignal,
-  { method, body }: { method: "GET" | "POST"; body?: string } = { method: "GET" },
+  { method, body, keeper }: { method: "GET" | "POST"; body?: string; keeper?: Keeper } = { method: "GET" },
 ): Promise<IncomingMessage> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) throw signal.reason;
   const { url } = hop;
   const literal = ipLiteralOf(url.hostname);
-  if (literal) {
-    try {
-      settings.beforeConnect(literal);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
   const secure = url.protocol === "https:";
+  const port = url.port || (secure ? 443 : 80);
+  // A kept connection skips the socket's own lookup, so the addresses are checked here, at every request.
+  let checked: LookupAddress[] | undefined;
+  if (keeper) {
+    checked = await resolveChecked(settings, hop, literal ?? url.hostname);
+    keeper.dropOthers(literal ?? url.hostname, port, checked.map(({ address }) => address));
+  } else if (literal) settings.beforeConnect(literal);
   return new Promise((resolve, reject) => {
     // The lookup's own error wins over whatever error the client wraps it in.
     let lookupError: unknown;
     const request = (secure ? https : http).request(
       {
         host: literal ?? url.hostname,
-        port: url.port || (secure ? 443 : 80),
+        port,
         path: url.pathname + url.search,
         method,
         headers: { ...headers, host: url.host, ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}) },
-        agent: false,
+        agent: keeper ? keeper.agent(secure) : false,
         ...(secure && !literal ? { servername: url.hostname } : {}),
-        lookup: pinnedLookup(settings, hop, (error) => (lookupError = error)),
+        lookup: checked ? checkedLookup(checked) : pinnedLookup(settings, hop, (error) => (lookupError = error)),
       },
       (response) => {
         signal.removeEventListener("abort", onAbort);
@@ -336,6 +442,15 @@ function send(
     });
     request.end(body);
   });
+}
+
+/** Hands a new socket the addresses checked for this request. */
+function checkedLookup(addresses: LookupAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const first = addresses[0]!;
+    if (options.all) callback(null, addresses);
+    else callback(null, first.address, first.family);
+  };
 }
 
 /** Resolves, refuses if any record is non-public, and hands the socket only the checked addresses (no second lookup to rebind). */

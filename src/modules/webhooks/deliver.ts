@@ -1,10 +1,14 @@
+import type { KeyObject } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
+import { batchStep, preparedPerDatabase } from "../../db/prepared";
+import { readStatements } from "../../db/read-statements";
+import { relaxedWriteBatches } from "../../db/write-batches";
 import { webhookDeliveries, webhooks } from "../../db/schema";
 import { log } from "../../log";
 import { ImportError } from "../imports/import-error";
-import type { Poster } from "../imports/safe-fetch";
-import { signDelivery } from "./signature";
+import type { KeptConnections, Poster } from "../imports/safe-fetch";
+import { signDelivery, signingKey } from "./signature";
 import type { DeliveryPayload, WebhookQueue } from "./webhook-queue";
 
 /** The contract's cut for an answer (connect, send, headers). */
@@ -19,8 +23,51 @@ export interface DeliveryRun {
   queue: WebhookQueue;
   /** WEBHOOK_RETRY_DELAYS: the wait before attempt 2, 3, …; past the last, the event is given up. */
   retryDelaysMs: readonly number[];
+  /** Keeps connections open across a group's deliveries (safe-fetch's keepConnections); without it, one connection each. */
+  keepConnections?: () => KeptConnections;
   signal?: AbortSignal;
   now?: () => number;
+}
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+
+/** What one attempt came to, as the delivery log records it. */
+export interface AttemptOutcome {
+  payload: DeliveryPayload;
+  statusCode: number | null;
+  /** Null on success (a 2xx). */
+  error: string | null;
+  started: number;
+  finished: number;
+}
+
+const statements = preparedPerDatabase((db) => ({
+  // Every delivery job reads its webhook: a statement SQLite keeps prepared.
+  webhook: db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.id, sql.placeholder("webhookId")), eq(webhooks.userId, sql.placeholder("userId"))))
+    .prepare(),
+  // One row of the log, run once per attempt in one transaction; built once.
+  logRow: db
+    .insert(webhookDeliveries)
+    .values({
+      webhookId: sql.placeholder("webhookId"),
+      eventId: sql.placeholder("eventId"),
+      type: sql.placeholder("type"),
+      attempt: sql.placeholder("attempt"),
+      statusCode: sql.placeholder("statusCode"),
+      durationMs: sql.placeholder("durationMs"),
+      error: sql.placeholder("error"),
+      createdAt: sql.placeholder("createdAt"),
+    })
+    .prepare(),
+}));
+
+/** The webhook, when it still exists, is its user's and is turned on; else nothing more is sent. */
+export async function deliverableWebhook(db: Database, webhookId: number, userId: number): Promise<WebhookRow | null> {
+  const hook = await readStatements(db).get(statements(db).webhook, { webhookId, userId });
+  return hook && hook.enabled ? hook : null;
 }
 
 /**
@@ -30,14 +77,18 @@ export interface DeliveryRun {
  * is the job's own success: only a crash runs the job again (delivery is at least once).
  */
 export async function deliverWebhookEvent(run: DeliveryRun, payload: DeliveryPayload): Promise<void> {
-  const now = run.now ?? Date.now;
-  const [hook] = await run.db
-    .select()
-    .from(webhooks)
-    .where(and(eq(webhooks.id, payload.webhookId), eq(webhooks.userId, payload.userId)));
-  // Deleted or turned off meanwhile: nothing more is sent.
-  if (!hook || !hook.enabled) return;
+  const hook = await deliverableWebhook(run.db, payload.webhookId, payload.userId);
+  if (!hook) return;
+  const outcome = await attemptDelivery(run, hook, signingKey(hook.secret), payload);
+  await settleAttempts(run, hook, [outcome]);
+}
 
+/**
+ * POSTs one event, signed for this attempt. Failures are outcomes, not errors; only a cut by the
+ * run's signal (a graceful shutdown) throws, so the job runs again on the next worker.
+ */
+export async function attemptDelivery(run: DeliveryRun, hook: WebhookRow, key: KeyObject, payload: DeliveryPayload, connections?: KeptConnections): Promise<AttemptOutcome> {
+  const now = run.now ?? Date.now;
   const body = JSON.stringify({ type: payload.type, timestamp: payload.timestamp, data: payload.data });
   const started = now();
   const timestamp = Math.floor(started / 1000);
@@ -49,50 +100,79 @@ export async function deliverWebhookEvent(run: DeliveryRun, payload: DeliveryPay
         "user-agent": "Rhizome-Webhooks/1",
         "webhook-id": payload.eventId,
         "webhook-timestamp": String(timestamp),
-        "webhook-signature": signDelivery(hook.secret, payload.eventId, timestamp, body),
+        "webhook-signature": signDelivery(key, payload.eventId, timestamp, body),
       },
       body,
       signal: run.signal,
+      ...(connections && { connections }),
     });
     statusCode = answer.status;
     if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
   } catch (caught) {
-    // A graceful shutdown cut the attempt: the job runs again on the next worker.
     if (run.signal?.aborted) throw caught;
     error = caught instanceof ImportError ? (caught.reason ?? "the request failed") : "the request failed";
     if (!(caught instanceof ImportError)) log.warn(`webhook ${hook.id}: a delivery failed unexpectedly`, caught);
   }
-  const finished = now();
-  await run.db.insert(webhookDeliveries).values({
-    webhookId: hook.id,
-    eventId: payload.eventId,
-    type: payload.type,
-    attempt: payload.attempt,
-    statusCode,
-    durationMs: Math.max(0, finished - started),
-    error,
-    createdAt: finished,
-  });
+  return { payload, statusCode, error, started, finished: now() };
+}
 
-  if (error === null) {
+/**
+ * After a run of attempts at one webhook (one, or a group's, in the order made): the failure
+ * record, the 3-day rule, the next attempt of each failure, the events handed back to be sent
+ * singly, and last the log, in one insert. The log comes after the queueing on purpose: a group run
+ * again after a crash skips the events it finds logged, so a logged failure must already have its
+ * retry queued.
+ */
+export async function settleAttempts(run: DeliveryRun, hook: WebhookRow, outcomes: AttemptOutcome[], handBack: DeliveryPayload[] = []): Promise<void> {
+  if (outcomes.length === 0) return;
+  const finished = outcomes.at(-1)!.finished;
+  const lastSuccess = outcomes.findLastIndex((outcome) => outcome.error === null);
+  const failures = outcomes.slice(lastSuccess + 1);
+  let disabled = false;
+  if (failures.length === 0) {
     if (hook.failingSince !== null) await run.db.update(webhooks).set({ failingSince: null }).where(eq(webhooks.id, hook.id));
-    return;
-  }
-  const [failing] = await run.db
-    .update(webhooks)
-    .set({ failingSince: sql`coalesce(${webhooks.failingSince}, ${started})` })
-    .where(eq(webhooks.id, hook.id))
-    .returning({ failingSince: webhooks.failingSince });
-  if (failing?.failingSince != null && finished - failing.failingSince >= DISABLE_AFTER_MS) {
-    const reason = `Disabled on ${new Date(finished).toISOString()}: every delivery failed for 3 days (last: ${error})`;
-    await run.db
+  } else {
+    // Failing since the first failure after the last success; with no success in the run, since before it, if it was failing already.
+    const since = failures[0]!.started;
+    const [failing] = await run.db
       .update(webhooks)
-      .set({ enabled: false, disabledReason: reason, updatedAt: finished })
-      .where(and(eq(webhooks.id, hook.id), eq(webhooks.enabled, true), isNull(webhooks.disabledReason)));
-    log.warn(`webhook ${hook.id} of user ${hook.userId} disabled after 3 days of failed deliveries`);
-    return;
+      .set({ failingSince: lastSuccess >= 0 ? since : sql`coalesce(${webhooks.failingSince}, ${since})` })
+      .where(eq(webhooks.id, hook.id))
+      .returning({ failingSince: webhooks.failingSince });
+    const lastError = failures.at(-1)!.error;
+    if (failing?.failingSince != null && finished - failing.failingSince >= DISABLE_AFTER_MS) {
+      const reason = `Disabled on ${new Date(finished).toISOString()}: every delivery failed for 3 days (last: ${lastError})`;
+      await run.db
+        .update(webhooks)
+        .set({ enabled: false, disabledReason: reason, updatedAt: finished })
+        .where(and(eq(webhooks.id, hook.id), eq(webhooks.enabled, true), isNull(webhooks.disabledReason)));
+      log.warn(`webhook ${hook.id} of user ${hook.userId} disabled after 3 days of failed deliveries`);
+      disabled = true;
+    }
   }
-  const delay = run.retryDelaysMs[payload.attempt - 1];
-  if (delay === undefined) return; // every attempt spent: the log shows them all
-  await run.queue.enqueueDelivery({ ...payload, attempt: payload.attempt + 1 }, new Date(finished + delay));
+  if (!disabled) {
+    for (const outcome of outcomes) {
+      if (outcome.error === null) continue;
+      const delay = run.retryDelaysMs[outcome.payload.attempt - 1];
+      if (delay === undefined) continue; // every attempt spent: the log shows them all
+      await run.queue.enqueueDelivery({ ...outcome.payload, attempt: outcome.payload.attempt + 1 }, new Date(outcome.finished + delay));
+    }
+    if (handBack.length > 0) await run.queue.enqueueDeliveries(handBack);
+  }
+  // One transaction, without waiting for the disk: a synced commit would stall the API sharing this process (see relaxedWriteBatches).
+  const logRow = statements(run.db).logRow;
+  await relaxedWriteBatches(run.db).run(
+    outcomes.map(({ payload, statusCode, error, started, finished: at }) =>
+      batchStep(logRow, {
+        webhookId: hook.id,
+        eventId: payload.eventId,
+        type: payload.type,
+        attempt: payload.attempt,
+        statusCode,
+        durationMs: Math.max(0, at - started),
+        error,
+        createdAt: at,
+      }).statement,
+    ),
+  );
 }

@@ -2,7 +2,7 @@ import { inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { webhookOutbox } from "../../db/schema";
 import { log } from "../../log";
-import type { WebhookQueue } from "./webhook-queue";
+import { groupDeliveries, type WebhookQueue } from "./webhook-queue";
 
 /** Rows moved per queue transaction. */
 const BATCH = 500;
@@ -19,9 +19,9 @@ export interface OutboxRelay {
 
 /**
  * Moves events from the libSQL outbox into the job queue in batches: claim (so two processes'
- * relays never move the same rows), queue them in one Postgres transaction, delete them. A crash
- * between queueing and deleting queues them again a minute later, under the same job keys: a
- * delivery is at least once, never lost.
+ * relays never move the same rows), queue them in one Postgres transaction (group jobs per webhook,
+ * as the outlet does), delete them. A crash between queueing and deleting queues them again a
+ * minute later: a delivery is at least once, never lost.
  */
 export function startOutboxRelay(deps: { db: Database; queue: WebhookQueue; sweepMs?: number }): OutboxRelay {
   let running: Promise<void> | null = null;
@@ -40,17 +40,18 @@ export function startOutboxRelay(deps: { db: Database; queue: WebhookQueue; swee
         returning id, webhook_id, user_id, event_id, type, timestamp, data`);
       if (claimed.length === 0) return;
       claimed.sort((a, b) => a.id - b.id);
-      await deps.queue.enqueueDeliveries(
-        claimed.map((row) => ({
-          webhookId: row.webhook_id,
-          userId: row.user_id,
-          eventId: row.event_id,
-          type: row.type,
-          timestamp: row.timestamp,
-          data: JSON.parse(row.data) as Record<string, unknown>,
-          attempt: 1,
-        })),
-      );
+      const events = claimed.map((row) => ({
+        webhookId: row.webhook_id,
+        userId: row.user_id,
+        eventId: row.event_id,
+        type: row.type,
+        timestamp: row.timestamp,
+        data: JSON.parse(row.data) as Record<string, unknown>,
+        attempt: 1,
+      }));
+      // Keyed by their first event: moved again after a crash, a group is appended to its own job
+      // if that still waits (the group job skips an event it carries twice), else queued anew.
+      await deps.queue.enqueueGroups(groupDeliveries(events).map((group) => ({ key: `webhook-group:${group[0]!.webhookId}:${group[0]!.eventId}`, events: group })));
       await deps.db.delete(webhookOutbox).where(inArray(webhookOutbox.id, claimed.map((row) => row.id)));
       if (claimed.length < BATCH) return;
     }

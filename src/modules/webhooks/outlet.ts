@@ -8,10 +8,21 @@ import type { ChangeEventOutlet } from "../events/change";
 import type { ExtractorSettings } from "../graph/create-extractor";
 import { readEventData } from "./event-data";
 import { newEventId } from "./signature";
-import type { DeliveryPayload, WebhookQueue } from "./webhook-queue";
+import { type DeliveryGroup, type DeliveryPayload, groupDeliveries, groupJobKey, MAX_GROUP_EVENTS, type WebhookQueue } from "./webhook-queue";
 
 /** Events are queued together at most this often: one commit (one fsync) for all of them. */
 export const OUTBOX_GROUP_MS = 20;
+/**
+ * Queued groups are due at the next whole DELIVERY_TICK_MS (at least OUTBOX_GROUP_MS later), and
+ * each 20 ms of a webhook's events is appended to the one job of its webhook and second (see
+ * deliveryGroupPayload): the worker (on its poll, every 2 s, or as it finishes the jobs before)
+ * takes one job per webhook and second instead of one every 20 ms. Fewer, larger pieces of
+ * delivery work leave most note writes of a process that also runs the worker (ROLE=all) with none
+ * beside them, and the queue's work per job is shared by more events; the price is a delivery lag
+ * of a second or two (measured: bench:webhooks in the README).
+ */
+export const DELIVERY_TICK_MS = 1_000;
+const dueAt = (now: number) => Math.ceil((now + OUTBOX_GROUP_MS) / DELIVERY_TICK_MS) * DELIVERY_TICK_MS;
 
 const statements = preparedPerDatabase((db) => ({
   // Every change event asks this: one indexed read, on a statement SQLite keeps prepared.
@@ -31,7 +42,8 @@ export interface WebhookOutlet extends ChangeEventOutlet {
  * The webhooks' outlet of change events: an event of a type some enabled webhook of its user
  * subscribed to becomes one first delivery per such webhook, with one `webhook-id` for all.
  * They are queued in groups every OUTBOX_GROUP_MS (one Postgres transaction), so a note write
- * pays no commit of its own for its event; a group the queue does not take (Postgres down) is
+ * pays no commit of its own for its event, and each group is one job per webhook (deliver-group.ts),
+ * so the worker pays its bookkeeping once per group too; a group the queue does not take (Postgres down) is
  * written to the outbox in the notes database, which the relay moves into the queue later. The
  * price: an API process killed within those milliseconds of a write loses that write's event.
  * Users without webhooks cost one indexed read.
@@ -42,13 +54,30 @@ export function createWebhookOutlet(deps: { db: Database; queue: WebhookQueue; g
   let timer: ReturnType<typeof setTimeout> | undefined;
   let writing: Promise<void> = Promise.resolve();
 
+  // Per webhook: the due time of the job its events go to now, its sequence and how many this process put in it.
+  const appending = new Map<number, { due: number; sequence: number; count: number }>();
+  function keyed(groups: DeliveryGroup[], due: number) {
+    if (appending.size > 10_000) appending.clear(); // old seconds' entries; a cleared one starts a new job, no more
+    return groups.map((events) => {
+      const webhookId = events[0]!.webhookId;
+      let at = appending.get(webhookId);
+      if (!at || at.due !== due) appending.set(webhookId, (at = { due, sequence: 0, count: 0 }));
+      if (at.count > 0 && at.count + events.length > MAX_GROUP_EVENTS) at = { due, sequence: at.sequence + 1, count: 0 };
+      at.count += events.length;
+      appending.set(webhookId, at);
+      return { key: groupJobKey(webhookId, due, at.sequence), events };
+    });
+  }
+
   function write(): Promise<void> {
     timer = undefined;
     const rows = buffered;
     buffered = [];
     if (rows.length === 0) return writing;
+    const due = dueAt(now());
+    const groups = keyed(groupDeliveries(rows), due);
     writing = writing.then(() =>
-      deps.queue.enqueueDeliveries(rows).catch(async (queueError: unknown) => {
+      deps.queue.enqueueGroups(groups, new Date(due)).catch(async (queueError: unknown) => {
         log.warn(`the job queue did not take ${rows.length} webhook event(s); keeping them in the outbox`, queueError);
         try {
           await deps.db.insert(webhookOutbox).values(rows.map(({ attempt: _attempt, data, ...row }) => ({ ...row, data: JSON.stringify(data) })));

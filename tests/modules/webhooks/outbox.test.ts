@@ -4,10 +4,12 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { webhookOutbox } from "../../../src/db/schema";
 import { createJobCatalogue, webhookQueueOn } from "../../../src/jobs/catalogue";
 import { silentLog } from "../../../src/jobs/log";
+import { SCHEMA } from "../../../src/jobs/graphile-internals";
 import { createQueue } from "../../../src/jobs/queue";
 import { setLogLevel } from "../../../src/log";
 import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
@@ -55,16 +57,58 @@ test("events the queue does not take are kept in the outbox, then relayed once i
   expect(waiting.every((row) => row.webhookId === hook.id && row.userId === 1 && row.type === "note.created")).toBe(true);
   expect(new Set(waiting.map((row) => row.eventId)).size).toBe(3);
 
-  const upQueue = queueOn(await freshQueueDatabase());
+  const upDatabase = await freshQueueDatabase();
+  const upQueue = queueOn(upDatabase);
   await upQueue.migrate();
   const relay = startOutboxRelay({ db: database.db, queue: webhookQueueOn(upQueue), sweepMs: 100 });
   try {
     await until(async () => (await database.db.select().from(webhookOutbox)).length === 0, { what: "the outbox emptied" });
-    for (const row of waiting) {
-      const job = await upQueue.findJob(`webhook:${hook.id}:${row.eventId}`);
-      expect(job?.taskName).toBe("webhook-delivery");
+    // One group job for the webhook, carrying the three events in the order they happened.
+    const job = await upQueue.findJob(`webhook-group:${hook.id}:${waiting[0]!.eventId}`);
+    expect(job?.taskName).toBe("webhook-delivery-group");
+    const client = new pg.Client({ connectionString: upDatabase });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ payload: { webhookId: number; userId: number; eventId: string }[] }>(`select payload from ${SCHEMA}._private_jobs where id = $1`, [job!.jobId]);
+      expect(rows[0]!.payload.every((event) => event.webhookId === hook.id && event.userId === 1)).toBe(true);
+      expect(rows[0]!.payload.map((event) => event.eventId)).toEqual(waiting.map((row) => row.eventId));
+    } finally {
+      await client.end();
     }
   } finally {
     await relay.stop();
+  }
+});
+
+test("each 20 ms of a webhook's events is appended to the one waiting job of its webhook and second, in order", async () => {
+  const hook = await createWebhook({ ctx: { db: database.db, userId: 1 }, input: { url: "https://hooks.example.com/appended", events: ["note.created"] } });
+  const connectionString = await freshQueueDatabase();
+  const queue = queueOn(connectionString);
+  await queue.migrate();
+  // Due at the next whole second of this clock, far off, so no flush below crosses into another.
+  let clock = Date.UTC(2030, 0, 1, 12, 0, 0, 100);
+  const outlet = createWebhookOutlet({ db: database.db, queue: webhookQueueOn(queue), graphSettings: graph, onOutbox: () => {}, now: () => clock });
+  const ids: number[] = [];
+  for (let flush = 0; flush < 3; flush++) {
+    for (let i = 0; i < 2; i++) {
+      const id = 100 + ids.length;
+      ids.push(id);
+      await outlet.emit(1, { type: "note.created", data: { id, title: `Appended ${id}` } }, { kind: "note", id });
+    }
+    await outlet.flush();
+    clock += 20;
+  }
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ key: string; run_at: Date; payload: { webhookId: number; data: { id: number } }[] }>(
+      `select key, run_at, payload from ${SCHEMA}._private_jobs where key like $1`,
+      [`webhook-group:${hook.id}:%`],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.run_at.getTime()).toBe(Date.UTC(2030, 0, 1, 12, 0, 1));
+    expect(rows[0]!.payload.map((event) => event.data.id)).toEqual(ids);
+  } finally {
+    await client.end();
   }
 });
