@@ -95,18 +95,18 @@ export function createJobCatalogue(deps: JobDependencies) {
         timeoutMs: MEDIA_TIMEOUT_MS,
       }),
     })));
-  // Webhook deliveries obey the import address rules, checked after DNS at each attempt; no redirect is
-  // followed. Their HTTP work runs in a thread of its own, off the event loop that answers the API.
+  // Webhook deliveries obey the import address rules, checked after DNS at each attempt; no redirect is followed.
   let poster: Promise<Pick<import("../modules/webhooks/deliver").DeliveryRun, "post" | "keepConnections">> | undefined;
   const loadPoster = () =>
-    (poster ??= import("../modules/webhooks/thread-poster").then(({ createThreadPoster }) =>
-      createThreadPoster({
+    (poster ??= import("../modules/imports/safe-fetch").then(({ createSafePoster, keepConnections }) => ({
+      post: createSafePoster({
         allowPrivateNetworks: deps.imports.allowPrivateNetworks,
         timeoutMs: DELIVERY_TIMEOUT_MS,
         maxRedirects: 0,
-        ...(deps.imports.resolveOverrides?.size ? { overrides: deps.imports.resolveOverrides } : {}),
+        ...(deps.imports.resolveOverrides?.size ? { resolve: resolverWith(deps.imports.resolveOverrides) } : {}),
       }),
-    ));
+      keepConnections,
+    })));
   let embedder: Promise<{ run: (userId: number, signal: AbortSignal) => Promise<unknown>; sweep: () => Promise<number[]> }> | undefined;
   const loadEmbedder = (settings: EmbeddingsSettings) =>
     (embedder ??= Promise.all([import("../modules/llm/providers/openai-embeddings"), import("../modules/semantic/embed-user-notes"), import("../modules/semantic/sweep")]).then(
