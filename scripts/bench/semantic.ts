@@ -1,6 +1,6 @@
 // `bun run bench:semantic`: search by meaning at 20,000 notes (and 100,000 with BENCH_SIZES) of about
 // three passages each, vectors of 384 and 1,024 dimensions from the embeddings stand-in (in a process
-// of its own, over HTTP like a real server). Figures: hybrid search p50/p99 through listNotes (the
+// of its own, over HTTP like a real server; `dense`, spread over every dimension as a real model's are). Figures: hybrid search p50/p99 through listNotes (the
 // query embedded by the stand-in each time) against lexical search on the same queries and notes,
 // related notes p50, bytes per passage on disk (vectors and their ANN index), how much of the exact
 // FLOAT32 top 10 the stored vectors keep (FLOAT8 ranked exactly, and through the index as searches

@@ -10,13 +10,19 @@ import { readEventData } from "./event-data";
 import { newEventId } from "./signature";
 import { type DeliveryGroup, type DeliveryPayload, groupDeliveries, groupJobKey, MAX_GROUP_EVENTS, type WebhookQueue } from "./webhook-queue";
 
-/** Events are queued together at most this often: one commit (one fsync) for all of them. */
-export const OUTBOX_GROUP_MS = 20;
+/**
+ * Events are queued together at most this often: one Postgres statement and commit for all of
+ * them. Each of those cost the note writes beside it (bench:webhooks: at 20 ms the writes with a
+ * webhook were 1.12× the baseline's p50, at 100 ms 1.04×); the groups wait for the next whole
+ * second anyway, so the longer wait adds little lag. The price is the window in which an API
+ * process killed (not stopped: a shutdown flushes) loses the events of its last writes.
+ */
+export const OUTBOX_GROUP_MS = 100;
 /**
  * Queued groups are due at the next whole DELIVERY_TICK_MS (at least OUTBOX_GROUP_MS later), and
- * each 20 ms of a webhook's events is appended to the one job of its webhook and second (see
- * deliveryGroupPayload): the worker (on its poll, every 2 s, or as it finishes the jobs before)
- * takes one job per webhook and second instead of one every 20 ms. Fewer, larger pieces of
+ * each OUTBOX_GROUP_MS of a webhook's events is appended to the one job of its webhook and second
+ * (see deliveryGroupPayload): the worker (on its poll, every 2 s, or as it finishes the jobs before)
+ * takes one job per webhook and second instead of one a group. Fewer, larger pieces of
  * delivery work leave most note writes of a process that also runs the worker (ROLE=all) with none
  * beside them, and the queue's work per job is shared by more events; the price is a delivery lag
  * of a second or two (measured: bench:webhooks in the README).

@@ -28,7 +28,7 @@ export type GroupEvent = z.infer<typeof groupEvent>;
  * commit are paid once per group instead of once per event. Retries are single deliveries.
  *
  * An array on purpose: graphile-worker appends an array payload queued under the key of a job
- * still waiting to the one already there (its "batch jobs"), so the outlet adds each 20 ms of
+ * still waiting to the one already there (its "batch jobs"), so the outlet adds each OUTBOX_GROUP_MS of
  * events to the job of its webhook and second; once that job has started, the same key makes a new
  * job. No upper bound here: a payload the schema refused would fail its job, and lose its events.
  */

@@ -80,7 +80,7 @@ test("events the queue does not take are kept in the outbox, then relayed once i
   }
 });
 
-test("each 20 ms of a webhook's events is appended to the one waiting job of its webhook and second, in order", async () => {
+test("each group of a webhook's events is appended to the one waiting job of its webhook and second, in order", async () => {
   const hook = await createWebhook({ ctx: { db: database.db, userId: 1 }, input: { url: "https://hooks.example.com/appended", events: ["note.created"] } });
   const connectionString = await freshQueueDatabase();
   const queue = queueOn(connectionString);
