@@ -38,7 +38,7 @@ export function createChangePublisher(notify: (channel: string, payload: string)
 
   return {
     async publish(change: Change) {
-      // Streams show tasks and builds; notes have no stream event (the contract's SSE kinds), only webhooks.
+      // Streams show tasks and builds; notes have no stream event (the contract's SSE kinds), only outlets.
       await Promise.all([change.kind === "note" ? undefined : toStreams(change), ...(change.event ? (outlets?.() ?? []).map((target) => toOutlet(target, change)) : [])]);
     },
   };
