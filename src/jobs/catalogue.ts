@@ -239,8 +239,8 @@ export function createJobCatalogue(deps: JobDependencies) {
       name: "semantic-sweep",
       payload: z.object({}),
       maxAttempts: SWEEP_MAX_ATTEMPTS,
-      // Every minute: notes of writers that publish no change event (an archive import, another program on
-      // the database), deleted notes' vectors, a graph's new concepts, and a new model's backfill.
+      // Every minute: notes of writers that publish no change event (another program on the database),
+      // deleted notes' vectors, a graph's new concepts, and a new model's backfill.
       schedule: "* * * * *",
       handler: async () => {
         if (!deps.embeddings || !deps.semanticQueue) return;

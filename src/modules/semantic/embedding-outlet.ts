@@ -4,14 +4,15 @@ import { requestEmbedding, type SemanticSettings } from "./semantic-search";
 /**
  * Search by meaning's outlet of change events: a note created, edited or deleted by any writer that
  * publishes (the API, MCP, a platform import, a transcript, a restore from the trash) queues its
- * user's embedding job, so it is searchable by meaning within seconds. The sweep each minute is the
- * backstop for writers that publish nothing.
+ * user's embedding job, so it is searchable by meaning within seconds; so does a finished import
+ * task, for an archive import's notes (which send no note events of their own). The sweep each
+ * minute is the backstop for writers that publish nothing.
  */
 export function createEmbeddingOutlet(semantic: SemanticSettings): ChangeEventOutlet {
   return {
     name: "search by meaning",
     async emit(userId, event) {
-      if (event.type.startsWith("note.")) requestEmbedding(semantic, userId);
+      if (event.type.startsWith("note.") || event.type === "task.completed") requestEmbedding(semantic, userId);
     },
   };
 }
