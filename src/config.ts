@@ -2,7 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { parseResolveOverrides } from "./modules/imports/resolve-overrides";
 import { taskPrefixes } from "./modules/llm/providers/openai-embeddings";
-import { OPENAI_DEFAULT_BASE_URL, OPENAI_DEFAULT_CONTEXT_TOKENS, OPENAI_DEFAULT_TIMEOUT_MS } from "./modules/llm/providers/openai";
+import { OPENAI_DEFAULT_BASE_URL, OPENAI_DEFAULT_CONTEXT_TOKENS, OPENAI_DEFAULT_TIMEOUT_MS } from "./modules/llm/providers/openai-settings";
 
 const booleanFlag = z
   .enum(["true", "false", "1", "0", "yes", "no", ""])

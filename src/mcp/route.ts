@@ -1,5 +1,4 @@
 import type { AnyRouter } from "@trpc/server";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Database } from "../db/client";
 import { edgeError, PayloadTooLargeError, serviceErrorResponse } from "../http/error-response";
 import { DEFAULT_BODY_LIMIT } from "../http/procedure-meta";
@@ -7,9 +6,7 @@ import { readBodyText } from "../http/request-body";
 import { authenticateBearer } from "../modules/auth/authenticate";
 import type { Authenticated } from "../modules/tokens/credential";
 import type { TrpcContext } from "../trpc/context";
-import { createMcpServer } from "./mcp-server";
-import { toolCatalogue } from "./tool-catalogue";
-import { buildTools, type McpTool } from "./tools";
+import type { McpAnswerer } from "./answer-request";
 
 export const MCP_PATH = "/mcp";
 /** RFC 9728: the protected resource's metadata, at the well-known prefix before the resource's path. */
@@ -33,8 +30,8 @@ export interface McpRouteOptions {
  * a stateless server has neither.
  */
 export function createMcpRoute(options: McpRouteOptions) {
-  // Built on the first call: the JSON Schemas cost a few milliseconds that a server which never serves MCP need not spend.
-  let tools: Map<string, McpTool> | undefined;
+  // Loaded on the first call: the SDK and the tools' JSON Schemas cost about 20 MiB of memory that a server which never serves MCP need not hold.
+  let answerer: Promise<McpAnswerer> | undefined;
   const allowed = new Set(options.allowedOrigins);
   const challenge = () => `Bearer realm="rhizome", resource_metadata="${options.publicUrl()}${PROTECTED_RESOURCE_METADATA_PATH}"`;
   const ownOrigin = () => (URL.canParse(options.publicUrl()) ? new URL(options.publicUrl()).origin : null);
@@ -69,14 +66,7 @@ export function createMcpRoute(options: McpRouteOptions) {
       return Response.json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON" }, id: null }, { status: 400 });
     }
     const ctx = { ...options.contextFor(request), authenticated };
-    tools ??= buildTools(options.router, toolCatalogue((id) => `${options.publicUrl()}/graph#note=${id}`));
-    const server = createMcpServer({ router: options.router, tools, ctx });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(request, { parsedBody: body });
-    } finally {
-      await server.close();
-    }
+    answerer ??= import("./answer-request").then(({ createMcpAnswerer }) => createMcpAnswerer(options.router, options.publicUrl));
+    return (await answerer)(request, body, ctx);
   };
 }

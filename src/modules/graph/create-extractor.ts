@@ -2,7 +2,7 @@ import type { Extractor, ExtractorName, NoteForExtraction } from "./extraction";
 import { PROMPT_VERSION } from "./extractors/llm/prompt";
 import { buildCorpusStats, createLocalExtractor } from "./extractors/local";
 import { DEFAULT_ANTHROPIC_MODEL } from "../llm/default-model";
-import type { OpenAiSettings } from "../llm/providers/openai";
+import type { OpenAiSettings } from "../llm/providers/openai-settings";
 import { rememberedStep, type StructuredOutputStep } from "../llm/providers/openai-structured";
 
 export interface ExtractorSettings {

@@ -6,28 +6,13 @@ import { estimateTextTokens, OPENAI_COMPATIBLE_TOKENS } from "../estimate-tokens
 import { LlmRequestError } from "../request-error";
 import type { LlmUsage } from "../usage";
 import { abortableSleep } from "../../../abortable-sleep";
+import type { OpenAiSettings } from "./openai-settings";
 
-export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
-export const OPENAI_DEFAULT_CONTEXT_TOKENS = 8192;
-export const OPENAI_DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_RETRIES = 4;
 // A server asking for a longer pause than this is waited for this long, then asked again.
 const MAX_RETRY_WAIT_MS = 60_000;
 
-/** What OPENAI_* configure: any server that speaks OpenAI's Chat Completions API. */
-export interface OpenAiSettings {
-  baseURL: string;
-  /** Empty or absent for a local server that wants none: no Authorization header is sent. */
-  apiKey?: string;
-  model: string;
-  /** OPENAI_TIMEOUT_MS: how long one answer may take (each attempt). */
-  timeoutMs: number;
-  /** OPENAI_CONTEXT_TOKENS: the bound on one request, its answer included. */
-  contextTokens: number;
-  /** Retries of 429, 5xx and connection failures. */
-  maxRetries?: number;
-}
-
+export type { OpenAiSettings } from "./openai-settings";
 export type ChatRequest = Omit<ChatCompletionCreateParamsNonStreaming, "model"> & Record<string, unknown>;
 
 export interface CompleteOptions {
