@@ -5,12 +5,13 @@ import path from "node:path";
 import { Api } from "../support/api";
 import { startTestServer, type TestServer } from "../support/server";
 import { until } from "../support/until";
+import { webhookJobs } from "../support/webhook-jobs";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 
 const EVENTS = 6;
 const ENTRY = path.resolve(import.meta.dir, "../../src/main.ts");
-/** Long enough that the kill lands while every retry waits in the queue. */
-const RETRY_DELAYS = "3s,3s";
+/** Far longer than any test step: the kill lands while every retry waits in the queue, which the test then makes due. */
+const RETRY_DELAYS = "1h,1h";
 
 let api: TestServer;
 let receiver: WebhookReceiver;
@@ -47,18 +48,26 @@ test("kill -9 of the worker between attempts loses no event: each arrives after 
   // Every event's first attempt fails; later ones succeed.
   receiver.answer = (delivery) => (receiver.received.filter((seen) => seen.id === delivery.id).length === 1 ? 500 : 200);
 
+  const queue = webhookJobs(api.databaseUrl);
   const first = startWorker();
   try {
     for (let i = 0; i < EVENTS; i++) expect((await alice.post("/api/notes", { title: `Crash ${i}`, content: "" })).status).toBe(201);
-    const firstAttempts = await until(() => new Set(receiver.received.map((delivery) => delivery.id)), {
+    // Every event's first attempt failed and was logged (after its retry was queued), and each retry waits in the queue.
+    await until(async () => (await alice.get(`/api/webhooks/${hook.id}/deliveries?size=100`)).body.total, {
       timeoutMs: 40_000,
-      what: "every event's first (failed) attempt",
-      done: (ids) => ids.size === EVENTS,
+      what: "every event's first (failed) attempt logged",
+      done: (total) => total === EVENTS,
     });
-    expect(receiver.received).toHaveLength(EVENTS); // no retry has run yet: they wait 3 s in the queue
+    const retries = await queue.of(hook.id);
+    const firstAttempts = new Set(receiver.received.map((delivery) => delivery.id));
+    expect(firstAttempts.size).toBe(EVENTS);
+    expect(receiver.received).toHaveLength(EVENTS);
+    expect(retries.filter((job) => job.key.startsWith(`webhook:${hook.id}:`) && !job.locked && job.runAt.getTime() > Date.now()).map((job) => job.key.split(":")[2]).sort()).toEqual([...firstAttempts].sort());
     first.kill("SIGKILL");
     await first.exited;
 
+    // The hour's wait, passed: the retries the dead worker left are due for the next one.
+    await queue.dueNow(retries.filter((job) => job.key.startsWith(`webhook:${hook.id}:`)).map((job) => job.id));
     const second = startWorker();
     try {
       const delivered = await until(() => receiver.received.filter((delivery) => delivery.json.type === "note.created" && receiver.received.indexOf(delivery) >= EVENTS), {
@@ -75,6 +84,7 @@ test("kill -9 of the worker between attempts loses no event: each arrives after 
     }
   } finally {
     first.kill("SIGKILL");
+    await queue.close();
   }
 }, 120_000);
 

@@ -3,9 +3,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { load } from "js-yaml";
 import { parse } from "yaml";
+import { createAccessToken } from "../support/access-tokens";
 import { Api, expectError } from "../support/api";
 import { startTestServer, type TestServer } from "../support/server";
 import { settleTask } from "../support/settle-task";
+import { trpcClient, trpcFailure } from "../support/trpc";
 import { exportZip } from "../support/read-back";
 
 let server: TestServer;
@@ -167,5 +169,22 @@ describe("the graph in the export", () => {
     expect(graph.nodes.map((node: { label: string; note_ids: number[] }) => [node.label, node.note_ids])).toEqual([["Graph", [note.id]], ["Edge", [note.id]]]);
     expect(graph.edges).toHaveLength(1);
     expect(Object.keys((await exportZip(alice, {})).files)).toEqual([`graphs-${note.id}.md`]);
+  });
+
+  test("include_graph is a graph read: a token without graph:read gets 403 naming it, on REST and over /trpc; with it the ZIP holds graph.json", async () => {
+    const { api: alice } = await api.newUser("graphscope");
+    const note = (await alice.post("/api/notes", { title: "Scoped", content: "[[Alpha]] meets [[Beta]]." })).body;
+    const notesOnly = alice.withToken(await createAccessToken(alice, ["notes:read"]));
+    const refused = await exportZip(notesOnly, { include_graph: true });
+    expect(refused.response.status).toBe(403);
+    expect(JSON.parse(new TextDecoder().decode(refused.bytes))).toEqual({ code: "FORBIDDEN", message: "This token lacks the scope graph:read" });
+    expect(refused.response.headers.get("www-authenticate")).toContain('error="insufficient_scope", scope="graph:read"');
+    // The same procedure called over /trpc answers the scope first, not "use the REST download".
+    const rpc = trpcClient(server.url, notesOnly.token).notes.export.mutate({ include_graph: true });
+    expect(await trpcFailure(rpc)).toEqual({ code: "FORBIDDEN", status: 403, message: "This token lacks the scope graph:read" });
+    // The positive controls: the notes alone need only notes:read, and graph:read lets the graph in.
+    expect(Object.keys((await exportZip(notesOnly, {})).files)).toEqual([`scoped-${note.id}.md`]);
+    const withGraph = alice.withToken(await createAccessToken(alice, ["notes:read", "graph:read"]));
+    expect(Object.keys((await exportZip(withGraph, { include_graph: true })).files).sort()).toEqual(["graph.json", `scoped-${note.id}.md`]);
   });
 });

@@ -22,6 +22,12 @@ export const webhooks = sqliteTable(
     failingSince: integer("failing_since"),
     /** Why the service disabled it (3 days of failures); null when enabled or disabled by its owner. */
     disabledReason: text("disabled_reason"),
+    /**
+     * The access token that created or last changed it, whose scopes its events were checked
+     * against; null for a login session. No foreign key: once that token is gone the id stays, and
+     * the next delivery turns the webhook off (modules/webhooks/deliver.ts).
+     */
+    tokenId: integer("token_id"),
   },
   (table) => [index("webhooks_user_id_idx").on(table.userId)],
 );

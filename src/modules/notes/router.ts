@@ -8,6 +8,7 @@ import { listNotes } from "./list-notes";
 import * as s from "./schemas";
 import { updateNote } from "./update-note";
 import { protectedProcedure, router } from "../../trpc/procedures";
+import { authorize } from "../tokens/credential";
 
 const tags = ["notes"];
 
@@ -57,6 +58,8 @@ export const notesRouter = router({
     .input(s.exportNotesInput)
     .output(z.instanceof(Response).meta({ override: { type: "string", format: "binary" } }))
     .mutation(({ ctx, input }) => {
+      // graph.json is GET /api/knowledge-graph in the ZIP, so it needs what that read needs; checked before any byte is sent.
+      if (input.include_graph) authorize(ctx.credential, "graph:read");
       if (ctx.transport !== "download") {
         throw new TRPCError({ code: "METHOD_NOT_SUPPORTED", message: "The export is a binary download: POST /api/notes/export" });
       }

@@ -172,7 +172,7 @@ export const exportNotesInput = z
     include_graph: z
       .boolean()
       .default(false)
-      .describe("Add `graph.json`: the nodes and edges (with `note_ids`) of GET /api/knowledge-graph?limit=5000"),
+      .describe("Add `graph.json`: the nodes and edges (with `note_ids`) of GET /api/knowledge-graph?limit=5000; a graph read, so an access token needs `graph:read` for it (else 403)"),
   })
   .prefault({});
 

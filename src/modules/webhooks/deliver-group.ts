@@ -32,7 +32,7 @@ export async function deliverWebhookGroup(run: DeliveryRun, group: DeliveryGroup
 }
 
 async function deliverToWebhook(run: DeliveryRun, events: DeliveryPayload[], options: { rerun: boolean }): Promise<void> {
-  const hook = await deliverableWebhook(run.db, events[0]!.webhookId, events[0]!.userId);
+  const hook = await deliverableWebhook(run.db, events[0]!.webhookId, events[0]!.userId, run.now?.());
   if (!hook) return;
   let pending = events;
   if (options.rerun) {

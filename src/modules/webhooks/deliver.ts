@@ -4,7 +4,7 @@ import type { Database } from "../../db/client";
 import { batchStep, preparedPerDatabase } from "../../db/prepared";
 import { readStatements } from "../../db/read-statements";
 import { relaxedWriteBatches } from "../../db/write-batches";
-import { webhookDeliveries, webhooks } from "../../db/schema";
+import { accessTokens, webhookDeliveries, webhooks } from "../../db/schema";
 import { log } from "../../log";
 import { ImportError } from "../imports/import-error";
 import type { KeptConnections, Poster } from "../imports/safe-fetch";
@@ -42,10 +42,11 @@ export interface AttemptOutcome {
 }
 
 const statements = preparedPerDatabase((db) => ({
-  // Every delivery job reads its webhook: a statement SQLite keeps prepared.
+  // Every delivery job reads its webhook and the token it is bound to: a statement SQLite keeps prepared.
   webhook: db
-    .select()
+    .select({ hook: webhooks, token: { id: accessTokens.id, expiresAt: accessTokens.expiresAt } })
     .from(webhooks)
+    .leftJoin(accessTokens, eq(accessTokens.id, webhooks.tokenId))
     .where(and(eq(webhooks.id, sql.placeholder("webhookId")), eq(webhooks.userId, sql.placeholder("userId"))))
     .prepare(),
   // One row of the log, run once per attempt in one transaction; built once.
@@ -64,10 +65,23 @@ const statements = preparedPerDatabase((db) => ({
     .prepare(),
 }));
 
-/** The webhook, when it still exists, is its user's and is turned on; else nothing more is sent. */
-export async function deliverableWebhook(db: Database, webhookId: number, userId: number): Promise<WebhookRow | null> {
-  const hook = await readStatements(db).get(statements(db).webhook, { webhookId, userId });
-  return hook && hook.enabled ? hook : null;
+/**
+ * The webhook, when it still exists, is its user's and is turned on; else nothing more is sent. One
+ * set up by an access token carries what that token may read, so only while the token lives: once
+ * it is revoked or has expired, the webhook is turned off, with the reason, until its owner turns it on again.
+ */
+export async function deliverableWebhook(db: Database, webhookId: number, userId: number, now = Date.now()): Promise<WebhookRow | null> {
+  const row = await readStatements(db).get(statements(db).webhook, { webhookId, userId });
+  if (!row?.hook.enabled) return null;
+  const { hook, token } = row;
+  if (hook.tokenId === null || (token && (token.expiresAt === null || token.expiresAt > now))) return hook;
+  const reason = `Disabled on ${new Date(now).toISOString()}: the access token that set it up was revoked or expired; turn it on again to keep it`;
+  await db
+    .update(webhooks)
+    .set({ enabled: false, disabledReason: reason, updatedAt: now })
+    .where(and(eq(webhooks.id, hook.id), eq(webhooks.tokenId, hook.tokenId), eq(webhooks.enabled, true)));
+  log.info(`webhook ${hook.id} of user ${userId} turned off: its access token is gone`);
+  return null;
 }
 
 /**
@@ -77,7 +91,7 @@ export async function deliverableWebhook(db: Database, webhookId: number, userId
  * is the job's own success: only a crash runs the job again (delivery is at least once).
  */
 export async function deliverWebhookEvent(run: DeliveryRun, payload: DeliveryPayload): Promise<void> {
-  const hook = await deliverableWebhook(run.db, payload.webhookId, payload.userId);
+  const hook = await deliverableWebhook(run.db, payload.webhookId, payload.userId, run.now?.());
   if (!hook) return;
   const outcome = await attemptDelivery(run, hook, signingKey(hook.secret), payload);
   await settleAttempts(run, hook, [outcome]);

@@ -18,7 +18,7 @@ export const webhooksRouter = router({
         tags,
         summary: "Subscribe a URL to change events (the signing secret is shown once)",
         description:
-          "Deliveries follow the Standard Webhooks specification: a POST of JSON `{type, timestamp, data}` with `webhook-id` (stable across retries), `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` keyed with the secret's base64 part). Any 2xx is success; anything else, a timeout (10 s) or a connection error is retried after each delay of WEBHOOK_RETRY_DELAYS (default 10s,1m,10m,1h,6h,12h). Redirects are not followed. The URL obeys the import address rules at each delivery. A webhook whose deliveries have all failed for 3 days is disabled (`disabled_reason`). At most 20 per account (409).",
+          "Deliveries follow the Standard Webhooks specification: a POST of JSON `{type, timestamp, data}` with `webhook-id` (stable across retries), `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` keyed with the secret's base64 part). Any 2xx is success; anything else, a timeout (10 s) or a connection error is retried after each delay of WEBHOOK_RETRY_DELAYS (default 10s,1m,10m,1h,6h,12h). Redirects are not followed. The URL obeys the import address rules at each delivery. A webhook whose deliveries have all failed for 3 days is disabled (`disabled_reason`). At most 20 per account (409). A webhook carries only what its creator may read: an access token needs, beside `webhooks`, the read scope of each event family it subscribes to (`note.*` notes:read, `task.*` imports, `graph.*` graph:read; 403 naming the one missing), here and on every change; a webhook set up or last changed by an access token is turned off (`disabled_reason`) once that token is revoked or expires.",
       },
       successStatus: 201,
     })
@@ -39,7 +39,7 @@ export const webhooksRouter = router({
     .query(({ ctx, input }) => getWebhook({ ctx, input })),
 
   update: protectedProcedure
-    .meta({ access, openapi: { method: "PATCH", path: "/webhooks/{id}", tags, summary: "Change a webhook's URL, events or description, or turn it off or on (omitted fields keep their value)" } })
+    .meta({ access, openapi: { method: "PATCH", path: "/webhooks/{id}", tags, summary: "Change a webhook's URL, events or description, or turn it off or on (omitted fields keep their value)", description: "An access token needs the read scope of every event family the webhook will carry (as for creation), whatever it changes; the webhook is then bound to that token (or, changed from a login session, to the account)." } })
     .input(s.updateWebhookInput)
     .output(s.webhookSchema)
     .mutation(({ ctx, input }) => updateWebhook({ ctx, input })),

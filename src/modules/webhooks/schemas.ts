@@ -56,7 +56,7 @@ export const webhookSchema = z
     events: z.array(eventTypeSchema),
     description: z.string().nullable(),
     enabled: z.boolean(),
-    disabled_reason: z.string().nullable().describe("Why the service turned it off (3 days of failed deliveries); null otherwise"),
+    disabled_reason: z.string().nullable().describe("Why the service turned it off (3 days of failed deliveries, or the access token that set it up was revoked or expired); null otherwise"),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })

@@ -18,6 +18,7 @@ import { deliverWebhookGroup } from "../../../src/modules/webhooks/deliver-group
 import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
 import { deliveryJobKey, type DeliveryGroup } from "../../../src/modules/webhooks/webhook-queue";
 import { unheardChanges } from "../../support/changes";
+import { sessionCredential } from "../../support/credentials";
 import { freshQueueDatabase } from "../../support/postgres";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver";
 
@@ -53,7 +54,7 @@ afterAll(async () => {
 let made = 0;
 async function groupOf(count: number, url?: string) {
   const name = `/group${++made}`;
-  const hook = await createWebhook({ ctx: { db: database.db, userId: 1 }, input: { url: url ?? `${receiver.origin}${name}`, events: ["note.created"] } });
+  const hook = await createWebhook({ ctx: { db: database.db, userId: 1, credential: sessionCredential(1) }, input: { url: url ?? `${receiver.origin}${name}`, events: ["note.created"] } });
   receiver.secrets.set(name, hook.secret);
   const events: DeliveryGroup = Array.from({ length: count }, (_, i) => ({ webhookId: hook.id, userId: 1, eventId: `msg_g${made}e${i}`, type: "note.created", timestamp: new Date(NOW).toISOString(), data: { id: i + 1, title: `Note ${i + 1}` } }));
   const group = { events };

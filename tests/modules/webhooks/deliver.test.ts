@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
-import { webhookDeliveries, webhooks } from "../../../src/db/schema";
+import { accessTokens, webhookDeliveries, webhooks } from "../../../src/db/schema";
 import { createJobCatalogue, webhookQueueOn } from "../../../src/jobs/catalogue";
 import { silentLog } from "../../../src/jobs/log";
 import { createQueue } from "../../../src/jobs/queue";
@@ -16,6 +16,7 @@ import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
 import { deliveryJobKey } from "../../../src/modules/webhooks/webhook-queue";
 import { DELIVERY_LOG_DAYS, pruneDeliveryLog } from "../../../src/modules/webhooks/prune-deliveries";
 import { unheardChanges } from "../../support/changes";
+import { sessionCredential, tokenCredential } from "../../support/credentials";
 import { freshQueueDatabase } from "../../support/postgres";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver";
 
@@ -50,7 +51,7 @@ afterAll(async () => {
 
 let events = 0;
 async function failingWebhook(failingSince: number | null) {
-  const hook = await createWebhook({ ctx: { db: database.db, userId: 1 }, input: { url: `${receiver.origin}/unit`, events: ["note.created"] } });
+  const hook = await createWebhook({ ctx: { db: database.db, userId: 1, credential: sessionCredential(1) }, input: { url: `${receiver.origin}/unit`, events: ["note.created"] } });
   await database.db.update(webhooks).set({ failingSince }).where(eq(webhooks.id, hook.id));
   const payload = { webhookId: hook.id, userId: 1, eventId: `msg_unit${++events}`, type: "note.created", timestamp: new Date(NOW).toISOString(), data: { id: 1 }, attempt: 1 };
   return { hook, payload };
@@ -118,4 +119,34 @@ test("the delivery log keeps 30 days of attempts", async () => {
   expect((await logged()).sort()).toEqual(["msg_old", payload.eventId].sort());
   expect(await pruneDeliveryLog(database.db, NOW)).toBeGreaterThanOrEqual(1);
   expect(await logged()).toEqual([payload.eventId]);
+});
+
+describe("a webhook set up by an access token", () => {
+  /** A token of alice's that expires at `expiresAt` (null: never), and a webhook it made. */
+  async function tokenWebhook(expiresAt: number | null) {
+    const [token] = await database.db
+      .insert(accessTokens)
+      .values({ userId: 1, tokenHash: `hash-${++events}`, name: "script", scopes: '["webhooks","notes:read"]', prefix: "abcdefgh", createdAt: NOW - HOUR, expiresAt })
+      .returning({ id: accessTokens.id });
+    const credential = tokenCredential(token!.id, ["webhooks", "notes:read"]);
+    const hook = await createWebhook({ ctx: { db: database.db, userId: 1, credential }, input: { url: `${receiver.origin}/by-token`, events: ["note.created"] } });
+    const payload = { webhookId: hook.id, userId: 1, eventId: `msg_token${events}`, type: "note.created", timestamp: new Date(NOW).toISOString(), data: { id: 1 }, attempt: 1 };
+    return { hook, payload };
+  }
+
+  test("is sent to while its token lives", async () => {
+    const { payload } = await tokenWebhook(NOW + HOUR);
+    const before = receiver.received.length;
+    await deliverWebhookEvent(run, payload);
+    expect(receiver.received.length).toBe(before + 1);
+  });
+
+  test("once its token has expired sends nothing, even an event already queued, and is turned off with the reason", async () => {
+    const { hook, payload } = await tokenWebhook(NOW - 1);
+    const before = receiver.received.length;
+    await deliverWebhookEvent(run, payload);
+    expect(receiver.received.length).toBe(before);
+    expect(await row(hook.id)).toMatchObject({ enabled: false, disabledReason: expect.stringContaining("the access token that set it up was revoked or expired") });
+    expect(await queue.findJob(deliveryJobKey(hook.id, payload.eventId))).toBeNull();
+  });
 });

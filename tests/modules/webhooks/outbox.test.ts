@@ -16,6 +16,7 @@ import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
 import { startOutboxRelay } from "../../../src/modules/webhooks/outbox-relay";
 import { createWebhookOutlet } from "../../../src/modules/webhooks/outlet";
 import { unheardChanges } from "../../support/changes";
+import { sessionCredential } from "../../support/credentials";
 import { freshQueueDatabase } from "../../support/postgres";
 import { until } from "../../support/until";
 
@@ -42,8 +43,8 @@ afterAll(async () => {
 });
 
 test("events the queue does not take are kept in the outbox, then relayed once it answers, under their first webhook-id", async () => {
-  const hook = await createWebhook({ ctx: { db: database.db, userId: 1 }, input: { url: "https://hooks.example.com/in", events: ["note.created", "note.updated"] } });
-  await createWebhook({ ctx: { db: database.db, userId: 2 }, input: { url: "https://hooks.example.com/bob", events: ["note.created"] } });
+  const hook = await createWebhook({ ctx: { db: database.db, userId: 1, credential: sessionCredential(1) }, input: { url: "https://hooks.example.com/in", events: ["note.created", "note.updated"] } });
+  await createWebhook({ ctx: { db: database.db, userId: 2, credential: sessionCredential(2) }, input: { url: "https://hooks.example.com/bob", events: ["note.created"] } });
   // Nothing listens on port 1: every enqueue fails at once.
   const down = webhookQueueOn(queueOn("postgres://nobody@127.0.0.1:1/none"));
   let outboxed = 0;
@@ -81,7 +82,7 @@ test("events the queue does not take are kept in the outbox, then relayed once i
 });
 
 test("each group of a webhook's events is appended to the one waiting job of its webhook and second, in order", async () => {
-  const hook = await createWebhook({ ctx: { db: database.db, userId: 1 }, input: { url: "https://hooks.example.com/appended", events: ["note.created"] } });
+  const hook = await createWebhook({ ctx: { db: database.db, userId: 1, credential: sessionCredential(1) }, input: { url: "https://hooks.example.com/appended", events: ["note.created"] } });
   const connectionString = await freshQueueDatabase();
   const queue = queueOn(connectionString);
   await queue.migrate();
