@@ -110,6 +110,7 @@ export const oauthOpenApiPaths = {
           },
         },
         "400": oauthError,
+        "401": { ...oauthError, description: "`invalid_client`: malformed HTTP Basic credentials (RFC 6749 section 5.2)" },
       },
     },
   },

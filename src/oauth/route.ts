@@ -74,7 +74,15 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     const basic = request.headers.get("authorization")?.match(/^Basic\s+([A-Za-z0-9+/=]+)$/i);
     if (basic) {
       const decoded = Buffer.from(basic[1]!, "base64").toString("utf8");
-      return decodeURIComponent(decoded.slice(0, Math.max(0, decoded.indexOf(":"))));
+      const colon = decoded.indexOf(":");
+      try {
+        if (colon > 0) return decodeURIComponent(decoded.slice(0, colon));
+      } catch {
+        // A stray `%`: the client's malformed credentials (RFC 6749 section 5.2), not a server error.
+      }
+      throw new OAuthError("invalid_client", "HTTP Basic credentials must be `<client_id>:` with the client id URL-encoded (RFC 6749 section 2.3.1)", 401, {
+        "www-authenticate": 'Basic realm="rhizome"',
+      });
     }
     return required(form, "client_id");
   };

@@ -233,6 +233,20 @@ describe("the token endpoint", () => {
     expect((await postForm(`${server.url}/oauth/revoke`, { token: "whatever" })).status).toBe(200);
   });
 
+  test("a client named by HTTP Basic is accepted; malformed Basic credentials are invalid_client, never a 500", async () => {
+    const basic = (user: string) => ({ authorization: `Basic ${Buffer.from(`${user}:`).toString("base64")}` });
+    const { params, verifier } = authorizeRequest();
+    const { code } = await codeFor(server.url, params, user.username, user.password, ["notes:read"]);
+    const viaBasic = await postForm(`${server.url}/oauth/token`, { grant_type: "authorization_code", redirect_uri: REDIRECT, code, code_verifier: verifier }, basic(encodeURIComponent(clientId)));
+    expect(viaBasic.status).toBe(200);
+    for (const user of ["%", "%zz", "rhzc_%E0%A4%A", ""]) {
+      const response = await postForm(`${server.url}/oauth/token`, { grant_type: "refresh_token", refresh_token: "rhzr_nope" }, basic(user));
+      expect(response.status).toBe(401);
+      expect(response.body.error).toBe("invalid_client");
+      expect(response.headers.get("www-authenticate")).toStartWith("Basic");
+    }
+  });
+
   test("a connector token is a 401 everywhere but /mcp; revoking it at /oauth/revoke ends it", async () => {
     const { params, verifier } = authorizeRequest();
     const { code } = await codeFor(server.url, params, user.username, user.password, ["notes:read", "notes:write"]);
