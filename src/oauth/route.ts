@@ -12,6 +12,7 @@ import { PageError, registerClient } from "./clients";
 import { exchangeCode, issueCode, liveTokenCount, refreshGrant, revokeToken } from "./grants";
 import { authorizationServerMetadata, OAUTH_PATHS, protectedResourceMetadata } from "./metadata";
 import { NO_STORE, OAuthError, oauthErrorResponse } from "./oauth-error";
+import { loginCsrfCookie, loginCsrfCookieName, loginCsrfMatches, loginCsrfToken } from "./login-csrf";
 import { completeSecondFactor, csrfMatches, findPageLogin, PAGE_LOGIN_TTL_MS, startPageLogin, type PageLogin } from "./page-login";
 
 export interface OAuthRouteOptions {
@@ -142,7 +143,8 @@ export function oauthRoutes(options: OAuthRouteOptions) {
           "content-security-policy": pageCsp(trustedRedirect),
           "x-frame-options": "DENY",
           "x-content-type-options": "nosniff",
-          "referrer-policy": "no-referrer",
+          // Not no-referrer: under it a browser sends the page's own POSTs with `Origin: null`, which must count as foreign.
+          "referrer-policy": "same-origin",
           ...NO_STORE,
           ...headers,
         },
@@ -151,7 +153,7 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     try {
       if (request.method !== "GET" && request.method !== "POST") return page(problemPage(`${request.method} is not allowed here.`), 405, { Allow: "GET, POST" });
       const origin = request.headers.get("origin");
-      if (request.method === "POST" && origin !== null && origin !== "null" && origin !== ownOrigin()) {
+      if (request.method === "POST" && origin !== null && origin !== ownOrigin()) {
         return page(problemPage("This form was sent from another site; nothing was done."), 403);
       }
       const form = request.method === "POST" ? await readForm(request) : new URL(request.url).searchParams;
@@ -160,7 +162,7 @@ export function oauthRoutes(options: OAuthRouteOptions) {
       const login = await findPageLogin(db, cookie(request, LOGIN_COOKIE));
       if (request.method === "GET") {
         if (login && !login.pendingTotp) return page(consentPage(authorization, login));
-        return page(loginPage(authorization));
+        return loginStep(authorization, request, page);
       }
       return await authorizeStep(authorization, form, login, request, page, redirect);
     } catch (error) {
@@ -175,6 +177,20 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     }
   };
 
+  /** The login form, with the CSRF token its cookie (set here) holds. */
+  const loginStep = (
+    authorization: AuthorizationRequest,
+    request: Request,
+    page: (html: string, status?: number, headers?: Record<string, string>) => Response,
+    error?: string,
+    status = 200,
+    headers: Record<string, string> = {},
+  ): Response => {
+    const publicUrl = options.publicUrl();
+    const token = loginCsrfToken(cookie(request, loginCsrfCookieName(publicUrl)));
+    return page(loginPage(authorization, token, error), status, { ...headers, "set-cookie": loginCsrfCookie(token, publicUrl) });
+  };
+
   const authorizeStep = async (
     authorization: AuthorizationRequest,
     form: URLSearchParams,
@@ -186,18 +202,21 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     const ctx = { ...options.services, clientAddress: () => options.clientAddress(request) };
     const step = form.get("step");
     if (step === "login") {
+      if (!loginCsrfMatches(cookie(request, loginCsrfCookieName(options.publicUrl())), form.get("csrf_token"))) {
+        return loginStep(authorization, request, page, "This login form did not come from this page (its CSRF token is missing or wrong), so you were not logged in. Log in again here.", 403);
+      }
       try {
         const started = await startPageLogin(ctx, form.get("username") ?? "", form.get("password") ?? "");
         const fresh = await findPageLogin(db, started.secret);
         const setCookie = { "set-cookie": loginCookie(started.secret, options.publicUrl()) };
         return page(started.pendingTotp ? verifyPage(authorization, fresh!.csrfToken) : consentPage(authorization, fresh!), 200, setCookie);
       } catch (error) {
-        if (error instanceof TooManyRequestsError) return page(loginPage(authorization, error.message), 429, { "retry-after": String(error.retryAfterSeconds) });
-        if (error instanceof UnauthenticatedError) return page(loginPage(authorization, error.message), 401);
+        if (error instanceof TooManyRequestsError) return loginStep(authorization, request, page, error.message, 429, { "retry-after": String(error.retryAfterSeconds) });
+        if (error instanceof UnauthenticatedError) return loginStep(authorization, request, page, error.message, 401);
         throw error;
       }
     }
-    if (!login) return page(loginPage(authorization, "Your login here has expired; log in again."), 401);
+    if (!login) return loginStep(authorization, request, page, "Your login here has expired; log in again.", 401);
     if (!csrfMatches(login, form.get("csrf_token"))) {
       return page(problemPage("This form did not come from this page (its CSRF token is missing or wrong); nothing was granted."), 403);
     }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Api, expectError } from "../support/api";
-import { codeFor, pageLogin, pkcePair, postForm, registerClient } from "../support/oauth";
+import { codeFor, csrfOf, loginForm, pageLogin, pkcePair, postForm, registerClient } from "../support/oauth";
 import { startTestServer, type TestServer } from "../support/server";
 
 // The authorization server against clients and pages that misbehave: every case a clear answer,
@@ -41,6 +41,16 @@ function authorizeRequest(overrides: Record<string, string | null> = {}): { para
 async function authorizePage(params: Record<string, string>) {
   const response = await fetch(`${server.url}/oauth/authorize?${new URLSearchParams(params)}`, { redirect: "manual" });
   return { status: response.status, location: response.headers.get("location"), text: await response.text(), headers: response.headers };
+}
+
+/** How many page logins (live or not) the user has on the authorization page. */
+async function pageLogins(username: string): Promise<number> {
+  const client = server.openNotesClient();
+  try {
+    return Number((await client.execute("select count(*) as n from oauth_logins where user_id = (select id from users where username = ?)", [username])).rows[0]!.n);
+  } finally {
+    client.close();
+  }
 }
 
 function exchange(fields: Record<string, string>) {
@@ -154,6 +164,77 @@ describe("login and consent on the page", () => {
     }
   });
 
+  test("the login form without the right CSRF token (bound to the page's cookie) logs no one in", async () => {
+    const person = await api.newUser("oauthlogincsrf");
+    const { params } = authorizeRequest();
+    const mine = await loginForm(server.url, params);
+    const other = await loginForm(server.url, params);
+    expect(other.csrf).not.toBe(mine.csrf);
+    const attempts: { token: string | null; cookie?: string }[] = [
+      { token: null, cookie: mine.cookie },
+      { token: "wrong", cookie: mine.cookie },
+      { token: mine.csrf.slice(0, -1) + (mine.csrf.endsWith("A") ? "B" : "A"), cookie: mine.cookie },
+      // A token another site fetched for itself, with this browser's own cookie or none at all.
+      { token: other.csrf, cookie: mine.cookie },
+      { token: mine.csrf },
+    ];
+    for (const { token, cookie } of attempts) {
+      const fields: Record<string, string> = { ...params, step: "login", username: person.username, password: person.password };
+      if (token !== null) fields.csrf_token = token;
+      const response = await postForm(`${server.url}/oauth/authorize`, fields, cookie ? { cookie, origin: server.url } : { origin: server.url });
+      expect(response.status).toBe(403);
+      expect(response.text).toContain("you were not logged in");
+      expect(response.headers.get("set-cookie")).not.toContain("rhizome_oauth_login=");
+      // A fresh form to log in with, whose token is the cookie's.
+      expect(response.headers.get("set-cookie")).toContain(`=${csrfOf(response.text)};`);
+    }
+    expect(await pageLogins(person.username)).toBe(0);
+    // The right pair, as this server's own page sends it, logs in.
+    const ok = await postForm(`${server.url}/oauth/authorize`, { ...params, step: "login", csrf_token: mine.csrf, username: person.username, password: person.password }, { cookie: mine.cookie, origin: server.url });
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain("Allow");
+    expect(ok.headers.get("set-cookie")).toContain("rhizome_oauth_login=");
+    expect(await pageLogins(person.username)).toBe(1);
+  });
+
+  test("the login page's CSRF cookie is HttpOnly and SameSite; the page's own forms send their Origin", async () => {
+    const { params } = authorizeRequest();
+    const page = await authorizePage(params);
+    const setCookie = page.headers.get("set-cookie")!;
+    expect(setCookie).toStartWith(`rhizome_oauth_csrf=${csrfOf(page.text)};`);
+    expect(setCookie).toContain("HttpOnly");
+    expect(setCookie).toMatch(/SameSite=(Strict|Lax)/);
+    // Under `no-referrer` a browser would send the page's own POSTs with `Origin: null`.
+    expect(page.headers.get("referrer-policy")).toBe("same-origin");
+    expect(page.text).toContain('<meta name="referrer" content="same-origin">');
+  });
+
+  test("`Origin: null` (a no-referrer page's form) counts as another site: no login, no code", async () => {
+    const person = await api.newUser("oauthnullorigin");
+    const { params } = authorizeRequest();
+    const { cookie, csrf } = await loginForm(server.url, params);
+    const login = await postForm(`${server.url}/oauth/authorize`, { ...params, step: "login", csrf_token: csrf, username: person.username, password: person.password }, { cookie, origin: "null" });
+    expect(login.status).toBe(403);
+    expect(login.headers.get("set-cookie")).toBeNull();
+    expect(await pageLogins(person.username)).toBe(0);
+    const loggedIn = await pageLogin(server.url, params, person.username, person.password);
+    const consent = await postForm(
+      `${server.url}/oauth/authorize`,
+      { ...params, step: "consent", csrf_token: loggedIn.csrf, decision: "allow", allow_scope: "notes:read" },
+      { cookie: loggedIn.cookie, origin: "null" },
+    );
+    expect(consent.status).toBe(403);
+    expect(consent.headers.get("location")).toBeNull();
+    // The same consent from this server's own origin is granted.
+    const granted = await postForm(
+      `${server.url}/oauth/authorize`,
+      { ...params, step: "consent", csrf_token: loggedIn.csrf, decision: "allow", allow_scope: "notes:read" },
+      { cookie: loggedIn.cookie, origin: server.url },
+    );
+    expect(granted.status).toBe(303);
+    expect(new URL(granted.headers.get("location")!).searchParams.get("code")).toBeString();
+  });
+
   test("Deny redirects with access_denied and the state", async () => {
     const { params } = authorizeRequest();
     const { cookie, csrf, html } = await pageLogin(server.url, params, user.username, user.password);
@@ -169,14 +250,15 @@ describe("login and consent on the page", () => {
   test("a wrong password on the page counts toward the same throttle as POST /api/auth/login", async () => {
     const victim = await api.newUser("oauththrottle");
     const { params } = authorizeRequest();
+    const { cookie, csrf } = await loginForm(server.url, params);
     for (let attempt = 0; attempt < 5; attempt++) {
-      const wrong = await postForm(`${server.url}/oauth/authorize`, { ...params, step: "login", username: victim.username, password: "not-the-password" });
+      const wrong = await postForm(`${server.url}/oauth/authorize`, { ...params, step: "login", csrf_token: csrf, username: victim.username, password: "not-the-password" }, { cookie });
       expect(wrong.status).toBe(401);
       expect(wrong.text).toContain("Incorrect username or password");
     }
     const throttled = await api.loginForm({ username: victim.username, password: victim.password });
     expect(throttled.status).toBe(429);
-    const onPage = await postForm(`${server.url}/oauth/authorize`, { ...params, step: "login", username: victim.username, password: victim.password });
+    const onPage = await postForm(`${server.url}/oauth/authorize`, { ...params, step: "login", csrf_token: csrf, username: victim.username, password: victim.password }, { cookie });
     expect(onPage.status).toBe(429);
     expect(onPage.headers.get("retry-after")).not.toBeNull();
   });
