@@ -53,6 +53,17 @@ async function pageLogins(username: string): Promise<number> {
   }
 }
 
+/** What /mcp answers `tools/list` with this bearer token: 200, or 401 once it is refused. */
+async function mcpStatus(token: string): Promise<number> {
+  const response = await fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
 function exchange(fields: Record<string, string>) {
   return postForm(`${server.url}/oauth/token`, { grant_type: "authorization_code", redirect_uri: REDIRECT, client_id: clientId, ...fields });
 }
@@ -271,11 +282,31 @@ describe("the token endpoint", () => {
     const first = await exchange({ code, code_verifier: verifier });
     expect(first.status).toBe(200);
     expect(first.headers.get("cache-control")).toBe("no-store");
+    // The control: the token the code gave works at /mcp until the code comes back.
+    expect(await mcpStatus(first.body.access_token)).toBe(200);
     const second = await exchange({ code, code_verifier: verifier });
     expect(second.status).toBe(400);
     expect(second.body.error).toBe("invalid_grant");
-    const mcp = await fetch(`${server.url}/mcp`, { method: "POST", headers: { authorization: `Bearer ${first.body.access_token}`, "content-type": "application/json" }, body: "{}" });
-    expect(mcp.status).toBe(401);
+    expect(await mcpStatus(first.body.access_token)).toBe(401);
+  });
+
+  test("a refresh token sent under another client_id is invalid_grant, and neither spends nor revokes the owner's grant", async () => {
+    const { params, verifier } = authorizeRequest();
+    const { code } = await codeFor(server.url, params, user.username, user.password, ["notes:read"]);
+    const tokens = (await exchange({ code, code_verifier: verifier })).body;
+    const refresh = (refreshToken: string, client: string) => postForm(`${server.url}/oauth/token`, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: client });
+    const stolen = await refresh(tokens.refresh_token, otherClientId);
+    expect(stolen.status).toBe(400);
+    expect(stolen.body).toEqual({ error: "invalid_grant", error_description: "This refresh token was issued to another client" });
+    expect(stolen.body.access_token).toBeUndefined();
+    // The owner is unharmed: its access token still works, and its refresh token was not spent.
+    expect(await mcpStatus(tokens.access_token)).toBe(200);
+    const renewed = await refresh(tokens.refresh_token, clientId);
+    expect(renewed.status).toBe(200);
+    expect(await mcpStatus(renewed.body.access_token)).toBe(200);
+    // Rotation still guards it: the spent token, back under the right client_id, revokes the grant (RFC 9700 section 4.14.2).
+    expect((await refresh(tokens.refresh_token, clientId)).body.error).toBe("invalid_grant");
+    expect(await mcpStatus(renewed.body.access_token)).toBe(401);
   });
 
   test("a code for another client, a wrong verifier, a wrong redirect URI: invalid_grant", async () => {
@@ -339,10 +370,9 @@ describe("the token endpoint", () => {
     expectError(await connector.post("/api/notes", { title: "x", content: "y" }), 401, "UNAUTHORIZED");
     expect((await connector.get("/trpc/notes.list")).status).toBe(401);
     expect((await connector.get("/api/events")).status).toBe(401);
-    const mcp = () => fetch(`${server.url}/mcp`, { method: "POST", headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
-    expect((await mcp()).status).toBe(200);
+    expect(await mcpStatus(tokens.access_token)).toBe(200);
     expect((await postForm(`${server.url}/oauth/revoke`, { token: tokens.refresh_token, client_id: clientId })).status).toBe(200);
-    expect((await mcp()).status).toBe(401);
+    expect(await mcpStatus(tokens.access_token)).toBe(401);
   });
 });
 
