@@ -12,7 +12,8 @@ import { PageError, registerClient } from "./clients";
 import { exchangeCode, issueCode, liveTokenCount, refreshGrant, revokeToken } from "./grants";
 import { authorizationServerMetadata, OAUTH_PATHS, protectedResourceMetadata } from "./metadata";
 import { NO_STORE, OAuthError, oauthErrorResponse } from "./oauth-error";
-import { loginCsrfCookie, loginCsrfCookieName, loginCsrfMatches, loginCsrfToken } from "./login-csrf";
+import { loginCsrfCookie, loginCsrfMatches, loginCsrfToken } from "./login-csrf";
+import { cookieValue, pageCookie, pageCookieName } from "./page-cookies";
 import { completeSecondFactor, csrfMatches, findPageLogin, PAGE_LOGIN_TTL_MS, startPageLogin, type PageLogin } from "./page-login";
 
 export interface OAuthRouteOptions {
@@ -159,7 +160,7 @@ export function oauthRoutes(options: OAuthRouteOptions) {
       const form = request.method === "POST" ? await readForm(request) : new URL(request.url).searchParams;
       const authorization = await checkAuthorizationRequest({ db, fetchDocument: options.fetchDocument, publicUrl: options.publicUrl(), params: form });
       trustedRedirect = authorization.redirectUri;
-      const login = await findPageLogin(db, cookie(request, LOGIN_COOKIE));
+      const login = await findPageLogin(db, cookieValue(request, pageCookieName(LOGIN_COOKIE, options.publicUrl())));
       if (request.method === "GET") {
         if (login && !login.pendingTotp) return page(consentPage(authorization, login));
         return loginStep(authorization, request, page);
@@ -187,7 +188,7 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     headers: Record<string, string> = {},
   ): Response => {
     const publicUrl = options.publicUrl();
-    const token = loginCsrfToken(cookie(request, loginCsrfCookieName(publicUrl)));
+    const token = loginCsrfToken(request, publicUrl);
     return page(loginPage(authorization, token, error), status, { ...headers, "set-cookie": loginCsrfCookie(token, publicUrl) });
   };
 
@@ -202,13 +203,13 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     const ctx = { ...options.services, clientAddress: () => options.clientAddress(request) };
     const step = form.get("step");
     if (step === "login") {
-      if (!loginCsrfMatches(cookie(request, loginCsrfCookieName(options.publicUrl())), form.get("csrf_token"))) {
+      if (!loginCsrfMatches(request, options.publicUrl(), form.get("csrf_token"))) {
         return loginStep(authorization, request, page, "This login form did not come from this page (its CSRF token is missing or wrong), so you were not logged in. Log in again here.", 403);
       }
       try {
         const started = await startPageLogin(ctx, form.get("username") ?? "", form.get("password") ?? "");
         const fresh = await findPageLogin(db, started.secret);
-        const setCookie = { "set-cookie": loginCookie(started.secret, options.publicUrl()) };
+        const setCookie = { "set-cookie": pageCookie(LOGIN_COOKIE, started.secret, { publicUrl: options.publicUrl(), maxAgeSeconds: PAGE_LOGIN_TTL_MS / 1000, sameSite: "Lax" }) };
         return page(started.pendingTotp ? verifyPage(authorization, fresh!.csrfToken) : consentPage(authorization, fresh!), 200, setCookie);
       } catch (error) {
         if (error instanceof TooManyRequestsError) return loginStep(authorization, request, page, error.message, 429, { "retry-after": String(error.retryAfterSeconds) });
@@ -264,18 +265,3 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     .all(OAUTH_PATHS.revoke, ({ request }) => revoke(request), { parse: "none" })
     .all(OAUTH_PATHS.authorize, ({ request }) => authorize(request), { parse: "none" });
 }
-
-function cookie(request: Request, name: string): string | null {
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const [key, ...value] = part.trim().split("=");
-    if (key === name) return value.join("=") || null;
-  }
-  return null;
-}
-
-/** The page login's cookie: only for /oauth, never to scripts, Secure when the service is reached over https. */
-function loginCookie(secret: string, publicUrl: string): string {
-  const secure = publicUrl.startsWith("https:") ? "; Secure" : "";
-  return `${LOGIN_COOKIE}=${secret}; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age=${PAGE_LOGIN_TTL_MS / 1000}${secure}`;
-}
-

@@ -220,6 +220,34 @@ describe("login and consent on the page", () => {
     expect(page.text).toContain('<meta name="referrer" content="same-origin">');
   });
 
+  test("behind https (PUBLIC_URL), the page's cookies are __Host- and Secure, and only those are read", async () => {
+    const publicUrl = "https://notes.example.com";
+    const secure = await startTestServer({ PUBLIC_URL: publicUrl });
+    try {
+      const person = await new Api(secure.url).newUser("oauthhttps");
+      const client = (await registerClient(secure.url, [REDIRECT])).body.client_id;
+      const params = { ...authorizeRequest({ client_id: client, resource: `${publicUrl}/mcp` }).params };
+      const form = await loginForm(secure.url, params);
+      expect(form.setCookie).toStartWith(`__Host-rhizome_oauth_csrf=${form.csrf}; Path=/; Secure; HttpOnly; SameSite=Strict`);
+      const own = { origin: publicUrl };
+      // The same token in an unprefixed cookie (what a sibling host could plant) is not the page's.
+      const planted = await postForm(`${secure.url}/oauth/authorize`, { ...params, step: "login", csrf_token: form.csrf, username: person.username, password: person.password }, { ...own, cookie: `rhizome_oauth_csrf=${form.csrf}` });
+      expect(planted.status).toBe(403);
+      const login = await postForm(`${secure.url}/oauth/authorize`, { ...params, step: "login", csrf_token: form.csrf, username: person.username, password: person.password }, { ...own, cookie: form.cookie });
+      expect(login.status).toBe(200);
+      const loginCookie = login.headers.get("set-cookie")!;
+      expect(loginCookie).toMatch(/^__Host-rhizome_oauth_login=[^;]+; Path=\/; Secure; HttpOnly; SameSite=Lax/);
+      const consent = { ...params, step: "consent", csrf_token: csrfOf(login.text), decision: "allow", allow_scope: "notes:read" };
+      const unprefixed = loginCookie.split(";")[0]!.replace("__Host-", "");
+      expect((await postForm(`${secure.url}/oauth/authorize`, consent, { ...own, cookie: unprefixed })).headers.get("location")).toBeNull();
+      const granted = await postForm(`${secure.url}/oauth/authorize`, consent, { ...own, cookie: loginCookie.split(";")[0]! });
+      expect(granted.status).toBe(303);
+      expect(new URL(granted.headers.get("location")!).searchParams.get("code")).toBeString();
+    } finally {
+      await secure.stop();
+    }
+  });
+
   test("`Origin: null` (a no-referrer page's form) counts as another site: no login, no code", async () => {
     const person = await api.newUser("oauthnullorigin");
     const { params } = authorizeRequest();

@@ -1,31 +1,38 @@
 import { describe, expect, test } from "bun:test";
-import { loginCsrfCookie, loginCsrfCookieName, loginCsrfMatches, loginCsrfToken } from "../../src/oauth/login-csrf";
+import { loginCsrfCookie, loginCsrfMatches, loginCsrfToken } from "../../src/oauth/login-csrf";
 
-describe("the login step's CSRF cookie", () => {
-  test("over https it is a __Host- cookie: Secure, for the whole origin, HttpOnly, SameSite=Strict", () => {
-    const token = loginCsrfToken(null);
-    expect(loginCsrfCookie(token, "https://notes.example.com")).toBe(`__Host-rhizome_oauth_csrf=${token}; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=3600`);
-    expect(loginCsrfCookieName("https://notes.example.com")).toBe("__Host-rhizome_oauth_csrf");
-  });
+const HTTP = "http://127.0.0.1:8080";
+const HTTPS = "https://notes.example.com";
+const withCookie = (cookie: string | null, publicUrl = HTTP) => new Request(`${publicUrl}/oauth/authorize`, cookie === null ? {} : { headers: { cookie } });
+const fresh = () => loginCsrfToken(withCookie(null), HTTP);
 
-  test("over plain http (no __Host- without Secure) it is kept to /oauth", () => {
-    const token = loginCsrfToken(null);
-    expect(loginCsrfCookie(token, "http://127.0.0.1:8080")).toBe(`rhizome_oauth_csrf=${token}; Path=/oauth; HttpOnly; SameSite=Strict; Max-Age=3600`);
+describe("the login step's CSRF token", () => {
+  test("its cookie is HttpOnly and SameSite=Strict, and a __Host- cookie over https", () => {
+    const token = fresh();
+    expect(loginCsrfCookie(token, HTTP)).toBe(`rhizome_oauth_csrf=${token}; Path=/oauth; HttpOnly; SameSite=Strict; Max-Age=3600`);
+    expect(loginCsrfCookie(token, HTTPS)).toStartWith(`__Host-rhizome_oauth_csrf=${token}; Path=/; Secure; HttpOnly; SameSite=Strict`);
   });
 
   test("a well-formed token already in the cookie is kept (tabs open side by side keep working); anything else is replaced", () => {
-    const token = loginCsrfToken(null);
+    const token = fresh();
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(loginCsrfToken(token)).toBe(token);
-    for (const planted of ["", "short", `${token}; Path=/`, "a".repeat(44)]) expect(loginCsrfToken(planted)).not.toBe(planted);
+    expect(loginCsrfToken(withCookie(`rhizome_oauth_csrf=${token}`), HTTP)).toBe(token);
+    for (const planted of ["", "short", "a".repeat(44), `${token.slice(0, 42)}!`]) {
+      expect(loginCsrfToken(withCookie(`rhizome_oauth_csrf=${planted}`), HTTP)).not.toBe(planted);
+    }
+    // Over https only the __Host- cookie counts.
+    expect(loginCsrfToken(withCookie(`rhizome_oauth_csrf=${token}`, HTTPS), HTTPS)).not.toBe(token);
+    expect(loginCsrfToken(withCookie(`__Host-rhizome_oauth_csrf=${token}`, HTTPS), HTTPS)).toBe(token);
   });
 
   test("the form's token must equal the cookie's", () => {
-    const token = loginCsrfToken(null);
-    expect(loginCsrfMatches(token, token)).toBe(true);
-    expect(loginCsrfMatches(token, loginCsrfToken(null))).toBe(false);
-    expect(loginCsrfMatches(null, token)).toBe(false);
-    expect(loginCsrfMatches(token, null)).toBe(false);
-    expect(loginCsrfMatches("", "")).toBe(false);
+    const token = fresh();
+    expect(loginCsrfMatches(withCookie(`rhizome_oauth_csrf=${token}`), HTTP, token)).toBe(true);
+    expect(loginCsrfMatches(withCookie(`rhizome_oauth_csrf=${token}`), HTTP, fresh())).toBe(false);
+    expect(loginCsrfMatches(withCookie(null), HTTP, token)).toBe(false);
+    expect(loginCsrfMatches(withCookie(`rhizome_oauth_csrf=${token}`), HTTP, null)).toBe(false);
+    expect(loginCsrfMatches(withCookie("rhizome_oauth_csrf="), HTTP, "")).toBe(false);
+    // A planted unprefixed cookie does not count over https.
+    expect(loginCsrfMatches(withCookie(`rhizome_oauth_csrf=${token}`, HTTPS), HTTPS, token)).toBe(false);
   });
 });
