@@ -12,13 +12,13 @@ import { edgeError, serviceErrorResponse } from "./error-response";
 export function createEventStreamRoute({ db, feed, keepOpen }: { db: Database; feed: ChangeFeed; keepOpen(request: Request): void }) {
   return async function handleEvents(request: Request): Promise<Response> {
     if (request.method !== "GET") return edgeError("METHOD_NOT_SUPPORTED", `${request.method} is not allowed on /api/events; use GET`, { Allow: "GET" });
-    let userId: number;
+    let opener: Awaited<ReturnType<typeof authenticateEventStream>>;
     try {
-      userId = await authenticateEventStream({ db, authorization: request.headers.get("authorization"), query: new URL(request.url).searchParams });
+      opener = await authenticateEventStream({ db, authorization: request.headers.get("authorization"), query: new URL(request.url).searchParams });
     } catch (error) {
       return serviceErrorResponse(error, "GET /api/events");
     }
     keepOpen(request);
-    return openEventStream({ userId, feed, signal: request.signal });
+    return openEventStream({ ...opener, feed, signal: request.signal });
   };
 }

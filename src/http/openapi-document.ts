@@ -119,7 +119,7 @@ const eventStreamOperation = {
     "",
     "Every event has an increasing `id:`. Each kind is coalesced to at most 4 a second: an event carries the newest state when it is sent, so intermediate progress may be skipped but the last state (`completed`, `failed`) always arrives. For tasks, each slot sends the newest state of every task that changed since the previous one. A `: keep-alive` comment line comes every 15 s. Changes made by workers in other processes arrive too.",
     "",
-    "Authenticate with `Authorization: Bearer <token>`, or, from a browser's `EventSource` (which cannot send headers), with `?ticket=` from POST /api/auth/ticket (single use, 60 s). An access token in the URL (`?token=`, `?access_token=`, or as the ticket) is refused with 401. After a reconnect, read GET /api/tasks for what changed while disconnected; the stream starts again with the current graph status.",
+    "Authenticate with `Authorization: Bearer <token>`, or, from a browser's `EventSource` (which cannot send headers), with `?ticket=` from POST /api/auth/ticket (single use, 60 s). An access token in the URL (`?token=`, `?access_token=`, or as the ticket) is refused with 401. The stream lives only as long as the credential that opened it: once that login session is logged out (for a ticket: the session that issued it) or that token revoked or expired, the server ends it at the next keep-alive, within 20 s. After a reconnect, read GET /api/tasks for what changed while disconnected; the stream starts again with the current graph status.",
   ].join("\n"),
   tags: ["events"],
   security: securityFor("any"),

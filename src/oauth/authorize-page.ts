@@ -15,7 +15,7 @@ function layout(title: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${escapeHtml(title)} · Rhizome</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${OAUTH_PATHS.stylesheet}">
@@ -54,13 +54,13 @@ function clientLine(request: AuthorizationRequest): string {
   return `<strong>${escapeHtml(request.client.clientName)}</strong> (returning you to <strong>${escapeHtml(new URL(request.redirectUri).host)}</strong>)`;
 }
 
-export function loginPage(request: AuthorizationRequest, error?: string): string {
+export function loginPage(request: AuthorizationRequest, csrfToken: string, error?: string): string {
   return layout(
     "Log in",
     `<form method="post" action="${OAUTH_PATHS.authorize}" aria-labelledby="login-title">
 <h2 id="login-title">Log in to connect an application</h2>
 <p class="hint">${clientLine(request)} asks to use your Rhizome notes. Log in, then choose what it may do.</p>
-${hiddenFields([...request.params, ["step", "login"]])}
+${hiddenFields([...request.params, ["step", "login"], ["csrf_token", csrfToken]])}
 <label for="username">Username</label>
 <input id="username" name="username" autocomplete="username" autocapitalize="none" required>
 <label for="password">Password</label>

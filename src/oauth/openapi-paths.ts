@@ -89,7 +89,7 @@ export const oauthOpenApiPaths = {
       tags,
       security: [],
       requestBody: form({ step: { type: "string", enum: ["login", "verify", "consent"] }, username: text, password: text, code: text, csrf_token: text, allow_scope: text, decision: { type: "string", enum: ["allow", "deny"] } }, ["step"]),
-      responses: { "200": html("The next step"), "303": { description: "Back to the client with `code` or `error=access_denied`" }, "400": html("A refused request"), "401": html("Wrong credentials"), "403": html("A missing or wrong CSRF token"), "429": html("Throttled") },
+      responses: { "200": html("The next step"), "303": { description: "Back to the client with `code` or `error=access_denied`" }, "400": html("A refused request"), "401": html("Wrong credentials"), "403": html("A missing or wrong CSRF token (every step, the login included: its token is bound to a cookie set with the login page), or a form sent from another origin (`Origin: null` included)"), "429": html("Throttled") },
     },
   },
   [OAUTH_PATHS.token]: {
@@ -110,6 +110,7 @@ export const oauthOpenApiPaths = {
           },
         },
         "400": oauthError,
+        "401": { ...oauthError, description: "`invalid_client`: malformed HTTP Basic credentials (RFC 6749 section 5.2)" },
       },
     },
   },

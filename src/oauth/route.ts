@@ -12,6 +12,8 @@ import { PageError, registerClient } from "./clients";
 import { exchangeCode, issueCode, liveTokenCount, refreshGrant, revokeToken } from "./grants";
 import { authorizationServerMetadata, OAUTH_PATHS, protectedResourceMetadata } from "./metadata";
 import { NO_STORE, OAuthError, oauthErrorResponse } from "./oauth-error";
+import { loginCsrfCookie, loginCsrfMatches, loginCsrfToken } from "./login-csrf";
+import { cookieValue, pageCookie, pageCookieName } from "./page-cookies";
 import { completeSecondFactor, csrfMatches, findPageLogin, PAGE_LOGIN_TTL_MS, startPageLogin, type PageLogin } from "./page-login";
 
 export interface OAuthRouteOptions {
@@ -74,7 +76,15 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     const basic = request.headers.get("authorization")?.match(/^Basic\s+([A-Za-z0-9+/=]+)$/i);
     if (basic) {
       const decoded = Buffer.from(basic[1]!, "base64").toString("utf8");
-      return decodeURIComponent(decoded.slice(0, Math.max(0, decoded.indexOf(":"))));
+      const colon = decoded.indexOf(":");
+      try {
+        if (colon > 0) return decodeURIComponent(decoded.slice(0, colon));
+      } catch {
+        // A stray `%`: the client's malformed credentials (RFC 6749 section 5.2), not a server error.
+      }
+      throw new OAuthError("invalid_client", "HTTP Basic credentials must be `<client_id>:` with the client id URL-encoded (RFC 6749 section 2.3.1)", 401, {
+        "www-authenticate": 'Basic realm="rhizome"',
+      });
     }
     return required(form, "client_id");
   };
@@ -134,7 +144,8 @@ export function oauthRoutes(options: OAuthRouteOptions) {
           "content-security-policy": pageCsp(trustedRedirect),
           "x-frame-options": "DENY",
           "x-content-type-options": "nosniff",
-          "referrer-policy": "no-referrer",
+          // Not no-referrer: under it a browser sends the page's own POSTs with `Origin: null`, which must count as foreign.
+          "referrer-policy": "same-origin",
           ...NO_STORE,
           ...headers,
         },
@@ -143,16 +154,16 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     try {
       if (request.method !== "GET" && request.method !== "POST") return page(problemPage(`${request.method} is not allowed here.`), 405, { Allow: "GET, POST" });
       const origin = request.headers.get("origin");
-      if (request.method === "POST" && origin !== null && origin !== "null" && origin !== ownOrigin()) {
+      if (request.method === "POST" && origin !== null && origin !== ownOrigin()) {
         return page(problemPage("This form was sent from another site; nothing was done."), 403);
       }
       const form = request.method === "POST" ? await readForm(request) : new URL(request.url).searchParams;
       const authorization = await checkAuthorizationRequest({ db, fetchDocument: options.fetchDocument, publicUrl: options.publicUrl(), params: form });
       trustedRedirect = authorization.redirectUri;
-      const login = await findPageLogin(db, cookie(request, LOGIN_COOKIE));
+      const login = await findPageLogin(db, cookieValue(request, pageCookieName(LOGIN_COOKIE, options.publicUrl())));
       if (request.method === "GET") {
         if (login && !login.pendingTotp) return page(consentPage(authorization, login));
-        return page(loginPage(authorization));
+        return loginStep(authorization, request, page);
       }
       return await authorizeStep(authorization, form, login, request, page, redirect);
     } catch (error) {
@@ -167,6 +178,20 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     }
   };
 
+  /** The login form, with the CSRF token its cookie (set here) holds. */
+  const loginStep = (
+    authorization: AuthorizationRequest,
+    request: Request,
+    page: (html: string, status?: number, headers?: Record<string, string>) => Response,
+    error?: string,
+    status = 200,
+    headers: Record<string, string> = {},
+  ): Response => {
+    const publicUrl = options.publicUrl();
+    const token = loginCsrfToken(request, publicUrl);
+    return page(loginPage(authorization, token, error), status, { ...headers, "set-cookie": loginCsrfCookie(token, publicUrl) });
+  };
+
   const authorizeStep = async (
     authorization: AuthorizationRequest,
     form: URLSearchParams,
@@ -178,18 +203,21 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     const ctx = { ...options.services, clientAddress: () => options.clientAddress(request) };
     const step = form.get("step");
     if (step === "login") {
+      if (!loginCsrfMatches(request, options.publicUrl(), form.get("csrf_token"))) {
+        return loginStep(authorization, request, page, "This login form did not come from this page (its CSRF token is missing or wrong), so you were not logged in. Log in again here.", 403);
+      }
       try {
         const started = await startPageLogin(ctx, form.get("username") ?? "", form.get("password") ?? "");
         const fresh = await findPageLogin(db, started.secret);
-        const setCookie = { "set-cookie": loginCookie(started.secret, options.publicUrl()) };
+        const setCookie = { "set-cookie": pageCookie(LOGIN_COOKIE, started.secret, { publicUrl: options.publicUrl(), maxAgeSeconds: PAGE_LOGIN_TTL_MS / 1000, sameSite: "Lax" }) };
         return page(started.pendingTotp ? verifyPage(authorization, fresh!.csrfToken) : consentPage(authorization, fresh!), 200, setCookie);
       } catch (error) {
-        if (error instanceof TooManyRequestsError) return page(loginPage(authorization, error.message), 429, { "retry-after": String(error.retryAfterSeconds) });
-        if (error instanceof UnauthenticatedError) return page(loginPage(authorization, error.message), 401);
+        if (error instanceof TooManyRequestsError) return loginStep(authorization, request, page, error.message, 429, { "retry-after": String(error.retryAfterSeconds) });
+        if (error instanceof UnauthenticatedError) return loginStep(authorization, request, page, error.message, 401);
         throw error;
       }
     }
-    if (!login) return page(loginPage(authorization, "Your login here has expired; log in again."), 401);
+    if (!login) return loginStep(authorization, request, page, "Your login here has expired; log in again.", 401);
     if (!csrfMatches(login, form.get("csrf_token"))) {
       return page(problemPage("This form did not come from this page (its CSRF token is missing or wrong); nothing was granted."), 403);
     }
@@ -237,18 +265,3 @@ export function oauthRoutes(options: OAuthRouteOptions) {
     .all(OAUTH_PATHS.revoke, ({ request }) => revoke(request), { parse: "none" })
     .all(OAUTH_PATHS.authorize, ({ request }) => authorize(request), { parse: "none" });
 }
-
-function cookie(request: Request, name: string): string | null {
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const [key, ...value] = part.trim().split("=");
-    if (key === name) return value.join("=") || null;
-  }
-  return null;
-}
-
-/** The page login's cookie: only for /oauth, never to scripts, Secure when the service is reached over https. */
-function loginCookie(secret: string, publicUrl: string): string {
-  const secure = publicUrl.startsWith("https:") ? "; Secure" : "";
-  return `${LOGIN_COOKIE}=${secret}; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age=${PAGE_LOGIN_TTL_MS / 1000}${secure}`;
-}
-

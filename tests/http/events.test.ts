@@ -9,8 +9,10 @@ import { LISTENER_APPLICATION_NAME } from "../../src/modules/events/change-liste
 import { Api, expectError } from "../support/api";
 import { openEventStream, type EventStreamReader, type StreamMessage } from "../support/event-stream";
 import { startTestServer, type TestServer } from "../support/server";
-import { startHttpApp } from "../support/http-app";
+import { startHttpApp, type HttpApp } from "../support/http-app";
 import { manualClock } from "../support/manual-clock";
+import { sha256Hex } from "../support/sha256";
+import { until } from "../support/until";
 
 let server: TestServer;
 let api: Api;
@@ -294,3 +296,87 @@ describe("idle connections", () => {
     }
   });
 });
+
+describe("a stream lives only as long as the credential that opened it", () => {
+  // Keep-alives (and so the credential checks) every 250 ms instead of 15 s; the last test keeps the real interval.
+  let app: HttpApp;
+  beforeAll(async () => {
+    app = await startHttpApp({ keepAliveMs: 250 });
+  });
+  afterAll(() => app.stop());
+
+  /** A token of `owner`'s, with its id. */
+  async function newToken(owner: Api): Promise<{ token: string; id: number }> {
+    const created = await owner.post("/api/auth/tokens", { name: "stream", scopes: ["notes:read"] });
+    expect(created.status).toBe(201);
+    return { token: created.body.token, id: created.body.id };
+  }
+  async function ticketStream(owner: Api, baseUrl: string): Promise<EventStreamReader> {
+    const { ticket } = (await owner.post("/api/auth/ticket")).body;
+    const reader = await openEventStream(`${baseUrl}/api/events?ticket=${ticket}`);
+    streams.push(reader);
+    expect(reader.response.status).toBe(200);
+    return reader;
+  }
+
+  test("revoking an access token ends its stream; streams opened by another token or a login go on", async () => {
+    const { api: alice } = await app.api.newUser("revoked");
+    const [doomed, kept] = [await newToken(alice), await newToken(alice)];
+    const readers = [await stream(alice.withToken(doomed.token), app.url), await stream(alice.withToken(kept.token), app.url), await stream(alice, app.url)];
+    await Promise.all(readers.map((reader) => reader.next(isGraph())));
+    expect((await alice.delete(`/api/auth/tokens/${doomed.id}`)).status).toBe(204);
+    await endsWithin(readers[0]!, 5_000, "the revoked token's stream");
+    await outlivesChecks(readers[1]!);
+    await outlivesChecks(readers[2]!);
+  });
+
+  test("an access token or a login past its expiry ends its stream", async () => {
+    const { api: alice } = await app.api.newUser("expired");
+    const { api: bob } = await app.api.newUser("unexpired");
+    const { token, id } = await newToken(alice);
+    const readers = [await stream(alice.withToken(token), app.url), await stream(alice, app.url), await stream(bob, app.url)];
+    await Promise.all(readers.map((reader) => reader.next(isGraph())));
+    const past = Date.now() - 1;
+    await app.notes.client.execute({ sql: "update access_tokens set expires_at = ? where id = ?", args: [past, id] });
+    await app.notes.client.execute({ sql: "update sessions set expires_at = ? where id = ?", args: [past, sha256Hex(alice.token!)] });
+    await endsWithin(readers[0]!, 5_000, "the expired token's stream");
+    await endsWithin(readers[1]!, 5_000, "the expired login's stream");
+    await outlivesChecks(readers[2]!);
+  });
+
+  test("logging out ends the streams of that login, the bearer's and the ticket's it issued; another login's go on", async () => {
+    const { api: alice, username, password } = await app.api.newUser("logout");
+    const other = alice.withToken(await app.api.login(username, password));
+    const readers = [await stream(alice, app.url), await ticketStream(alice, app.url), await stream(other, app.url), await ticketStream(other, app.url)];
+    await Promise.all(readers.map((reader) => reader.next(isGraph())));
+    expect((await alice.post("/api/auth/logout")).status).toBe(204);
+    await endsWithin(readers[0]!, 5_000, "the logged-out login's stream");
+    await endsWithin(readers[1]!, 5_000, "the stream of a ticket the logged-out login issued");
+    await outlivesChecks(readers[2]!);
+    await outlivesChecks(readers[3]!);
+  });
+
+  test("with the real 15 s keep-alive, a revoked token's, a logged-out login's and its ticket's streams end within 20 s", async () => {
+    const { api: alice } = await api.newUser("bound");
+    const { token, id } = await newToken(alice);
+    const readers = [await stream(alice.withToken(token)), await stream(alice), await ticketStream(alice, server.url)];
+    await Promise.all(readers.map((reader) => reader.next(isGraph())));
+    const endedBy = Date.now() + 20_000;
+    expect((await alice.delete(`/api/auth/tokens/${id}`)).status).toBe(204);
+    expect((await alice.post("/api/auth/logout")).status).toBe(204);
+    await Promise.all(readers.map((reader, index) => endsWithin(reader, endedBy - Date.now(), `stream ${index + 1}`)));
+  });
+});
+
+/** Resolves once the server has ended the stream; fails past `timeoutMs`. */
+async function endsWithin(reader: EventStreamReader, timeoutMs: number, what: string): Promise<void> {
+  let ended = false;
+  void reader.ended.then(() => (ended = true));
+  await until(() => ended, { timeoutMs, what: `${what} to end` });
+}
+
+/** Two more keep-alives arrive on the stream: it was still open after a credential check that came after what the test did. */
+async function outlivesChecks(reader: EventStreamReader): Promise<void> {
+  const from = reader.messages.length;
+  await until(() => reader.messages.slice(from).filter((message) => message.comment === "keep-alive").length >= 2, { timeoutMs: 5_000, what: "two more keep-alives" });
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Api, expectError } from "../support/api";
-import { codeFor, pageLogin, pkcePair, postForm, registerClient } from "../support/oauth";
+import { codeFor, csrfOf, loginForm, pageLogin, pkcePair, postForm, registerClient } from "../support/oauth";
 import { startTestServer, type TestServer } from "../support/server";
 
 // The authorization server against clients and pages that misbehave: every case a clear answer,
@@ -41,6 +41,27 @@ function authorizeRequest(overrides: Record<string, string | null> = {}): { para
 async function authorizePage(params: Record<string, string>) {
   const response = await fetch(`${server.url}/oauth/authorize?${new URLSearchParams(params)}`, { redirect: "manual" });
   return { status: response.status, location: response.headers.get("location"), text: await response.text(), headers: response.headers };
+}
+
+/** How many page logins (live or not) the user has on the authorization page. */
+async function pageLogins(username: string): Promise<number> {
+  const client = server.openNotesClient();
+  try {
+    return Number((await client.execute("select count(*) as n from oauth_logins where user_id = (select id from users where username = ?)", [username])).rows[0]!.n);
+  } finally {
+    client.close();
+  }
+}
+
+/** What /mcp answers `tools/list` with this bearer token: 200, or 401 once it is refused. */
+async function mcpStatus(token: string): Promise<number> {
+  const response = await fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  await response.body?.cancel();
+  return response.status;
 }
 
 function exchange(fields: Record<string, string>) {
@@ -154,6 +175,105 @@ describe("login and consent on the page", () => {
     }
   });
 
+  test("the login form without the right CSRF token (bound to the page's cookie) logs no one in", async () => {
+    const person = await api.newUser("oauthlogincsrf");
+    const { params } = authorizeRequest();
+    const mine = await loginForm(server.url, params);
+    const other = await loginForm(server.url, params);
+    expect(other.csrf).not.toBe(mine.csrf);
+    const attempts: { token: string | null; cookie?: string }[] = [
+      { token: null, cookie: mine.cookie },
+      { token: "wrong", cookie: mine.cookie },
+      { token: mine.csrf.slice(0, -1) + (mine.csrf.endsWith("A") ? "B" : "A"), cookie: mine.cookie },
+      // A token another site fetched for itself, with this browser's own cookie or none at all.
+      { token: other.csrf, cookie: mine.cookie },
+      { token: mine.csrf },
+    ];
+    for (const { token, cookie } of attempts) {
+      const fields: Record<string, string> = { ...params, step: "login", username: person.username, password: person.password };
+      if (token !== null) fields.csrf_token = token;
+      const response = await postForm(`${server.url}/oauth/authorize`, fields, cookie ? { cookie, origin: server.url } : { origin: server.url });
+      expect(response.status).toBe(403);
+      expect(response.text).toContain("you were not logged in");
+      expect(response.headers.get("set-cookie")).not.toContain("rhizome_oauth_login=");
+      // A fresh form to log in with, whose token is the cookie's.
+      expect(response.headers.get("set-cookie")).toContain(`=${csrfOf(response.text)};`);
+    }
+    expect(await pageLogins(person.username)).toBe(0);
+    // The right pair, as this server's own page sends it, logs in.
+    const ok = await postForm(`${server.url}/oauth/authorize`, { ...params, step: "login", csrf_token: mine.csrf, username: person.username, password: person.password }, { cookie: mine.cookie, origin: server.url });
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain("Allow");
+    expect(ok.headers.get("set-cookie")).toContain("rhizome_oauth_login=");
+    expect(await pageLogins(person.username)).toBe(1);
+  });
+
+  test("the login page's CSRF cookie is HttpOnly and SameSite; the page's own forms send their Origin", async () => {
+    const { params } = authorizeRequest();
+    const page = await authorizePage(params);
+    const setCookie = page.headers.get("set-cookie")!;
+    expect(setCookie).toStartWith(`rhizome_oauth_csrf=${csrfOf(page.text)};`);
+    expect(setCookie).toContain("HttpOnly");
+    expect(setCookie).toMatch(/SameSite=(Strict|Lax)/);
+    // Under `no-referrer` a browser would send the page's own POSTs with `Origin: null`.
+    expect(page.headers.get("referrer-policy")).toBe("same-origin");
+    expect(page.text).toContain('<meta name="referrer" content="same-origin">');
+  });
+
+  test("behind https (PUBLIC_URL), the page's cookies are __Host- and Secure, and only those are read", async () => {
+    const publicUrl = "https://notes.example.com";
+    const secure = await startTestServer({ PUBLIC_URL: publicUrl });
+    try {
+      const person = await new Api(secure.url).newUser("oauthhttps");
+      const client = (await registerClient(secure.url, [REDIRECT])).body.client_id;
+      const params = { ...authorizeRequest({ client_id: client, resource: `${publicUrl}/mcp` }).params };
+      const form = await loginForm(secure.url, params);
+      expect(form.setCookie).toStartWith(`__Host-rhizome_oauth_csrf=${form.csrf}; Path=/; Secure; HttpOnly; SameSite=Strict`);
+      const own = { origin: publicUrl };
+      // The same token in an unprefixed cookie (what a sibling host could plant) is not the page's.
+      const planted = await postForm(`${secure.url}/oauth/authorize`, { ...params, step: "login", csrf_token: form.csrf, username: person.username, password: person.password }, { ...own, cookie: `rhizome_oauth_csrf=${form.csrf}` });
+      expect(planted.status).toBe(403);
+      const login = await postForm(`${secure.url}/oauth/authorize`, { ...params, step: "login", csrf_token: form.csrf, username: person.username, password: person.password }, { ...own, cookie: form.cookie });
+      expect(login.status).toBe(200);
+      const loginCookie = login.headers.get("set-cookie")!;
+      expect(loginCookie).toMatch(/^__Host-rhizome_oauth_login=[^;]+; Path=\/; Secure; HttpOnly; SameSite=Lax/);
+      const consent = { ...params, step: "consent", csrf_token: csrfOf(login.text), decision: "allow", allow_scope: "notes:read" };
+      const unprefixed = loginCookie.split(";")[0]!.replace("__Host-", "");
+      expect((await postForm(`${secure.url}/oauth/authorize`, consent, { ...own, cookie: unprefixed })).headers.get("location")).toBeNull();
+      const granted = await postForm(`${secure.url}/oauth/authorize`, consent, { ...own, cookie: loginCookie.split(";")[0]! });
+      expect(granted.status).toBe(303);
+      expect(new URL(granted.headers.get("location")!).searchParams.get("code")).toBeString();
+    } finally {
+      await secure.stop();
+    }
+  });
+
+  test("`Origin: null` (a no-referrer page's form) counts as another site: no login, no code", async () => {
+    const person = await api.newUser("oauthnullorigin");
+    const { params } = authorizeRequest();
+    const { cookie, csrf } = await loginForm(server.url, params);
+    const login = await postForm(`${server.url}/oauth/authorize`, { ...params, step: "login", csrf_token: csrf, username: person.username, password: person.password }, { cookie, origin: "null" });
+    expect(login.status).toBe(403);
+    expect(login.headers.get("set-cookie")).toBeNull();
+    expect(await pageLogins(person.username)).toBe(0);
+    const loggedIn = await pageLogin(server.url, params, person.username, person.password);
+    const consent = await postForm(
+      `${server.url}/oauth/authorize`,
+      { ...params, step: "consent", csrf_token: loggedIn.csrf, decision: "allow", allow_scope: "notes:read" },
+      { cookie: loggedIn.cookie, origin: "null" },
+    );
+    expect(consent.status).toBe(403);
+    expect(consent.headers.get("location")).toBeNull();
+    // The same consent from this server's own origin is granted.
+    const granted = await postForm(
+      `${server.url}/oauth/authorize`,
+      { ...params, step: "consent", csrf_token: loggedIn.csrf, decision: "allow", allow_scope: "notes:read" },
+      { cookie: loggedIn.cookie, origin: server.url },
+    );
+    expect(granted.status).toBe(303);
+    expect(new URL(granted.headers.get("location")!).searchParams.get("code")).toBeString();
+  });
+
   test("Deny redirects with access_denied and the state", async () => {
     const { params } = authorizeRequest();
     const { cookie, csrf, html } = await pageLogin(server.url, params, user.username, user.password);
@@ -169,14 +289,15 @@ describe("login and consent on the page", () => {
   test("a wrong password on the page counts toward the same throttle as POST /api/auth/login", async () => {
     const victim = await api.newUser("oauththrottle");
     const { params } = authorizeRequest();
+    const { cookie, csrf } = await loginForm(server.url, params);
     for (let attempt = 0; attempt < 5; attempt++) {
-      const wrong = await postForm(`${server.url}/oauth/authorize`, { ...params, step: "login", username: victim.username, password: "not-the-password" });
+      const wrong = await postForm(`${server.url}/oauth/authorize`, { ...params, step: "login", csrf_token: csrf, username: victim.username, password: "not-the-password" }, { cookie });
       expect(wrong.status).toBe(401);
       expect(wrong.text).toContain("Incorrect username or password");
     }
     const throttled = await api.loginForm({ username: victim.username, password: victim.password });
     expect(throttled.status).toBe(429);
-    const onPage = await postForm(`${server.url}/oauth/authorize`, { ...params, step: "login", username: victim.username, password: victim.password });
+    const onPage = await postForm(`${server.url}/oauth/authorize`, { ...params, step: "login", csrf_token: csrf, username: victim.username, password: victim.password }, { cookie });
     expect(onPage.status).toBe(429);
     expect(onPage.headers.get("retry-after")).not.toBeNull();
   });
@@ -189,11 +310,31 @@ describe("the token endpoint", () => {
     const first = await exchange({ code, code_verifier: verifier });
     expect(first.status).toBe(200);
     expect(first.headers.get("cache-control")).toBe("no-store");
+    // The control: the token the code gave works at /mcp until the code comes back.
+    expect(await mcpStatus(first.body.access_token)).toBe(200);
     const second = await exchange({ code, code_verifier: verifier });
     expect(second.status).toBe(400);
     expect(second.body.error).toBe("invalid_grant");
-    const mcp = await fetch(`${server.url}/mcp`, { method: "POST", headers: { authorization: `Bearer ${first.body.access_token}`, "content-type": "application/json" }, body: "{}" });
-    expect(mcp.status).toBe(401);
+    expect(await mcpStatus(first.body.access_token)).toBe(401);
+  });
+
+  test("a refresh token sent under another client_id is invalid_grant, and neither spends nor revokes the owner's grant", async () => {
+    const { params, verifier } = authorizeRequest();
+    const { code } = await codeFor(server.url, params, user.username, user.password, ["notes:read"]);
+    const tokens = (await exchange({ code, code_verifier: verifier })).body;
+    const refresh = (refreshToken: string, client: string) => postForm(`${server.url}/oauth/token`, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: client });
+    const stolen = await refresh(tokens.refresh_token, otherClientId);
+    expect(stolen.status).toBe(400);
+    expect(stolen.body).toEqual({ error: "invalid_grant", error_description: "This refresh token was issued to another client" });
+    expect(stolen.body.access_token).toBeUndefined();
+    // The owner is unharmed: its access token still works, and its refresh token was not spent.
+    expect(await mcpStatus(tokens.access_token)).toBe(200);
+    const renewed = await refresh(tokens.refresh_token, clientId);
+    expect(renewed.status).toBe(200);
+    expect(await mcpStatus(renewed.body.access_token)).toBe(200);
+    // Rotation still guards it: the spent token, back under the right client_id, revokes the grant (RFC 9700 section 4.14.2).
+    expect((await refresh(tokens.refresh_token, clientId)).body.error).toBe("invalid_grant");
+    expect(await mcpStatus(renewed.body.access_token)).toBe(401);
   });
 
   test("a code for another client, a wrong verifier, a wrong redirect URI: invalid_grant", async () => {
@@ -233,6 +374,20 @@ describe("the token endpoint", () => {
     expect((await postForm(`${server.url}/oauth/revoke`, { token: "whatever" })).status).toBe(200);
   });
 
+  test("a client named by HTTP Basic is accepted; malformed Basic credentials are invalid_client, never a 500", async () => {
+    const basic = (user: string) => ({ authorization: `Basic ${Buffer.from(`${user}:`).toString("base64")}` });
+    const { params, verifier } = authorizeRequest();
+    const { code } = await codeFor(server.url, params, user.username, user.password, ["notes:read"]);
+    const viaBasic = await postForm(`${server.url}/oauth/token`, { grant_type: "authorization_code", redirect_uri: REDIRECT, code, code_verifier: verifier }, basic(encodeURIComponent(clientId)));
+    expect(viaBasic.status).toBe(200);
+    for (const user of ["%", "%zz", "rhzc_%E0%A4%A", ""]) {
+      const response = await postForm(`${server.url}/oauth/token`, { grant_type: "refresh_token", refresh_token: "rhzr_nope" }, basic(user));
+      expect(response.status).toBe(401);
+      expect(response.body.error).toBe("invalid_client");
+      expect(response.headers.get("www-authenticate")).toStartWith("Basic");
+    }
+  });
+
   test("a connector token is a 401 everywhere but /mcp; revoking it at /oauth/revoke ends it", async () => {
     const { params, verifier } = authorizeRequest();
     const { code } = await codeFor(server.url, params, user.username, user.password, ["notes:read", "notes:write"]);
@@ -243,10 +398,9 @@ describe("the token endpoint", () => {
     expectError(await connector.post("/api/notes", { title: "x", content: "y" }), 401, "UNAUTHORIZED");
     expect((await connector.get("/trpc/notes.list")).status).toBe(401);
     expect((await connector.get("/api/events")).status).toBe(401);
-    const mcp = () => fetch(`${server.url}/mcp`, { method: "POST", headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
-    expect((await mcp()).status).toBe(200);
+    expect(await mcpStatus(tokens.access_token)).toBe(200);
     expect((await postForm(`${server.url}/oauth/revoke`, { token: tokens.refresh_token, client_id: clientId })).status).toBe(200);
-    expect((await mcp()).status).toBe(401);
+    expect(await mcpStatus(tokens.access_token)).toBe(401);
   });
 });
 

@@ -41,12 +41,21 @@ export function csrfOf(html: string): string {
   return match![1]!;
 }
 
+/** Opens the authorization page's login form as a browser would: its CSRF cookie (`name=value`) and the form's `csrf_token`. */
+export async function loginForm(baseUrl: string, request: Record<string, string>): Promise<{ cookie: string; csrf: string; setCookie: string }> {
+  const response = await fetch(`${baseUrl}/oauth/authorize?${new URLSearchParams(request)}`, { redirect: "manual" });
+  expect(response.status).toBe(200);
+  const setCookie = response.headers.get("set-cookie")!;
+  return { cookie: setCookie.split(";")[0]!, csrf: csrfOf(await response.text()), setCookie };
+}
+
 /**
  * Logs in on the authorization page with `request`'s parameters (no browser): returns the page
  * login's cookie and the consent page's CSRF token.
  */
 export async function pageLogin(baseUrl: string, request: Record<string, string>, username: string, password: string): Promise<{ cookie: string; csrf: string; html: string }> {
-  const response = await postForm(`${baseUrl}/oauth/authorize`, { ...request, step: "login", username, password });
+  const form = await loginForm(baseUrl, request);
+  const response = await postForm(`${baseUrl}/oauth/authorize`, { ...request, step: "login", csrf_token: form.csrf, username, password }, { cookie: form.cookie });
   expect(response.status).toBe(200);
   const cookie = response.headers.get("set-cookie")!.split(";")[0]!;
   return { cookie, csrf: csrfOf(response.text), html: response.text };

@@ -1,5 +1,6 @@
 import { log } from "../../log";
 import type { ChangeFeed } from "./change-feed";
+import type { StreamCredential } from "./stream-credential";
 import type { StreamSink } from "./user-channel";
 
 /** Chunks a client may leave unread before its stream is ended (it is not reading, or far too slowly). */
@@ -11,9 +12,19 @@ const encoder = new TextEncoder();
  * One user's `text/event-stream`: `graph` events (the build status, first right after connecting)
  * and `task` events (a task record), each carrying the newest state when sent, every one with an
  * increasing `id:`; `: keep-alive` comments in between. The stream ends when the client goes away
- * (`signal`, or the body being cancelled), and then leaves the feed.
+ * (`signal`, or the body being cancelled) or when `credential` no longer stands, and then leaves the feed.
  */
-export function openEventStream({ userId, feed, signal }: { userId: number; feed: ChangeFeed; signal: AbortSignal }): Response {
+export function openEventStream({
+  userId,
+  credential,
+  feed,
+  signal,
+}: {
+  userId: number;
+  credential: StreamCredential;
+  feed: ChangeFeed;
+  signal: AbortSignal;
+}): Response {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let lastId = 0;
   let closed = false;
@@ -57,7 +68,7 @@ export function openEventStream({ userId, feed, signal }: { userId: number; feed
       controller = started;
       if (signal.aborted) return void stop();
       signal.addEventListener("abort", stop);
-      unsubscribe = feed.subscribe(userId, sink);
+      unsubscribe = feed.subscribe(userId, sink, credential);
     },
     cancel: stop,
   });

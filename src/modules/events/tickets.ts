@@ -27,11 +27,14 @@ export async function issueEventTicket({
   return { ticket, expires_at: new Date(expiresAt).toISOString() };
 }
 
-/** The ticket's user, or null when it is unknown, used or expired; either way it cannot be used again. */
-export async function redeemEventTicket(db: Database, ticket: string, now = Date.now()): Promise<number | null> {
+/**
+ * The ticket's user and the login session that issued it (the stream lives as long as that session),
+ * or null when it is unknown, used or expired; either way it cannot be used again.
+ */
+export async function redeemEventTicket(db: Database, ticket: string, now = Date.now()): Promise<{ userId: number; sessionId: string } | null> {
   const [row] = await db
     .delete(eventTickets)
     .where(eq(eventTickets.id, sessionIdFromToken(ticket)))
-    .returning({ userId: eventTickets.userId, expiresAt: eventTickets.expiresAt });
-  return row && now < row.expiresAt ? row.userId : null;
+    .returning({ userId: eventTickets.userId, sessionId: eventTickets.sessionId, expiresAt: eventTickets.expiresAt });
+  return row && now < row.expiresAt ? { userId: row.userId, sessionId: row.sessionId } : null;
 }

@@ -4,8 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { readStatements } from "../../../src/db/read-statements";
+import { createSession } from "../../../src/modules/auth/sessions";
 import { ChangeFeed } from "../../../src/modules/events/change-feed";
 import { openEventStream as serveEventStream } from "../../../src/modules/events/event-stream";
+import type { StreamCredential } from "../../../src/modules/events/stream-credential";
 import { openEventStream } from "../../support/event-stream";
 import { manualClock } from "../../support/manual-clock";
 import { until } from "../../support/until";
@@ -15,20 +17,27 @@ let notes: NotesDatabase;
 let feed: ChangeFeed;
 let server: ReturnType<typeof Bun.serve>;
 const users: number[] = [];
+/** Each user's login session, which their streams live by. */
+const logins = new Map<number, StreamCredential>();
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-stream-"));
   notes = await openNotesDatabase({ url: `file:${path.join(dataDir, "rhizome.db")}` });
   for (const name of ["ada", "bob"]) {
     const result = await notes.client.execute({ sql: "insert into users (username, username_key, password_hash, created_at) values (?, ?, 'x', 0) returning id", args: [name, name] });
-    users.push(Number(result.rows[0]!.id));
+    const userId = Number(result.rows[0]!.id);
+    users.push(userId);
+    logins.set(userId, { kind: "session", sessionId: (await createSession(notes.db, userId, { pendingTotp: false })).session.id });
   }
   feed = new ChangeFeed({ db: notes.db, graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} }, keepAliveMs: 100 });
   // The stream alone, served by Bun: the user is the `?user=` of the request.
   server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: (request) => serveEventStream({ userId: Number(new URL(request.url).searchParams.get("user")), feed, signal: request.signal }),
+    fetch: (request) => {
+      const userId = Number(new URL(request.url).searchParams.get("user"));
+      return serveEventStream({ userId, credential: logins.get(userId)!, feed, signal: request.signal });
+    },
   });
 });
 afterAll(() => {
@@ -94,8 +103,8 @@ describe("the event stream", () => {
     const counted = new ChangeFeed({ db: notes.db, graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} }, keepAliveMs: 1_000, clock });
     const keepAlives = [0, 0];
     const sink = (index: number) => ({ send() {}, keepAlive: () => void keepAlives[index]!++, close() {} });
-    const leaveAda = counted.subscribe(ada, sink(0));
-    const leaveBob = counted.subscribe(bob, sink(1));
+    const leaveAda = counted.subscribe(ada, sink(0), logins.get(ada)!);
+    const leaveBob = counted.subscribe(bob, sink(1), logins.get(bob)!);
     await advance(999);
     expect(keepAlives).toEqual([0, 0]);
     await advance(1);
@@ -137,7 +146,7 @@ describe("the event stream", () => {
       const counted = new ChangeFeed({ db: own.db, graphSettings: { extractor: "local" as const, llmConcurrency: 1, anthropic: {} }, keepAliveMs: 60_000 });
       const received: string[][] = [[], [], []];
       const leave = received.map((events) =>
-        counted.subscribe(ada, { send: (event, data) => events.push(`${event} ${data}`), keepAlive() {}, close() {} }),
+        counted.subscribe(ada, { send: (event, data) => events.push(`${event} ${data}`), keepAlive() {}, close() {} }, logins.get(ada)!),
       );
       await until(() => received.every((events) => events.length === 1), { what: "sent the initial status" });
       expect(reads).toBe(3); // one initial status per stream

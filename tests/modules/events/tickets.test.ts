@@ -30,14 +30,14 @@ afterAll(() => {
 describe("event tickets", () => {
   test("a ticket works once, for its user", async () => {
     const { ticket } = await issueEventTicket({ ctx, now: 1_000 });
-    expect(await redeemEventTicket(notes.db, ticket, 1_001)).toBe(ctx.userId);
+    expect(await redeemEventTicket(notes.db, ticket, 1_001)).toEqual({ userId: ctx.userId, sessionId: ctx.session.id });
     expect(await redeemEventTicket(notes.db, ticket, 1_002)).toBeNull();
   });
 
   test("a ticket is valid for 60 s: at 59.999 s it works, at 60 s it does not", async () => {
     const early = await issueEventTicket({ ctx, now: 0 });
     expect(early.expires_at).toBe(new Date(60_000).toISOString());
-    expect(await redeemEventTicket(notes.db, early.ticket, 59_999)).toBe(ctx.userId);
+    expect((await redeemEventTicket(notes.db, early.ticket, 59_999))?.userId).toBe(ctx.userId);
     const late = await issueEventTicket({ ctx, now: 0 });
     expect(await redeemEventTicket(notes.db, late.ticket, 60_000)).toBeNull();
   });
@@ -57,11 +57,12 @@ describe("event tickets", () => {
     expect(tickets.size).toBe(200);
   });
 
-  test("the stream takes a ticket or a bearer header, and never a token in the URL", async () => {
+  test("the stream takes a ticket or a bearer header, and never a token in the URL; either way it lives by the login session", async () => {
     const { ticket } = await issueEventTicket({ ctx });
     const query = (text: string) => new URLSearchParams(text);
-    expect(await authenticateEventStream({ db: notes.db, authorization: null, query: query(`ticket=${ticket}`) })).toBe(ctx.userId);
-    expect(await authenticateEventStream({ db: notes.db, authorization: `Bearer ${token}`, query: query("") })).toBe(ctx.userId);
+    const bySession = { userId: ctx.userId, credential: { kind: "session" as const, sessionId: ctx.session.id } };
+    expect(await authenticateEventStream({ db: notes.db, authorization: null, query: query(`ticket=${ticket}`) })).toEqual(bySession);
+    expect(await authenticateEventStream({ db: notes.db, authorization: `Bearer ${token}`, query: query("") })).toEqual(bySession);
     for (const url of [`ticket=${token}`, `token=${token}`, `access_token=${token}`, "ticket="]) {
       await expect(authenticateEventStream({ db: notes.db, authorization: `Bearer ${token}`, query: query(url) })).rejects.toThrow(/ticket|URL/);
     }
