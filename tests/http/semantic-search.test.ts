@@ -116,6 +116,17 @@ describe("search by meaning", () => {
     expect(found.ids).not.toContain(sqlite);
   });
 
+  test("a query's cached vector serves only the user who asked: another user's same query goes to the server", async () => {
+    const q = "which automobile to buy next spring";
+    const asked = () => embeddings.requests.filter((request) => request.input.includes(q)).length;
+    await search(alice, q, "&mode=semantic");
+    expect(asked()).toBe(1);
+    await search(alice, q, "&mode=semantic");
+    expect(asked()).toBe(1);
+    await search(bob, q, "&mode=semantic");
+    expect(asked()).toBe(2);
+  });
+
   test("another user's notes never appear", async () => {
     const found = await search(alice, "buy a car", "&mode=semantic");
     for (const id of found.ids) expect((await alice.get(`/api/notes/${id}`)).status).toBe(200);
