@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import pg from "pg";
+import { SCHEMA } from "../../src/jobs/graphile-internals";
 import { Api, expectError } from "../support/api";
 import { importArchive } from "../support/archive-import";
 import { buildZip } from "../support/zip-builder";
@@ -9,16 +11,25 @@ import { until } from "../support/until";
 let embeddings: FakeEmbeddings;
 let server: TestServer;
 let alice: Api;
+let aliceId: number;
 let bob: Api;
+let queueDb: pg.Client;
 
 beforeAll(async () => {
   embeddings = startFakeEmbeddings({ dimensions: 64, apiKey: "sk-test" });
-  server = await startTestServer({ EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed", EMBEDDINGS_API_KEY: "sk-test", EMBEDDINGS_BATCH: "8" });
+  // Without the one-minute sweep (it would embed what nobody asked for), so each test sees only the change events' own jobs, at any second of a minute.
+  server = await startTestServer(
+    { EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed", EMBEDDINGS_API_KEY: "sk-test", EMBEDDINGS_BATCH: "8" },
+    { unscheduled: ["semantic-sweep"] },
+  );
   const api = new Api(server.url);
-  alice = (await api.newUser("alice")).api;
+  ({ api: alice, id: aliceId } = await api.newUser("alice"));
   bob = (await api.newUser("bob")).api;
+  queueDb = new pg.Client({ connectionString: server.databaseUrl });
+  await queueDb.connect();
 });
 afterAll(async () => {
+  await queueDb?.end();
   await server.stop();
   await embeddings.stop();
 });
@@ -35,14 +46,24 @@ async function search(user: Api, q: string, extra = "") {
   return { ids: response.body.items.map((item: { id: number }) => item.id) as number[], body: response.body };
 }
 
-/**
- * Waits until the clock is between 10 and 40 s past a minute, so that a 15 s wait after it ends
- * before the next minute: the one-minute sweep (which would also embed a note nobody asked for)
- * then cannot be what a test sees.
- */
-async function clearOfTheSweep() {
-  const second = (Date.now() % 60_000) / 1000;
-  if (second < 10 || second >= 40) await Bun.sleep(((70 - second) % 60) * 1000);
+/** True while an embedding job of the user's is queued or running. */
+async function embeddingJobOf(userId: number): Promise<boolean> {
+  const { rows } = await queueDb.query(
+    `select 1 from ${SCHEMA}._private_jobs j join ${SCHEMA}._private_tasks t on t.id = j.task_id
+      where t.identifier = 'semantic-embed' and (j.payload->>'userId')::int = $1 limit 1`,
+    [userId],
+  );
+  return rows.length > 0;
+}
+
+/** Whether the note's deletion still waits for an embedding job to clear its vectors. */
+async function removalPending(noteId: number): Promise<boolean> {
+  const notes = server.openNotesClient();
+  try {
+    return (await notes.execute({ sql: "select 1 from semantic_removed where note_id = ?", args: [noteId] })).rows.length > 0;
+  } finally {
+    notes.close();
+  }
 }
 
 /** Waits until every one of the user's notes is embedded (the status says so). */
@@ -196,19 +217,20 @@ describe("search by meaning", () => {
   test("a note back from the trash is searchable by meaning again within seconds: every writer's change event queues the embedding, not only the notes API's", async () => {
     const id = await create(alice, { title: "Showroom", content: "Purchasing a vehicle after the test drive." });
     await embedded(alice);
-    await clearOfTheSweep();
+    await until(async () => !(await embeddingJobOf(aliceId)), { what: "alice's embedding job to end" });
     expect((await alice.delete(`/api/notes/${id}`)).status).toBe(204);
+    // The deletion's own job would embed the note restored meanwhile: it ends first (only it can clear the removal).
+    await until(async () => !(await removalPending(id)) && !(await embeddingJobOf(aliceId)), { what: "the deletion's embedding job to end" });
     expect((await alice.post(`/api/trash/${id}/restore`, {})).status).toBe(200);
-    // The sweep runs once a minute; the restore's own event must not wait for it.
+    // The sweep is off here: only the restore's own event can queue the embedding.
     await until(async () => ((await search(alice, "buy a car", "&mode=semantic")).ids.includes(id) ? true : null), {
       what: "the restored note to be found by meaning",
       timeoutMs: 15_000,
       intervalMs: 100,
     });
-   }, 90_000);
+  });
 
   test("an archive import's notes are searchable by meaning within seconds of its task completing", async () => {
-    await clearOfTheSweep();
     const task = await importArchive(alice, buildZip([{ name: "Garage.md", data: "Purchasing an automobile from a neighbour." }]));
     expect(task).toMatchObject({ status: "completed", counts: { created: 1 } });
     const [note] = (await alice.get("/api/notes?q=Garage&mode=lexical")).body.items;
@@ -217,7 +239,7 @@ describe("search by meaning", () => {
       timeoutMs: 15_000,
       intervalMs: 100,
     });
-   }, 90_000);
+  });
 
   test("every request carries the key, asks for floats and names no dimensions unless configured", () => {
     for (const request of embeddings.requests) {
@@ -284,3 +306,4 @@ describe("search by meaning", () => {
     }
   });
 });
+
