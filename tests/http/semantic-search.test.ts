@@ -3,6 +3,7 @@ import pg from "pg";
 import { SCHEMA } from "../../src/jobs/graphile-internals";
 import { Api, expectError } from "../support/api";
 import { importArchive } from "../support/archive-import";
+import { awaitBuild } from "../support/await-build";
 import { buildZip } from "../support/zip-builder";
 import { startFakeEmbeddings, type FakeEmbeddings } from "../support/fake-embeddings";
 import { startTestServer, type TestServer } from "../support/server";
@@ -19,7 +20,7 @@ beforeAll(async () => {
   embeddings = startFakeEmbeddings({ dimensions: 64, apiKey: "sk-test" });
   // Without the one-minute sweep (it would embed what nobody asked for), so each test sees only the change events' own jobs, at any second of a minute.
   server = await startTestServer(
-    { EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed", EMBEDDINGS_API_KEY: "sk-test", EMBEDDINGS_BATCH: "8" },
+    { EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed", EMBEDDINGS_API_KEY: "sk-test", EMBEDDINGS_BATCH: "8", GRAPH_EXTRACTOR: "local" },
     { unscheduled: ["semantic-sweep"] },
   );
   const api = new Api(server.url);
@@ -307,3 +308,57 @@ describe("search by meaning", () => {
   });
 });
 
+describe("merge suggestions", () => {
+  let carol: Api;
+  let carolId: number;
+  const pairsOf = (items: { nodes: { label: string }[] }[]) => items.map((item) => item.nodes.map((node) => node.label.toLowerCase()).sort().join(" + "));
+
+  test("within seconds of a build, one concept named in two languages is suggested, and concepts that merely share a sentence are not", async () => {
+    ({ api: carol, id: carolId } = await new Api(server.url).newUser("carol"));
+    for (const note of [
+      { title: "Rain in Kyoto", content: "A sudden downpour in Kyoto soaked everything. The forecast had promised sun, so I left my umbrella at the hotel." },
+      { title: "小猫打疫苗", content: "小猫今天打了第一针疫苗。医生说小猫很健康，疫苗下个月再打一针。" },
+      { title: "Kitten care", content: "The kitten slept all afternoon after the vet visit. A kitten needs a warm, quiet corner." },
+      { title: "Biases", content: "Loss aversion means a loss hurts more than an equal gain pleases. Loss aversion shapes how people decide." },
+      { title: "行为经济学", content: "损失厌恶是指人们对损失比对收益更敏感。损失厌恶影响人们的决策。" },
+    ]) await create(carol, note);
+    await embedded(carol);
+    expect((await carol.post("/api/knowledge-graph/build", {})).status).toBe(202);
+    expect((await awaitBuild(carol)).status.status).toBe("completed");
+    // The build's own event queues its concepts' embedding (the sweep is off here, and nothing has asked for suggestions yet).
+    await until(() => embeddings.embedded().includes("小猫"), { what: "the new concepts' labels to be embedded", timeoutMs: 15_000, intervalMs: 100 });
+    const { items } = await until(async () => (await carol.get("/api/knowledge-graph/merge-suggestions")).body, {
+      what: "merge suggestions from the new concepts",
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      done: (body) => body.items.length >= 2,
+    });
+    expect(pairsOf(items).slice(0, 2).sort()).toEqual(["kitten + 小猫", "loss aversion + 损失厌恶"]);
+    // The local extractor describes a concept by the sentence that first names it: no pair may be two names from one sentence.
+    const { nodes } = (await carol.get("/api/knowledge-graph")).body as { nodes: { id: number; description: string }[] };
+    const description = new Map(nodes.map((node) => [node.id, node.description]));
+    const sharing = items.filter((item: { nodes: { id: number }[] }) => description.get(item.nodes[0]!.id) && description.get(item.nodes[0]!.id) === description.get(item.nodes[1]!.id));
+    expect(sharing).toEqual([]);
+    expect((await bob.get("/api/knowledge-graph/merge-suggestions")).body.items).toEqual([]);
+  });
+
+  test("concepts embedded before labels were gain their label vectors in the background, however often suggestions are asked for meanwhile", async () => {
+    // An installation from before label vectors: its concepts have only their label-and-description ones.
+    const notes = server.openNotesClient();
+    try {
+      const { rows } = await notes.execute("select table_name from semantic_spaces");
+      const removed = await notes.execute({ sql: `delete from ${String(rows[0]!.table_name)} where user_id = ? and kind = 'label'`, args: [carolId] });
+      expect(removed.rowsAffected).toBeGreaterThan(0);
+    } finally {
+      notes.close();
+    }
+    // Asked every 100 ms, as a page might: each ask queues the embedding without pushing a queued one back.
+    const { items } = await until(async () => (await carol.get("/api/knowledge-graph/merge-suggestions")).body, {
+      what: "merge suggestions once the labels are embedded again",
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      done: (body) => body.items.length >= 2,
+    });
+    expect(pairsOf(items).slice(0, 2).sort()).toEqual(["kitten + 小猫", "loss aversion + 损失厌恶"]);
+  });
+});
