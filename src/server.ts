@@ -5,7 +5,7 @@ import { setHistorySettings } from "./modules/history/settings";
 import { catchUpSearchIndex } from "./modules/search/index-notes";
 import { createHttpApp } from "./http/app";
 import { buildOpenApiDocument } from "./http/openapi-document";
-import { createJobCatalogue, graphQueueOn, importQueueOn, semanticQueueOn, webhookQueueOn } from "./jobs/catalogue";
+import { createJobCatalogue, graphQueueOn, importQueueOn, semanticQueueOn, webhookQueueOn, type JobCatalogue } from "./jobs/catalogue";
 import { createEmbeddingsClient } from "./modules/llm/providers/openai-embeddings";
 import type { SemanticQueue } from "./modules/semantic/semantic-queue";
 import { createQueue, type JobWorker } from "./jobs/queue";
@@ -37,12 +37,18 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** What a process started from code (a test) may ask beyond the configuration. */
+export interface ServerOptions {
+  /** Scheduled tasks the worker leaves unscheduled (see WorkerOptions). */
+  unscheduled?: readonly JobCatalogue[number]["name"][];
+}
+
 /**
  * Starts what `ROLE` asks for on shared stores: the notes database (migrated), the queue's
  * Postgres (DATABASE_URL, or an embedded one under DATA_DIR/pg), then the HTTP API and/or a worker
  * with its reconciler. `stop()` drains in reverse order.
  */
-export async function startServer(config: Config): Promise<RunningServer> {
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const stops: (() => Promise<void> | void)[] = [];
   const stop = async () => {
     for (const step of stops.reverse()) await step();
@@ -176,7 +182,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     }
 
     if (config.role !== "api") {
-      const worker: JobWorker = await queue.startWorker({ concurrency: config.worker.concurrency });
+      const worker: JobWorker = await queue.startWorker({ concurrency: config.worker.concurrency, unscheduled: options.unscheduled });
       const reconcile = () =>
         Promise.all([reconcileImportTasks(notesDb.db, importQueue, changes, { archivesDir: config.imports.archivesDir, files: config.files }), reconcileGraphBuilds(notesDb.db, graphQueue, changes)]).catch((error) =>
           log.warn("reconciler failed", error),

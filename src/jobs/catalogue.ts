@@ -324,8 +324,12 @@ export function importQueueOn(queue: Queue<JobCatalogue>): ImportQueue {
 /** The embedding jobs' view of the queue: one per user, a burst of writes debounced into one run. */
 export function semanticQueueOn(queue: Queue<JobCatalogue>): SemanticQueue {
   return {
-    async enqueueEmbedding(userId) {
-      await queue.enqueue("semantic-embed", { userId }, { jobKey: semanticJobKey(userId), runAt: new Date(Date.now() + EMBED_DEBOUNCE_MS) });
+    async enqueueEmbedding(userId, options) {
+      await queue.enqueue("semantic-embed", { userId }, {
+        jobKey: semanticJobKey(userId),
+        jobKeyMode: options?.pushBack === false ? "preserve_run_at" : "replace",
+        runAt: new Date(Date.now() + EMBED_DEBOUNCE_MS),
+      });
     },
   };
 }

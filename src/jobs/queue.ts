@@ -71,6 +71,8 @@ export interface WorkerOptions {
   drainTimeoutMs?: number;
   /** How often this worker frees the jobs of dead workers (also once at start); 0 turns it off. */
   deadWorkerSweepMs?: number;
+  /** Tasks whose schedule this worker does not keep (a test that must not race a timed run queues them itself). */
+  unscheduled?: readonly string[];
 }
 
 export interface JobWorker {
@@ -276,6 +278,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
       abortAfterMs = 5_000,
       drainTimeoutMs = 30_000,
       deadWorkerSweepMs = 60_000,
+      unscheduled = [],
     }) {
       if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer`);
       const events = new EventEmitter() as WorkerEvents;
@@ -295,7 +298,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
       // Keyed, so a run still waiting (every worker busy) is replaced by the next tick's rather than joined by it.
       const cronItems = parseCronItems(
         [...byName.values()].flatMap(({ name, schedule, maxAttempts }) =>
-          schedule === undefined ? [] : [{ task: name, match: schedule, identifier: name, options: { maxAttempts, jobKey: `cron:${name}` } }],
+          schedule === undefined || unscheduled.includes(name) ? [] : [{ task: name, match: schedule, identifier: name, options: { maxAttempts, jobKey: `cron:${name}` } }],
         ),
       );
       const runner = await run(

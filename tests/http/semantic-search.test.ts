@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import pg from "pg";
+import { SCHEMA } from "../../src/jobs/graphile-internals";
 import { Api, expectError } from "../support/api";
 import { importArchive } from "../support/archive-import";
+import { awaitBuild } from "../support/await-build";
 import { buildZip } from "../support/zip-builder";
 import { startFakeEmbeddings, type FakeEmbeddings } from "../support/fake-embeddings";
 import { startTestServer, type TestServer } from "../support/server";
@@ -9,16 +12,25 @@ import { until } from "../support/until";
 let embeddings: FakeEmbeddings;
 let server: TestServer;
 let alice: Api;
+let aliceId: number;
 let bob: Api;
+let queueDb: pg.Client;
 
 beforeAll(async () => {
   embeddings = startFakeEmbeddings({ dimensions: 64, apiKey: "sk-test" });
-  server = await startTestServer({ EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed", EMBEDDINGS_API_KEY: "sk-test", EMBEDDINGS_BATCH: "8" });
+  // Without the one-minute sweep (it would embed what nobody asked for), so each test sees only the change events' own jobs, at any second of a minute.
+  server = await startTestServer(
+    { EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed", EMBEDDINGS_API_KEY: "sk-test", EMBEDDINGS_BATCH: "8", GRAPH_EXTRACTOR: "local" },
+    { unscheduled: ["semantic-sweep"] },
+  );
   const api = new Api(server.url);
-  alice = (await api.newUser("alice")).api;
+  ({ api: alice, id: aliceId } = await api.newUser("alice"));
   bob = (await api.newUser("bob")).api;
+  queueDb = new pg.Client({ connectionString: server.databaseUrl });
+  await queueDb.connect();
 });
 afterAll(async () => {
+  await queueDb?.end();
   await server.stop();
   await embeddings.stop();
 });
@@ -35,14 +47,24 @@ async function search(user: Api, q: string, extra = "") {
   return { ids: response.body.items.map((item: { id: number }) => item.id) as number[], body: response.body };
 }
 
-/**
- * Waits until the clock is between 10 and 40 s past a minute, so that a 15 s wait after it ends
- * before the next minute: the one-minute sweep (which would also embed a note nobody asked for)
- * then cannot be what a test sees.
- */
-async function clearOfTheSweep() {
-  const second = (Date.now() % 60_000) / 1000;
-  if (second < 10 || second >= 40) await Bun.sleep(((70 - second) % 60) * 1000);
+/** True while an embedding job of the user's is queued or running. */
+async function embeddingJobOf(userId: number): Promise<boolean> {
+  const { rows } = await queueDb.query(
+    `select 1 from ${SCHEMA}._private_jobs j join ${SCHEMA}._private_tasks t on t.id = j.task_id
+      where t.identifier = 'semantic-embed' and (j.payload->>'userId')::int = $1 limit 1`,
+    [userId],
+  );
+  return rows.length > 0;
+}
+
+/** Whether the note's deletion still waits for an embedding job to clear its vectors. */
+async function removalPending(noteId: number): Promise<boolean> {
+  const notes = server.openNotesClient();
+  try {
+    return (await notes.execute({ sql: "select 1 from semantic_removed where note_id = ?", args: [noteId] })).rows.length > 0;
+  } finally {
+    notes.close();
+  }
 }
 
 /** Waits until every one of the user's notes is embedded (the status says so). */
@@ -116,6 +138,17 @@ describe("search by meaning", () => {
     expect(found.ids).not.toContain(sqlite);
   });
 
+  test("a query's cached vector serves only the user who asked: another user's same query goes to the server", async () => {
+    const q = "which automobile to buy next spring";
+    const asked = () => embeddings.requests.filter((request) => request.input.includes(q)).length;
+    await search(alice, q, "&mode=semantic");
+    expect(asked()).toBe(1);
+    await search(alice, q, "&mode=semantic");
+    expect(asked()).toBe(1);
+    await search(bob, q, "&mode=semantic");
+    expect(asked()).toBe(2);
+  });
+
   test("another user's notes never appear", async () => {
     const found = await search(alice, "buy a car", "&mode=semantic");
     for (const id of found.ids) expect((await alice.get(`/api/notes/${id}`)).status).toBe(200);
@@ -185,19 +218,20 @@ describe("search by meaning", () => {
   test("a note back from the trash is searchable by meaning again within seconds: every writer's change event queues the embedding, not only the notes API's", async () => {
     const id = await create(alice, { title: "Showroom", content: "Purchasing a vehicle after the test drive." });
     await embedded(alice);
-    await clearOfTheSweep();
+    await until(async () => !(await embeddingJobOf(aliceId)), { what: "alice's embedding job to end" });
     expect((await alice.delete(`/api/notes/${id}`)).status).toBe(204);
+    // The deletion's own job would embed the note restored meanwhile: it ends first (only it can clear the removal).
+    await until(async () => !(await removalPending(id)) && !(await embeddingJobOf(aliceId)), { what: "the deletion's embedding job to end" });
     expect((await alice.post(`/api/trash/${id}/restore`, {})).status).toBe(200);
-    // The sweep runs once a minute; the restore's own event must not wait for it.
+    // The sweep is off here: only the restore's own event can queue the embedding.
     await until(async () => ((await search(alice, "buy a car", "&mode=semantic")).ids.includes(id) ? true : null), {
       what: "the restored note to be found by meaning",
       timeoutMs: 15_000,
       intervalMs: 100,
     });
-   }, 90_000);
+  });
 
   test("an archive import's notes are searchable by meaning within seconds of its task completing", async () => {
-    await clearOfTheSweep();
     const task = await importArchive(alice, buildZip([{ name: "Garage.md", data: "Purchasing an automobile from a neighbour." }]));
     expect(task).toMatchObject({ status: "completed", counts: { created: 1 } });
     const [note] = (await alice.get("/api/notes?q=Garage&mode=lexical")).body.items;
@@ -206,7 +240,7 @@ describe("search by meaning", () => {
       timeoutMs: 15_000,
       intervalMs: 100,
     });
-   }, 90_000);
+  });
 
   test("every request carries the key, asks for floats and names no dimensions unless configured", () => {
     for (const request of embeddings.requests) {
@@ -271,5 +305,60 @@ describe("search by meaning", () => {
     } finally {
       embeddings.mode.delayMs = 0;
     }
+  });
+});
+
+describe("merge suggestions", () => {
+  let carol: Api;
+  let carolId: number;
+  const pairsOf = (items: { nodes: { label: string }[] }[]) => items.map((item) => item.nodes.map((node) => node.label.toLowerCase()).sort().join(" + "));
+
+  test("within seconds of a build, one concept named in two languages is suggested, and concepts that merely share a sentence are not", async () => {
+    ({ api: carol, id: carolId } = await new Api(server.url).newUser("carol"));
+    for (const note of [
+      { title: "Rain in Kyoto", content: "A sudden downpour in Kyoto soaked everything. The forecast had promised sun, so I left my umbrella at the hotel." },
+      { title: "小猫打疫苗", content: "小猫今天打了第一针疫苗。医生说小猫很健康，疫苗下个月再打一针。" },
+      { title: "Kitten care", content: "The kitten slept all afternoon after the vet visit. A kitten needs a warm, quiet corner." },
+      { title: "Biases", content: "Loss aversion means a loss hurts more than an equal gain pleases. Loss aversion shapes how people decide." },
+      { title: "行为经济学", content: "损失厌恶是指人们对损失比对收益更敏感。损失厌恶影响人们的决策。" },
+    ]) await create(carol, note);
+    await embedded(carol);
+    expect((await carol.post("/api/knowledge-graph/build", {})).status).toBe(202);
+    expect((await awaitBuild(carol)).status.status).toBe("completed");
+    // The build's own event queues its concepts' embedding (the sweep is off here, and nothing has asked for suggestions yet).
+    await until(() => embeddings.embedded().includes("小猫"), { what: "the new concepts' labels to be embedded", timeoutMs: 15_000, intervalMs: 100 });
+    const { items } = await until(async () => (await carol.get("/api/knowledge-graph/merge-suggestions")).body, {
+      what: "merge suggestions from the new concepts",
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      done: (body) => body.items.length >= 2,
+    });
+    expect(pairsOf(items).slice(0, 2).sort()).toEqual(["kitten + 小猫", "loss aversion + 损失厌恶"]);
+    // The local extractor describes a concept by the sentence that first names it: no pair may be two names from one sentence.
+    const { nodes } = (await carol.get("/api/knowledge-graph")).body as { nodes: { id: number; description: string }[] };
+    const description = new Map(nodes.map((node) => [node.id, node.description]));
+    const sharing = items.filter((item: { nodes: { id: number }[] }) => description.get(item.nodes[0]!.id) && description.get(item.nodes[0]!.id) === description.get(item.nodes[1]!.id));
+    expect(sharing).toEqual([]);
+    expect((await bob.get("/api/knowledge-graph/merge-suggestions")).body.items).toEqual([]);
+  });
+
+  test("concepts embedded before labels were gain their label vectors in the background, however often suggestions are asked for meanwhile", async () => {
+    // An installation from before label vectors: its concepts have only their label-and-description ones.
+    const notes = server.openNotesClient();
+    try {
+      const { rows } = await notes.execute("select table_name from semantic_spaces");
+      const removed = await notes.execute({ sql: `delete from ${String(rows[0]!.table_name)} where user_id = ? and kind = 'label'`, args: [carolId] });
+      expect(removed.rowsAffected).toBeGreaterThan(0);
+    } finally {
+      notes.close();
+    }
+    // Asked every 100 ms, as a page might: each ask queues the embedding without pushing a queued one back.
+    const { items } = await until(async () => (await carol.get("/api/knowledge-graph/merge-suggestions")).body, {
+      what: "merge suggestions once the labels are embedded again",
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      done: (body) => body.items.length >= 2,
+    });
+    expect(pairsOf(items).slice(0, 2).sort()).toEqual(["kitten + 小猫", "loss aversion + 损失厌恶"]);
   });
 });

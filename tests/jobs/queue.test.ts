@@ -439,6 +439,21 @@ describe("scheduled tasks", () => {
     expect(rows).toEqual([]);
   });
 
+  test("a worker leaves the tasks it is told to unscheduled, and keeps the others' schedules", async () => {
+    const kept = defineTask({ name: uniqueName("test.kept"), payload: z.object({}), maxAttempts: 1, schedule: "17 * * * *", handler: async () => {} });
+    const left = defineTask({ name: uniqueName("test.left"), payload: z.object({}), maxAttempts: 1, schedule: "* * * * *", handler: async () => {} });
+    const queue = createQueue({ connectionString, tasks: [kept, left], log: testLog });
+    const worker = await queue.startWorker({ concurrency: 1, unscheduled: [left.name] });
+    const known = async (name: string) => (await admin.query("select 1 from graphile_worker._private_known_crontabs where identifier = $1", [name])).rows.length > 0;
+    try {
+      await until(() => known(kept.name), { what: "the kept schedule to be registered" });
+      expect(await known(left.name)).toBe(false);
+    } finally {
+      await worker.stop();
+      await queue.close();
+    }
+  });
+
   test("a schedule needs a payload schema that accepts {}, since cron queues an empty payload", () => {
     expect(() =>
       defineTask({ name: uniqueName("test.needy"), payload: notePayload, maxAttempts: 1, schedule: "0 * * * *", handler: async () => {} }),

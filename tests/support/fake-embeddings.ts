@@ -4,8 +4,10 @@
  * `{data: [{object: "embedding", index, embedding}], model, usage}`, float arrays or base64
  * little-endian float32 (`encoding_format: "base64"`), `dimensions`, OpenAI's error envelope — and
  * computes deterministic vectors that carry meaning for the test corpus: words of one synonym group
- * in English or Chinese (car/automobile/汽车, buy/purchase/买, …) share a dimension, and every other
- * word adds a little on a hashed dimension, so a test can tell a match by meaning from one by words.
+ * in English or Chinese (car/automobile/汽车, buy/purchase/买, kitten/小猫, …) share a dimension, as a
+ * multilingual model maps a word and its translation near one point, and every other word adds a
+ * little spread over a few hashed dimensions (so two unrelated words are nearly orthogonal, as with a
+ * real model, never one vector), so a test can tell a match by meaning from one by words.
  * Another model name rotates the concept dimensions: its vectors do not compare with the first's.
  *
  * Its failures are switches a test flips: 429 with Retry-After, 500s, slow answers, wrong
@@ -39,12 +41,15 @@ export const CONCEPT_GROUPS: string[][] = [
   ["travel", "trip", "journey", "旅行", "旅游"],
   ["garden", "gardening", "plants", "花园", "植物"],
   ["money", "finance", "savings", "钱", "理财"],
+  ["kitten", "kittens", "小猫", "幼猫"],
 ];
 
 const STOPWORDS = new Set(
   "a an the is are was were be to of in on at for and or with what how why who which that this it its i my me we you your do does did about from by as not no into 的 是 了 在 和 与 什么 怎么 一个 我".split(" "),
 );
 const HASHED_WEIGHT = 0.3;
+// Dimensions a word outside the groups is spread over: one alone made two unrelated words now and then identical.
+const HASHED_SPREAD = 3;
 
 export interface FakeEmbeddingsOptions {
   /** The length of vectors when a request names no `dimensions` (default 64). */
@@ -257,9 +262,11 @@ function meaningVector(text: string, model: string, length: number): Float32Arra
     const group = wordToGroup.get(token);
     if (group !== undefined) vector[(group + rotation) % conceptDimensions]! += 1;
     else {
-      const hashed = hashNumber(`${model}:${token}`);
       const span = length - conceptDimensions;
-      if (span > 0) vector[conceptDimensions + (hashed % span)]! += hashed & 1 ? HASHED_WEIGHT : -HASHED_WEIGHT;
+      for (let copy = 0; copy < HASHED_SPREAD && span > 0; copy++) {
+        const hashed = hashNumber(copy === 0 ? `${model}:${token}` : `${model}:${token}:${copy}`);
+        vector[conceptDimensions + (hashed % span)]! += (hashed & 1 ? HASHED_WEIGHT : -HASHED_WEIGHT) / Math.sqrt(HASHED_SPREAD);
+      }
     }
   }
   let norm = 0;

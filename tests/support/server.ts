@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../src/config";
 import { setLogLevel } from "../../src/log";
-import { startServer, type RunningServer } from "../../src/server";
+import { startServer, type RunningServer, type ServerOptions } from "../../src/server";
 import { createClient, type Client } from "@libsql/client";
 import { freshQueueDatabase } from "./postgres";
 
@@ -24,7 +24,7 @@ export interface TestServer extends RunningServer {
  * A real server on a free loopback port with its own data directory, removed on stop, and its own
  * database in the test run's one Postgres, so no server's worker takes another server's jobs.
  */
-export async function startTestServer(environment: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(environment: Record<string, string> = {}, options: ServerOptions = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-test-"));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -35,7 +35,7 @@ export async function startTestServer(environment: Record<string, string> = {}):
     IMPORT_RESOLVE: "*=127.0.0.1",
     ...environment,
   });
-  const server = await withinDeadline(startServer(config), START_DEADLINE_MS).catch((error: unknown) => {
+  const server = await withinDeadline(startServer(config, options), START_DEADLINE_MS).catch((error: unknown) => {
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw error;
   });

@@ -60,14 +60,14 @@ async function searchNotes(page: Page, words: string) {
   const search = page.getByRole("searchbox", { name: "Search notes" });
   await search.fill(words);
   await search.press("Enter");
-  await page.getByRole("list", { name: "Notes found" }).getByRole("listitem").first().waitFor();
+  await page.getByRole("list", { name: "Search results" }).getByRole("listitem").first().waitFor();
 }
 
 describe("the graph view's fixes", () => {
   test("Search notes results are readable: their text is not the colour of their background", async () => {
     const page = await openGraph();
     await searchNotes(page, "losses");
-    const hit = page.getByRole("list", { name: "Notes found" }).getByRole("button", { name: /Kahneman/ });
+    const hit = page.getByRole("list", { name: "Search results" }).getByRole("button", { name: /Kahneman/ });
     const colours = await hit.evaluate((button) => {
       const ink = getComputedStyle(button.querySelector("strong")!).color;
       // The background the text is drawn on: the first ancestor that paints one.
@@ -99,7 +99,7 @@ describe("the graph view's fixes", () => {
     // Each shows all it holds up to its own cap (22rem, 14rem), never a sliver; the panel scrolls instead.
     const answerBox = await answer.evaluate((element) => ({ height: element.getBoundingClientRect().height, content: element.scrollHeight }));
     expect(answerBox.height).toBeGreaterThanOrEqual(Math.min(answerBox.content, 300));
-    const results = await page.getByRole("list", { name: "Notes found" }).evaluate((element) => ({ height: element.getBoundingClientRect().height, content: element.scrollHeight }));
+    const results = await page.getByRole("list", { name: "Search results" }).evaluate((element) => ({ height: element.getBoundingClientRect().height, content: element.scrollHeight }));
     expect(results.height).toBeGreaterThanOrEqual(Math.min(results.content, 200));
     expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(800);
   });
@@ -107,7 +107,7 @@ describe("the graph view's fixes", () => {
   test("an opened note's [[wikilinks]] are links; one with no note of its title opens the concept", async () => {
     const page = await openGraph();
     await searchNotes(page, "Andrew");
-    await page.getByRole("list", { name: "Notes found" }).getByRole("button", { name: /Learning plan/ }).click();
+    await page.getByRole("list", { name: "Search results" }).getByRole("button", { name: /Learning plan/ }).click();
     const note = page.getByRole("article", { name: "Learning plan" });
     await note.waitFor();
     expect(await note.getByRole("link").allTextContents()).toEqual(["Machine Learning", "Andrew Ng"]);

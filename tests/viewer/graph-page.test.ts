@@ -229,7 +229,7 @@ describe("the graph viewer", () => {
     const search = page.getByRole("searchbox", { name: "Search notes" });
     await search.fill("loss");
     await search.press("Enter");
-    const found = page.getByRole("list", { name: "Notes found" });
+    const found = page.getByRole("list", { name: "Search results" });
     const hit = found.getByRole("button", { name: /Course notes/ });
     await hit.waitFor();
     expect(await found.getByRole("listitem").count()).toBe(1);
@@ -296,9 +296,16 @@ describe("the graph viewer", () => {
     const concepts = page.getByRole("list", { name: "Concepts" }).getByRole("button");
     await concepts.first().click();
     const graph = graphOf(page);
-    let previous: Buffer | undefined;
-    let current = await graph.screenshot();
-    while (!previous?.equals(current)) [previous, current] = [current, await graph.screenshot()];
+    let previous = await graph.screenshot();
+    await until(
+      async () => {
+        const current = await graph.screenshot();
+        const still = current.equals(previous);
+        previous = current;
+        return still;
+      },
+      { what: "the camera to come to rest on the picked concept", timeoutMs: 15_000, intervalMs: 0 },
+    );
     const box = (await graph.boundingBox())!;
     await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
     await page.locator("#showing", { hasNotText: "showing 500 of" }).waitFor();

@@ -42,7 +42,7 @@ test("a note's stored picture is shown from a blob URL fetched with the token; a
   const search = page.getByRole("searchbox", { name: "Search notes" });
   await search.fill("dot");
   await search.press("Enter");
-  await page.getByRole("list", { name: "Notes found" }).getByRole("button", { name: /Dot/ }).click();
+  await page.getByRole("list", { name: "Search results" }).getByRole("button", { name: /Dot/ }).click();
   const note = page.getByRole("article", { name: "Dot" });
   await note.waitFor();
   const picture = note.getByRole("img", { name: "a red dot" });

@@ -3,10 +3,11 @@
 // and English); edit it in two tabs and see the second save refused with the choice; delete it;
 // import a page (by address and pasted) and watch its task reach `completed` without a reload;
 // export and open the ZIP; follow `[[wikilinks]]`; the same at 390 × 844. Each step is
-// photographed to /tmp/shots34/ (looked at while building the page), and no test may log an error
+// photographed (kept in SHOTS_DIR when it is set, to be looked at), and no test may log an error
 // to the console or send a request off the origin.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { unzipSync, strFromU8 } from "fflate";
@@ -16,7 +17,8 @@ import { startTestServer, type TestServer } from "../support/server";
 import { awaitBuild } from "../support/await-build";
 import { until } from "../support/until";
 
-const SHOTS = process.env.SHOTS_DIR ?? "/tmp/shots34";
+// A run's own directory unless asked for: two runs at once must not write over each other's files.
+const SHOTS = process.env.SHOTS_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-shots-"));
 const ARTICLE = fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms/web/blog-article.html"), "utf8");
 const DESKTOP = { width: 1400, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -47,6 +49,7 @@ afterAll(async () => {
   await browser?.close();
   site?.stop(true);
   await server?.stop();
+  if (!process.env.SHOTS_DIR) fs.rmSync(SHOTS, { recursive: true, force: true });
 });
 
 interface Opened {

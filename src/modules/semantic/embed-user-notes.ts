@@ -216,38 +216,50 @@ async function clearRemoved(db: Database, space: VectorSpace, userId: number): P
   );
 }
 
-/** The user's visible concepts (the heaviest MAX_CONCEPTS), each embedded as label and description; stale ones dropped. */
+/**
+ * The user's visible concepts (the heaviest MAX_CONCEPTS), each embedded twice: as label and
+ * description (kind `concept`, for search) and as its label alone (kind `label`, for merge
+ * suggestions: two concepts named in one sentence share a description, not a meaning). Vectors of
+ * concepts gone or changed are dropped; concepts embedded before labels were gain theirs here.
+ */
 async function embedConcepts(run: EmbedRun, space: VectorSpace, userId: number, result: EmbedResult): Promise<void> {
   const { db } = run;
   const nodes = await db.$client.execute({
     sql: "select id, label, description from graph_nodes where user_id = ? and hidden = 0 order by weight desc, id limit ?",
     args: [userId, MAX_CONCEPTS],
   });
-  const wanted = new Map<number, { hash: string; text: string }>();
+  // By node and kind: the text each vector should be of.
+  const wanted = new Map<string, { nodeId: number; kind: "concept" | "label"; hash: string; text: string }>();
   for (const row of nodes.rows) {
-    const text = conceptText({ label: String(row.label), description: String(row.description ?? "") });
-    wanted.set(Number(row.id), { hash: textHash("concept", text), text });
+    const nodeId = Number(row.id);
+    const label = String(row.label);
+    const text = conceptText({ label, description: String(row.description ?? "") });
+    wanted.set(`${nodeId}:concept`, { nodeId, kind: "concept", hash: textHash("concept", text), text });
+    wanted.set(`${nodeId}:label`, { nodeId, kind: "label", hash: textHash("label", label), text: label });
   }
-  const stored = await db.$client.execute({ sql: `select id, node_id, hash from ${space.table} where user_id = ? and kind = 'concept'`, args: [userId] });
+  const stored = await db.$client.execute({ sql: `select id, node_id, kind, hash from ${space.table} where user_id = ? and kind in ('concept', 'label')`, args: [userId] });
   const stale: number[] = [];
   const have = new Set<string>();
   for (const row of stored.rows) {
-    const want = wanted.get(Number(row.node_id));
-    if (want && want.hash === String(row.hash) && !have.has(`${row.node_id}`)) have.add(`${row.node_id}`);
+    const key = `${row.node_id}:${row.kind}`;
+    if (wanted.get(key)?.hash === String(row.hash) && !have.has(key)) have.add(key);
     else stale.push(Number(row.id));
   }
-  const missing = [...wanted].filter(([id]) => !have.has(`${id}`));
+  const missing = [...wanted].filter(([key]) => !have.has(key)).map(([, item]) => item);
   if (missing.length === 0 && stale.length === 0) return;
-  const answer = missing.length > 0 ? await run.client.embed(missing.map(([, item]) => item.text), { signal: run.signal }) : { vectors: [] };
-  result.inputsEmbedded += missing.length;
+  // A concept without a description is embedded as its label: one input for both vectors.
+  const texts = [...new Set(missing.map((item) => item.text))];
+  const answer = texts.length > 0 ? await run.client.embed(texts, { signal: run.signal }) : { vectors: [] };
+  const vectorOf = new Map(texts.map((text, index) => [text, answer.vectors[index]!]));
+  result.inputsEmbedded += texts.length;
   const statements: InStatement[] = [];
   if (stale.length > 0) statements.push({ sql: `delete from ${space.table} where id in (select value from json_each(?))`, args: [JSON.stringify(stale)] });
-  missing.forEach(([nodeId, item], index) => {
+  for (const item of missing) {
     statements.push({
-      sql: `insert into ${space.table} (user_id, node_id, kind, hash, embedding) values (:user, :node, 'concept', :hash, ${storedVector(":embedding")})`,
-      args: { user: userId, node: nodeId, hash: item.hash, embedding: vectorBlob(answer.vectors[index]!) },
+      sql: `insert into ${space.table} (user_id, node_id, kind, hash, embedding) values (:user, :node, :kind, :hash, ${storedVector(":embedding")})`,
+      args: { user: userId, node: item.nodeId, kind: item.kind, hash: item.hash, embedding: vectorBlob(vectorOf.get(item.text)!) },
     });
-  });
+  }
   await db.$client.batch(statements, "write");
 }
 

@@ -16,7 +16,7 @@ const MEANING_PASSAGES = 40;
 export async function passagesByMeaning(db: Database, semantic: SemanticSettings | undefined, userId: number, question: string): Promise<PassageHit[] | null> {
   const space = await readySpace(db, semantic, userId);
   if (!space || !semantic) return null;
-  const vector = await embedQuery(semantic.client, question);
+  const vector = await embedQuery(semantic.client, userId, question);
   if (!vector) return null;
   const near = await nearestVectors(db, space, { userId, vector, kinds: ["passage"], limit: MEANING_PASSAGES });
   return near.flatMap((hit) => (hit.noteId === null ? [] : [{ noteId: hit.noteId, start: hit.start, end: hit.end, similarity: hit.similarity }]));

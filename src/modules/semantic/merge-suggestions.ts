@@ -3,28 +3,34 @@ import { conceptKey } from "../graph/concept-key";
 import { readySpace, requestEmbedding, type SemanticSettings } from "./semantic-search";
 import { blobVector, readVector } from "./vector-store";
 
-/** Two concepts at least this close in meaning are worth asking about ("损失厌恶" and "Loss aversion" with a multilingual model). */
+/**
+ * Two labels at least this close in meaning are worth asking about. A label alone is short: one
+ * name in two languages or spellings ("Loss aversion", "损失厌恶") comes near one vector with a
+ * multilingual model, while merely related concepts sit lower. A suggestion asks the user to act, so
+ * the bar is high: a pair missed costs less than real pairs buried among loose ones.
+ */
 export const MERGE_SIMILARITY = 0.8;
 // Pairs are compared among the heaviest concepts only: n² comparisons, 125,000 at this many.
 const COMPARED_CONCEPTS = 500;
 
 /**
- * Pairs of the user's visible concepts whose labels differ but whose meanings (label and
- * description, embedded by the embedding job) are closest, best first. The user decides: merging is
- * the existing merge operation. Empty without embeddings.
+ * Pairs of the user's visible concepts whose labels differ but name the same thing, best first:
+ * judged on the vectors of the labels alone (the embedding job stores them beside the label-and-
+ * description vectors search uses), so sharing a note or a sentence is no reason. The user decides:
+ * merging is the existing merge operation. Empty without embeddings.
  */
 export async function mergeSuggestions({ ctx, input }: { ctx: { db: Database; userId: number; semantic?: SemanticSettings }; input: { limit: number } }) {
   const space = await readySpace(ctx.db, ctx.semantic, ctx.userId);
   if (!space) return { items: [] };
   const rows = await ctx.db.$client.execute({
-    sql: `select g.id, g.label, ${readVector("v.embedding")} as embedding from graph_nodes g join ${space.table} v on v.node_id = g.id and v.kind = 'concept' and v.user_id = :user
+    sql: `select g.id, g.label, ${readVector("v.embedding")} as embedding from graph_nodes g join ${space.table} v on v.node_id = g.id and v.kind = 'label' and v.user_id = :user
       where g.user_id = :user and g.hidden = 0 order by g.weight desc, g.id limit :limit`,
     args: { user: ctx.userId, limit: COMPARED_CONCEPTS },
   });
   const concepts = rows.rows.map((row) => ({ id: Number(row.id), label: String(row.label), key: conceptKey(String(row.label)), vector: unit(blobVector(row.embedding)) }));
-  // Concepts of a build since the last embedding run get their vectors soon.
+  // Concepts of a build since the last embedding run (or embedded before labels were) get their label vectors soon; asking again must not delay that.
   const visible = await ctx.db.$client.execute({ sql: "select count(*) as n from graph_nodes where user_id = ? and hidden = 0", args: [ctx.userId] });
-  if (Number(visible.rows[0]?.n ?? 0) > concepts.length && concepts.length < COMPARED_CONCEPTS) requestEmbedding(ctx.semantic, ctx.userId);
+  if (Number(visible.rows[0]?.n ?? 0) > concepts.length && concepts.length < COMPARED_CONCEPTS) requestEmbedding(ctx.semantic, ctx.userId, { pushBack: false });
   const pairs: { nodes: { id: number; label: string }[]; score: number }[] = [];
   for (let i = 0; i < concepts.length; i++) {
     for (let j = i + 1; j < concepts.length; j++) {

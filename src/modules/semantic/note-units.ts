@@ -21,7 +21,7 @@ export function noteUnits(note: { title: string; content: string; tags: string[]
   return units;
 }
 
-/** A concept as embedded: its label with its description. */
+/** A concept as embedded for search: its label with its description (merge suggestions embed the label alone). */
 export function conceptText(node: { label: string; description: string }): string {
   return node.description ? `${node.label}: ${node.description}` : node.label;
 }

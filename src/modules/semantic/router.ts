@@ -43,7 +43,7 @@ export const semanticRouter = router({
         method: "GET",
         path: "/knowledge-graph/merge-suggestions",
         tags: ["knowledge-graph"],
-        summary: "Pairs of your concepts whose labels differ but whose meanings are closest (merge them with POST /api/knowledge-graph/nodes/{id}/merge)",
+        summary: "Pairs of your concepts whose labels differ but name the same thing, judged by the labels' meaning alone (merge them with POST /api/knowledge-graph/nodes/{id}/merge)",
       },
     })
     .input(s.mergeSuggestionsInput)

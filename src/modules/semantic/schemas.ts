@@ -38,7 +38,7 @@ export const mergeSuggestionsSchema = z
     items: z.array(
       z.object({
         nodes: z.array(z.object({ id: z.number().int().positive(), label: z.string() })).length(2),
-        score: z.number().describe("Cosine similarity of the two concepts' meanings"),
+        score: z.number().describe("Cosine similarity of the two labels' meanings (each label embedded alone, without its description), at least 0.8"),
       }),
     ),
   })

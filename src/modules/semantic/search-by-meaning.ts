@@ -34,7 +34,7 @@ export async function searchByMeaning(
   const space = await readySpace(ctx.db, ctx.semantic, ctx.userId);
   if (!space || !ctx.semantic) return null;
   // The words are searched while the server embeds the query.
-  const embedding = embedQuery(ctx.semantic.client, input.q);
+  const embedding = embedQuery(ctx.semantic.client, ctx.userId, input.q);
   const offset = (input.page - 1) * input.size;
   const pool = Math.min(MAX_LEXICAL_POOL, Math.max(LEXICAL_POOL, offset + input.size));
   const lexical = input.mode === "hybrid" ? await searchNotes(ctx.db, { userId: ctx.userId, q: input.q, tag: input.tag, page: 1, size: pool }) : null;

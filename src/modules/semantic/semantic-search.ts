@@ -15,23 +15,25 @@ export interface SemanticSettings {
 export const QUERY_DEADLINE_MS = 2000;
 const CACHED_QUERIES = 256;
 
+// Per client (one configured server), by user, model and dimensions, then text: one user's hit never answers (or times) another's query.
 const cache = new WeakMap<EmbeddingsClient, Map<string, Float32Array>>();
 
 /**
  * The query's vector, or null when the server cannot give one within QUERY_DEADLINE_MS (down,
- * refusing, slow): a search never waits longer than that for meaning. Recent queries are kept
- * (paging through results asks again).
+ * refusing, slow): a search never waits longer than that for meaning. The user's recent queries are
+ * kept (paging through results asks again).
  */
-export async function embedQuery(client: EmbeddingsClient, text: string): Promise<Float32Array | null> {
-  let byText = cache.get(client);
-  if (!byText) cache.set(client, (byText = new Map()));
-  const hit = byText.get(text);
+export async function embedQuery(client: EmbeddingsClient, userId: number, text: string): Promise<Float32Array | null> {
+  let recent = cache.get(client);
+  if (!recent) cache.set(client, (recent = new Map()));
+  const key = JSON.stringify([userId, client.settings.model, client.settings.dimensions ?? null, text]);
+  const hit = recent.get(key);
   if (hit) return hit;
   try {
     const answer = await client.embed([text], { signal: AbortSignal.timeout(QUERY_DEADLINE_MS), maxRetries: 0, purpose: "query" });
     const vector = answer.vectors[0]!;
-    byText.set(text, vector);
-    if (byText.size > CACHED_QUERIES) byText.delete(byText.keys().next().value!);
+    recent.set(key, vector);
+    if (recent.size > CACHED_QUERIES) recent.delete(recent.keys().next().value!);
     return vector;
   } catch {
     return null;
@@ -50,7 +52,7 @@ export async function readySpace(db: Database, semantic: SemanticSettings | unde
   return ready ? space : null;
 }
 
-/** Asks for the user's notes to be embedded; a queue that cannot be reached is no reason to fail a write. */
-export function requestEmbedding(semantic: SemanticSettings | undefined, userId: number): void {
-  semantic?.queue?.enqueueEmbedding(userId).catch(() => undefined);
+/** Asks for the user's notes to be embedded (see SemanticQueue); a queue that cannot be reached is no reason to fail a write. */
+export function requestEmbedding(semantic: SemanticSettings | undefined, userId: number, options?: { pushBack?: boolean }): void {
+  semantic?.queue?.enqueueEmbedding(userId, options).catch(() => undefined);
 }

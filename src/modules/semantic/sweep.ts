@@ -17,12 +17,14 @@ export async function usersToEmbed(db: Database, settings: SpaceSettings): Promi
     args: { space: key },
   });
   const users = new Set(rows.rows.map((row) => Number(row.user_id)));
-  // Users whose graph has more or fewer visible concepts than vectors of concepts (a build since the last run).
+  // Users whose graph has more or fewer visible concepts than vectors of concepts or of labels (a build
+  // since the last run, or concepts embedded before labels were, which gain theirs in the background).
   const space = await findSpace(db, settings);
   if (space) {
     const concepts = await db.$client.execute({
       sql: `select g.user_id as user_id from (select user_id, min(count(*), :max) as n from graph_nodes where hidden = 0 group by user_id) g
-        where g.n != (select count(*) from ${space.table} v where v.user_id = g.user_id and v.kind = 'concept')`,
+        where g.n != (select count(*) from ${space.table} v where v.user_id = g.user_id and v.kind = 'concept')
+          or g.n != (select count(*) from ${space.table} v where v.user_id = g.user_id and v.kind = 'label')`,
       args: { max: MAX_CONCEPTS },
     });
     for (const row of concepts.rows) users.add(Number(row.user_id));

@@ -2,7 +2,8 @@ import type { InValue } from "@libsql/client";
 import type { Database } from "../../db/client";
 import type { VectorSpace } from "./space";
 
-export type VectorKind = "title" | "passage" | "concept";
+/** `label`: a concept's label alone, compared only by merge suggestions. */
+export type VectorKind = "title" | "passage" | "concept" | "label";
 
 export interface NearVector {
   id: number;

@@ -54,7 +54,7 @@ const positions = new Map<number, Point>();
 const concepts = new ConceptList(byId<HTMLUListElement>("concepts"), byId<HTMLInputElement>("search"), (id) => void select(id, true));
 const notes = setUpNoteView({ edit: (note) => app.edit(note), mayOpen: () => currentView !== "notes" || app.yieldPane() });
 const app = setUpNotesApp(notes, { showNotes: () => go("notes") });
-// In the notes app, `Search notes` filters `Notes`; in the graph view it lists `Notes found`.
+// In the notes app, `Search notes` filters `Notes`; in the graph view it lists `Search results`.
 const noteSearch = setUpNoteSearch((id) => void notes.open(id), () => (currentView === "notes" ? app.search : null));
 // The concepts a question named light up in the graph; the first is selected, with its details.
 const asking = setUpAsk({

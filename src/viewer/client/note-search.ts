@@ -18,7 +18,7 @@ const TYPING_PAUSE_MS = 300;
 const PAGE_SIZE = 10;
 
 /**
- * `filter()` names where the words go instead of `Notes found`: in the notes app, `Search notes`
+ * `filter()` names where the words go instead of `Search results`: in the notes app, `Search notes`
  * filters the `Notes` list itself.
  */
 export function setUpNoteSearch(openNote: (id: number) => void, filter: () => ((q: string) => void) | null = () => null): { reset(): void; again(): void } {

@@ -88,7 +88,7 @@ describe("updateNote", () => {
 
   test("another user's note is not found and stays as it was, index included", async () => {
     const note = await createNote({ ctx: as(ALICE), input: { title: "Private", content: "echidna", tags: [] } });
-    expect(updateNote({ ctx: as(BOB), input: { id: note.id, content: "taken" } })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(updateNote({ ctx: as(BOB), input: { id: note.id, content: "taken" } })).rejects.toBeInstanceOf(NotFoundError);
     expect(await entry(note.id)).toEqual({ text: "echidna", waiting: 0 });
     expect(await found(ALICE, "echidna")).toEqual([note.id]);
     expect(await found(BOB, "taken")).toEqual([]);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,6 +7,7 @@ import { createEmbeddingsClient } from "../../../src/modules/llm/providers/opena
 import { embedUserNotes } from "../../../src/modules/semantic/embed-user-notes";
 import { mergeSuggestions } from "../../../src/modules/semantic/merge-suggestions";
 import { relatedNotes } from "../../../src/modules/semantic/related-notes";
+import { findSpace } from "../../../src/modules/semantic/space";
 import { startFakeEmbeddings } from "../../support/fake-embeddings";
 import { usersToEmbed } from "../../../src/modules/semantic/sweep";
 import { insertNote, insertUser, writeGraph } from "../../support/graph-seed";
@@ -63,6 +64,59 @@ test("merge suggestions pair concepts whose labels differ but whose meanings mat
   expect(every).not.toContain("Hidden loss");
   expect(every).not.toContain("Garden");
   expect(every.some((label) => label.includes("Bob"))).toBe(false);
+});
+
+describe("merge suggestions judge the labels alone", () => {
+  // As the local extractor writes them: each concept's description is the sentence that first mentions it.
+  const rain = "A downpour in Kyoto: the forecast promised sun, so I had no umbrella.";
+  const vet = "小猫今天打了第一针疫苗。";
+  const nap = "The kitten slept all afternoon by the window.";
+  const biases = "Loss aversion: a loss hurts more than a win pleases.";
+  const zh = "损失厌恶是指人们对损失更敏感。";
+  let carol: number;
+  beforeAll(async () => {
+    carol = await insertUser(notes.db, "carol-suggest");
+    const noteIds = [];
+    for (const content of [rain, vet, nap, biases, zh]) noteIds.push(await insertNote(notes.db, carol, { title: content.slice(0, 12), content }));
+    await writeGraph(notes.db, carol, {
+      nodes: [
+        ...["downpour", "Kyoto", "forecast", "umbrella"].map((label) => ({ label, description: rain })),
+        ...["小猫", "疫苗"].map((label) => ({ label, description: vet })),
+        { label: "Kitten", description: nap },
+        { label: "afternoon", description: nap },
+        { label: "Loss aversion", description: biases },
+        { label: "损失厌恶", description: zh },
+      ],
+    });
+    await embedUserNotes({ db: notes.db, client }, carol);
+  });
+
+  test("one concept named in two languages is suggested; concepts that merely share a sentence are not", async () => {
+    const { items } = await mergeSuggestions({ ctx: { db: notes.db, userId: carol, semantic }, input: { limit: 20 } });
+    const pairs = items.map((item) => item.nodes.map((node) => node.label).sort().join(" + "));
+    expect(pairs.slice(0, 2).sort()).toEqual(["Kitten + 小猫", "Loss aversion + 损失厌恶"]);
+    for (const together of ["Kyoto + downpour", "forecast + umbrella", "Kyoto + umbrella", "小猫 + 疫苗", "Kitten + afternoon"]) expect(pairs).not.toContain(together);
+    expect(pairs).toHaveLength(2);
+  });
+
+  test("each concept is embedded by its label alone too, beside its label and description", async () => {
+    const texts = server.embedded();
+    expect(texts).toContain("Kyoto");
+    expect(texts).toContain(`Kyoto: ${rain}`);
+  });
+
+  test("concepts embedded before label vectors existed gain them at the next embedding run, found by the sweep", async () => {
+    const space = (await findSpace(notes.db, client.settings))!;
+    await notes.client.execute({ sql: `delete from ${space.table} where user_id = ? and kind = 'label'`, args: [carol] });
+    expect((await mergeSuggestions({ ctx: { db: notes.db, userId: carol, semantic }, input: { limit: 20 } })).items).toEqual([]);
+    expect(await usersToEmbed(notes.db, client.settings)).toContain(carol);
+    const before = server.embedded().length;
+    await embedUserNotes({ db: notes.db, client }, carol);
+    // Only the labels are asked for: the label-and-description vectors stay as they were.
+    expect(server.embedded().slice(before).sort()).toEqual(["downpour", "Kyoto", "forecast", "umbrella", "小猫", "疫苗", "Kitten", "afternoon", "Loss aversion", "损失厌恶"].sort());
+    expect(await usersToEmbed(notes.db, client.settings)).not.toContain(carol);
+    expect((await mergeSuggestions({ ctx: { db: notes.db, userId: carol, semantic }, input: { limit: 20 } })).items).toHaveLength(2);
+  });
 });
 
 test("without embeddings there are no suggestions, and related notes come from shared concepts", async () => {
