@@ -321,21 +321,21 @@ export function importQueueOn(queue: Queue<JobCatalogue>): ImportQueue {
   };
 }
 
-/** The embedding jobs' view of the queue: one per user, a burst of writes debounced into one run. */
+/**
+ * The embedding jobs' view of the queue: one per user, the writes of each EMBED_DELAY_MS gathered
+ * into one run. A job already queued keeps its time: pushing it back at each write would starve a
+ * user who writes more often than that. (A write while the job runs queues the next one.)
+ */
 export function semanticQueueOn(queue: Queue<JobCatalogue>): SemanticQueue {
   return {
-    async enqueueEmbedding(userId, options) {
-      await queue.enqueue("semantic-embed", { userId }, {
-        jobKey: semanticJobKey(userId),
-        jobKeyMode: options?.pushBack === false ? "preserve_run_at" : "replace",
-        runAt: new Date(Date.now() + EMBED_DEBOUNCE_MS),
-      });
+    async enqueueEmbedding(userId) {
+      await queue.enqueue("semantic-embed", { userId }, { jobKey: semanticJobKey(userId), jobKeyMode: "preserve_run_at", runAt: new Date(Date.now() + EMBED_DELAY_MS) });
     },
   };
 }
 
-// Autosaves come a few a second: one run after the burst, still "within seconds".
-const EMBED_DEBOUNCE_MS = 500;
+// Autosaves come a few a second: a run at most this long after a write, "within seconds".
+const EMBED_DELAY_MS = 500;
 
 /** The graph service's view of the queue. */
 export function graphQueueOn(queue: Queue<JobCatalogue>): GraphQueue {

@@ -207,6 +207,28 @@ describe("search by meaning", () => {
     expect(embeddings.embedded().slice(before)).toEqual([edited]);
   });
 
+  test("a note is embedded within seconds while its user keeps writing: edits every 150 ms never push the embedding back", async () => {
+    const id = await create(alice, { title: "Car dealer", content: "Purchasing an automobile at the dealer on Friday." });
+    const typist = await create(alice, { title: "Diary", content: "draft" });
+    let writing = true;
+    const autosaves = (async () => {
+      for (let n = 0; writing; n++) {
+        expect((await alice.put(`/api/notes/${typist}`, { content: `draft ${n}` })).status).toBe(200);
+        await Bun.sleep(150);
+      }
+    })();
+    try {
+      await until(async () => ((await search(alice, "buy a car", "&mode=semantic")).ids.includes(id) ? true : null), {
+        what: "the note to be found by meaning while another note is edited every 150 ms",
+        timeoutMs: 8_000,
+        intervalMs: 100,
+      });
+    } finally {
+      writing = false;
+      await autosaves;
+    }
+  });
+
   test("a deleted note leaves search by meaning at once", async () => {
     const id = await create(alice, { title: "Dealer visit", content: "Purchasing a vehicle next week." });
     await embedded(alice);

@@ -30,7 +30,7 @@ export async function mergeSuggestions({ ctx, input }: { ctx: { db: Database; us
   const concepts = rows.rows.map((row) => ({ id: Number(row.id), label: String(row.label), key: conceptKey(String(row.label)), vector: unit(blobVector(row.embedding)) }));
   // Concepts of a build since the last embedding run (or embedded before labels were) get their label vectors soon; asking again must not delay that.
   const visible = await ctx.db.$client.execute({ sql: "select count(*) as n from graph_nodes where user_id = ? and hidden = 0", args: [ctx.userId] });
-  if (Number(visible.rows[0]?.n ?? 0) > concepts.length && concepts.length < COMPARED_CONCEPTS) requestEmbedding(ctx.semantic, ctx.userId, { pushBack: false });
+  if (Number(visible.rows[0]?.n ?? 0) > concepts.length && concepts.length < COMPARED_CONCEPTS) requestEmbedding(ctx.semantic, ctx.userId);
   const pairs: { nodes: { id: number; label: string }[]; score: number }[] = [];
   for (let i = 0; i < concepts.length; i++) {
     for (let j = i + 1; j < concepts.length; j++) {

@@ -53,6 +53,6 @@ export async function readySpace(db: Database, semantic: SemanticSettings | unde
 }
 
 /** Asks for the user's notes to be embedded (see SemanticQueue); a queue that cannot be reached is no reason to fail a write. */
-export function requestEmbedding(semantic: SemanticSettings | undefined, userId: number, options?: { pushBack?: boolean }): void {
-  semantic?.queue?.enqueueEmbedding(userId, options).catch(() => undefined);
+export function requestEmbedding(semantic: SemanticSettings | undefined, userId: number): void {
+  semantic?.queue?.enqueueEmbedding(userId).catch(() => undefined);
 }
