@@ -86,7 +86,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     // One source of change events, three outlets: the streams (NOTIFY), the webhooks (delivery jobs)
     // and search by meaning (the embedding job of a written note's user).
     const changes = createChangePublisher(
-      (channel, payload) => queue.notify(channel, payload),
+      (channel, payloads) => queue.notify(channel, payloads),
       () => (embeddingOutlet ? [webhookOutlet, embeddingOutlet] : [webhookOutlet]),
     );
     const queue = createQueue({

@@ -103,8 +103,8 @@ export interface Queue<Tasks extends readonly AnyTask[]> {
   ): Promise<number>;
   /** Resolves when Postgres answers on the queue's pool (for health checks). */
   ping(): Promise<void>;
-  /** `pg_notify(channel, payload)` on the queue's database: how processes sharing it tell each other news. */
-  notify(channel: string, payload: string): Promise<void>;
+  /** `pg_notify(channel, payload)` for each payload, in one statement on the queue's database: how processes sharing it tell each other news. */
+  notify(channel: string, payloads: readonly string[]): Promise<void>;
   /** True while a job with this key is waiting, retrying or running; false once done or permanently failed. */
   jobExists(jobKey: string): Promise<boolean>;
   findJob(jobKey: string): Promise<JobState | null>;
@@ -234,8 +234,8 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
       await pool.query("select 1");
     },
 
-    async notify(channel, payload) {
-      await pool.query("select pg_notify($1, $2)", [channel, payload]);
+    async notify(channel, payloads) {
+      await pool.query("select pg_notify($1, payload) from unnest($2::text[]) with ordinality as news(payload, n) order by n", [channel, payloads]);
     },
 
     async migrateIfMissing() {

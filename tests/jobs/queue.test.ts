@@ -92,6 +92,25 @@ describe("job queue", () => {
     await queue.close();
   }, 30_000);
 
+  test("notify sends each payload, in order, as its own notification, in one statement", async () => {
+    const queue = createQueue({ connectionString, tasks: [], log: testLog });
+    const channel = uniqueName("news");
+    const listener = new pg.Client({ connectionString });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on("notification", (message) => message.channel === channel && heard.push(message.payload ?? ""));
+    try {
+      await listener.query(`listen ${channel}`);
+      const payloads = Array.from({ length: 300 }, (_, n) => `{"n":${n}}`);
+      await queue.notify(channel, payloads);
+      await until(() => heard.length === payloads.length, { what: "every notification" });
+      expect(heard).toEqual(payloads);
+    } finally {
+      await listener.end();
+      await queue.close();
+    }
+  });
+
   test("an invalid payload is refused at enqueue and nothing is queued", async () => {
     const task = defineTask({ name: uniqueName("test.strict"), payload: notePayload, maxAttempts: 1, handler: async () => {} });
     const dated = defineTask({

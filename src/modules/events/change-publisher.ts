@@ -12,14 +12,16 @@ const PUBLISH_TIMEOUT_MS = 2_000;
  * the change is written. A failure is logged, never thrown: an import, a build or a note write
  * must not fail because a stream or a webhook could not be told.
  */
-export function createChangePublisher(notify: (channel: string, payload: string) => Promise<void>, outlets?: () => readonly ChangeEventOutlet[]): ChangePublisher {
+export function createChangePublisher(notify: (channel: string, payloads: readonly string[]) => Promise<void>, outlets?: () => readonly ChangeEventOutlet[]): ChangePublisher {
+  const send = batchedNotify((payloads) => notify(CHANGES_CHANNEL, payloads));
+
   async function toStreams(change: Change & { kind: "task" | "graph" }) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${PUBLISH_TIMEOUT_MS} ms`)), PUBLISH_TIMEOUT_MS);
     });
     try {
-      await Promise.race([notify(CHANGES_CHANNEL, encodeChange(change)), timeout]);
+      await Promise.race([send(encodeChange(change)), timeout]);
     } catch (error) {
       log.warn(`could not publish a ${change.kind} change of user ${change.userId}; open streams miss it`, error);
     } finally {
@@ -41,5 +43,30 @@ export function createChangePublisher(notify: (channel: string, payload: string)
       // Streams show tasks and builds; notes have no stream event (the contract's SSE kinds), only outlets.
       await Promise.all([change.kind === "note" ? undefined : toStreams(change), ...(change.event ? (outlets?.() ?? []).map((target) => toOutlet(target, change)) : [])]);
     },
+  };
+}
+
+/**
+ * One NOTIFY statement in flight at a time, carrying every payload published while the one before
+ * was on its way (the same payload once: listeners read the current state anyway). A statement per
+ * change took a pool connection each, and under load (an import's progress steps, hundreds of
+ * clients) those crowded out the queue's own work until enqueueing timed out (bench:soak's 503s).
+ * A statement that hangs holds up the next batch for PUBLISH_TIMEOUT_MS at most.
+ */
+export function batchedNotify(notify: (payloads: readonly string[]) => Promise<void>): (payload: string) => Promise<void> {
+  let pending: { payloads: Set<string>; sent: Promise<void> } | undefined;
+  let inFlight: Promise<unknown> = Promise.resolve();
+  return (payload) => {
+    if (!pending) {
+      const batch: { payloads: Set<string>; sent: Promise<void> } = { payloads: new Set(), sent: Promise.resolve() };
+      batch.sent = inFlight.then(() => {
+        pending = undefined; // what is published from now on waits for the next statement
+        return notify([...batch.payloads]);
+      });
+      inFlight = Promise.race([batch.sent, Bun.sleep(PUBLISH_TIMEOUT_MS)]).catch(() => undefined);
+      pending = batch;
+    }
+    pending.payloads.add(payload);
+    return pending.sent;
   };
 }
