@@ -376,8 +376,8 @@ function removeUnusedComponents(document: OpenAPIObject): void {
 // Operations whose success depends on current state, and so can answer 409.
 const CONFLICT_PATHS = new Set(["/auth/register", "/auth/totp/setup", "/auth/totp/enable", "/auth/totp/disable", "/knowledge-graph/build"]);
 // A save with `expected_updated_at` that finds the note changed since (the page's lost-update guard);
-// a 21st webhook; a test event for a webhook turned off.
-const CONFLICT_OPERATIONS = new Set(["PUT /notes/{id}", "POST /webhooks", "POST /webhooks/{id}/test"]);
+// a 21st webhook; a 101st live share link of a note; a test event for a webhook turned off.
+const CONFLICT_OPERATIONS = new Set(["PUT /notes/{id}", "POST /webhooks", "POST /notes/{id}/shares", "POST /webhooks/{id}/test"]);
 
 function errorStatusesFor(method: string, isProtected: boolean, path: string): number[] {
   const statuses = [400];

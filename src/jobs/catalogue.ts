@@ -13,6 +13,7 @@ import { resolverWith, type ResolveOverrides } from "../modules/imports/resolve-
 import { removeArchiveFile } from "../modules/archives/archive-file";
 import type { FileStorage } from "../modules/files/blob-store";
 import { sweepUnclaimedBlobs } from "../modules/files/sweep-unclaimed-blobs";
+import { sweepDeadShareLinks } from "../modules/shares/sweep-share-links";
 import { defineTask } from "./define-task";
 import { purgeExpiredTrash } from "../modules/history/trash";
 import { backupDue, takeBackup } from "../modules/history/backups";
@@ -258,6 +259,9 @@ export function createJobCatalogue(deps: JobDependencies) {
         if (swept.sessions || swept.throttles) {
           helpers.log.info(`deleted ${swept.sessions} expired session(s) and ${swept.throttles} spent throttle row(s)`);
         }
+        // Share links are bearer secrets too: expired ones, and those of purged notes, go with the sessions.
+        const links = await sweepDeadShareLinks(deps.db);
+        if (links) helpers.log.info(`deleted ${links} share link(s) that can no longer work`);
       },
     }),
     defineTask({

@@ -1,7 +1,9 @@
 // Share links: made, listed and revoked through the API; the public page at /s/<token>, its
 // Markdown and its pictures; every link that does not work is the same 404 page.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Api } from "../support/api";
+import { openNotesDatabase } from "../../src/db/client";
+import { sweepDeadShareLinks } from "../../src/modules/shares/sweep-share-links";
+import { Api, expectError } from "../support/api";
 import { startTestServer, type TestServer } from "../support/server";
 
 const DOT = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
@@ -29,6 +31,27 @@ async function share(api: Api, noteId: number, body: Record<string, unknown> = {
   const created = await api.post(`/api/notes/${noteId}/shares`, body);
   expect(created.status).toBe(201);
   return created.body as { id: number; note_id: number; url: string; created_at: string; expires_at: string | null };
+}
+
+/** Moves links' expiry into the past, behind the API. */
+async function expireLinks(ids: number[]) {
+  const client = server.openNotesClient();
+  try {
+    for (const id of ids) await client.execute({ sql: "update share_links set expires_at = ? where id = ?", args: [Date.now() - 1000, id] });
+  } finally {
+    client.close();
+  }
+}
+
+/** Which of these share links still have a row. */
+async function shareRows(ids: number[]) {
+  const client = server.openNotesClient();
+  try {
+    const rows = await client.execute({ sql: `select id from share_links where id in (${ids.map(() => "?").join(",")}) order by id`, args: ids });
+    return rows.rows.map((row) => Number(row[0]));
+  } finally {
+    client.close();
+  }
 }
 
 /** The link's path, on the test server (PUBLIC_URL names another origin). */
@@ -121,6 +144,51 @@ describe("share links", () => {
     expect(await (await open(`${pathOf(link.url)}.md`)).text()).toBe(`A dot: ![dot](/s/${token}/files/${shown.id})`);
     expect((await open(`/s/${token}/files/${other.body.id}`)).status).toBe(404);
     expect((await open(`/s/${token}/files/abc`)).status).toBe(404);
+  });
+
+  test("at most 100 live links a note: expired ones do not count and are swept; the 101st live one is a 409", async () => {
+    const noteId = await newNote(alice);
+    const links = [];
+    for (let n = 0; n < 100; n++) links.push(await share(alice, noteId, n % 2 ? {} : { expires_in_days: 30 }));
+    const refused = await alice.post(`/api/notes/${noteId}/shares`, {});
+    expectError(refused, 409, "CONFLICT");
+    const expired = links.filter((_, n) => n % 2 === 0).slice(0, 3).map((link) => link.id);
+    await expireLinks(expired);
+    await share(alice, noteId);
+    expect(await shareRows(expired)).toEqual([]);
+    await share(alice, noteId);
+    await share(alice, noteId);
+    expect((await alice.get(`/api/notes/${noteId}/shares`)).body.items).toHaveLength(100);
+    expectError(await alice.post(`/api/notes/${noteId}/shares`, { expires_in_days: 1 }), 409, "CONFLICT");
+  });
+
+  test("the hourly sweep deletes expired links and those of purged notes; a note in the trash keeps its links", async () => {
+    const [kept, expiring, trashed, purged] = [await newNote(alice), await newNote(alice), await newNote(alice), await newNote(alice)];
+    const keptLink = await share(alice, kept, { expires_in_days: 1 });
+    const expiredLink = await share(alice, expiring, { expires_in_days: 1 });
+    const trashedLink = await share(alice, trashed);
+    const purgedLink = await share(alice, purged);
+    await expireLinks([expiredLink.id]);
+    for (const id of [trashed, purged]) expect((await alice.delete(`/api/notes/${id}`)).status).toBe(204);
+    expect((await alice.delete(`/api/trash/${purged}`)).status).toBe(204);
+    // A purge takes its note's links at once; one a purge missed (written behind its back) goes with the sweep.
+    expect(await shareRows([purgedLink.id])).toEqual([]);
+    const client = server.openNotesClient();
+    try {
+      await client.execute({ sql: "insert into share_links (user_id, note_id, token, created_at) select user_id, ?, ?, created_at from share_links where id = ?", args: [purged, "B".repeat(24), keptLink.id] });
+    } finally {
+      client.close();
+    }
+    const notesDb = await openNotesDatabase({ url: `file:${server.dbFile}` });
+    try {
+      expect(await sweepDeadShareLinks(notesDb.db)).toBeGreaterThanOrEqual(2);
+    } finally {
+      notesDb.close();
+    }
+    expect(await shareRows([keptLink.id, expiredLink.id, trashedLink.id])).toEqual([keptLink.id, trashedLink.id]);
+    expect((await open("/s/BBBBBBBBBBBBBBBBBBBBBBBB")).status).toBe(404);
+    expect((await alice.post(`/api/trash/${trashed}/restore`)).status).toBe(200);
+    expect((await open(pathOf(trashedLink.url))).status).toBe(200);
   });
 
   test("another user's note cannot be shared, nor its links listed or revoked: 404, as if missing", async () => {

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { importSources, notes, noteVersions, trashedNotes } from "../../db/schema";
+import { importSources, notes, noteVersions, shareLinks, trashedNotes } from "../../db/schema";
 import { NotFoundError } from "../errors";
 import type { FileStorage } from "../files/blob-store";
 import { releaseFilesOfPurgedNote } from "../files/release-files";
@@ -85,7 +85,7 @@ export async function restoreFromTrash({ ctx, input }: { ctx: Ctx; input: { id: 
   return note;
 }
 
-/** DELETE /api/trash/{id}: gone for good, with its history and the files no other note shows. */
+/** DELETE /api/trash/{id}: gone for good, with its history, its share links and the files no other note shows. */
 export async function purgeFromTrash({ ctx, input }: { ctx: Ctx & { files?: FileStorage }; input: { id: number } }): Promise<void> {
   const purged = await purge(ctx.db, ctx.files, and(eq(trashedNotes.id, input.id), eq(trashedNotes.userId, ctx.userId))!);
   if (purged === 0) throw new NotFoundError(`Note ${input.id} in the trash`);
@@ -105,7 +105,10 @@ export async function purgeExpiredTrash(db: Database, files: FileStorage | undef
 async function purge(db: Database, files: FileStorage | undefined, which: ReturnType<typeof eq>): Promise<number> {
   const removed = await db.transaction(async (tx) => {
     const rows = await tx.delete(trashedNotes).where(which).returning({ id: trashedNotes.id, userId: trashedNotes.userId, content: trashedNotes.content });
-    for (const row of rows) await tx.delete(noteVersions).where(eq(noteVersions.noteId, row.id));
+    for (const row of rows) {
+      await tx.delete(noteVersions).where(eq(noteVersions.noteId, row.id));
+      await tx.delete(shareLinks).where(eq(shareLinks.noteId, row.id));
+    }
     return rows;
   });
   // After the note is gone: a file another note (or another note in the trash) still shows is kept.
