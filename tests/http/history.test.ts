@@ -215,10 +215,16 @@ describe("the trash", () => {
     await user.put(`/api/notes/${old.id}`, { content: "o2" });
     await user.delete(`/api/notes/${old.id}`);
     await user.delete(`/api/notes/${recent.id}`);
-    await db.execute({ sql: "update trashed_notes set deleted_at = deleted_at - ? where id = ?", args: [30 * 24 * 3600 * 1000 + 1000, old.id] });
+    // The purge runs at a time the test names (30 days after the old note's deletion), so the server's
+    // own hourly purge, which sees nothing that old, can never take the note first.
+    const deletedAt = async (id: number) => Number((await db.execute({ sql: "select deleted_at from trashed_notes where id = ?", args: [id] })).rows[0]![0]);
+    await db.execute({ sql: "update trashed_notes set deleted_at = ? where id = ?", args: [(await deletedAt(old.id)) + 1, recent.id] });
+    const purgeAt = (await deletedAt(old.id)) + 30 * 24 * 3600 * 1000;
     const notesDb = await openNotesDatabase({ url: `file:${server.dbFile}` });
     try {
-      expect(await purgeExpiredTrash(notesDb.db, undefined)).toBe(1);
+      expect(await purgeExpiredTrash(notesDb.db, undefined)).toBe(0);
+      expect(await purgeExpiredTrash(notesDb.db, undefined, purgeAt - 1)).toBe(0);
+      expect(await purgeExpiredTrash(notesDb.db, undefined, purgeAt)).toBe(1);
     } finally {
       notesDb.close();
     }
