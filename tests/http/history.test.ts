@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
 import type { Client } from "@libsql/client";
 import { unzipSync } from "fflate";
 import { createAccessToken } from "../support/access-tokens";
@@ -10,18 +12,29 @@ import { buildZip } from "../support/zip-builder";
 import { backdateNote } from "../support/backdate-note";
 import { openNotesDatabase } from "../../src/db/client";
 import { purgeExpiredTrash } from "../../src/modules/history/trash";
+import { settleTask } from "../support/settle-task";
 
 let server: TestServer;
 let api: Api;
 let db: Client;
+let site: ReturnType<typeof Bun.serve>;
+/** What the loopback stand-in for a blog serves at /post, changed by a test to make its source change. */
+let article = fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms/web/blog-article.html"), "utf8");
 
 beforeAll(async () => {
-  server = await startTestServer({ NOTE_VERSIONS_MAX: "5", TRASH_DAYS: "30" });
+  site = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (request) =>
+      new URL(request.url).pathname === "/post" ? new Response(article, { headers: { "content-type": "text/html; charset=utf-8" } }) : new Response("Not Found", { status: 404 }),
+  });
+  server = await startTestServer({ NOTE_VERSIONS_MAX: "5", TRASH_DAYS: "30", IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
   api = new Api(server.url);
   db = server.openNotesClient();
 });
 afterAll(async () => {
   db.close();
+  site?.stop(true);
   await server.stop();
 });
 
@@ -230,6 +243,22 @@ describe("the trash", () => {
     }
     expect((await user.get("/api/trash")).body.items.map((item: { id: number }) => item.id)).toEqual([recent.id]);
     expect((await db.execute({ sql: "select count(*) from note_versions where note_id = ?", args: [old.id] })).rows[0]![0]).toBe(0);
+  });
+
+  test("a note restored from the trash is its source's note again: re-imported, it is unchanged or updated, never a duplicate", async () => {
+    const { api: user } = await api.newUser("trashsource");
+    const url = `http://127.0.0.1:${site.port}/post`;
+    const importPage = async () => settleTask(user, (await user.post("/api/tasks", { platform: "web", url })).body.id);
+    const first = await importPage();
+    expect(first).toMatchObject({ status: "completed", counts: { created: 1 } });
+    expect((await user.delete(`/api/notes/${first.note_id}`)).status).toBe(204);
+    expect((await user.post(`/api/trash/${first.note_id}/restore`)).status).toBe(200);
+
+    expect(await importPage()).toMatchObject({ status: "completed", note_id: first.note_id, counts: { created: 0, updated: 0, unchanged: 1 } });
+    article = article.replace("Every few months someone asks me", "Every few weeks someone asks me");
+    expect(await importPage()).toMatchObject({ status: "completed", note_id: first.note_id, counts: { created: 0, updated: 1 } });
+    expect((await user.get(`/api/notes/${first.note_id}`)).body.content).toContain("Every few weeks");
+    expect((await user.get("/api/notes")).body.total).toBe(1);
   });
 
   test("the trash is each user's own", async () => {
