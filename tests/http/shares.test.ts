@@ -87,6 +87,23 @@ describe("share links", () => {
     expect(await markdown.text()).toBe("Rewritten _now_.");
   });
 
+  test("every answer under /s/ (page, Markdown, picture, 404 page, error) tells the browser not to sniff its type", async () => {
+    const picture = await alice.request("POST", "/api/files", { body: new Uint8Array([...DOT, 1]), headers: { "content-type": "image/png" } });
+    const link = await share(alice, await newNote(alice, `<html><script>alert(1)</script> ![p](${picture.body.url})`));
+    const page = pathOf(link.url);
+    const answers = [
+      [await open(page), 200, "text/html; charset=utf-8"],
+      [await open(`${page}.md`), 200, "text/markdown; charset=utf-8"],
+      [await open(`${page}/files/${picture.body.id}`), 200, "image/png"],
+      [await open("/s/AAAAAAAAAAAAAAAAAAAAAAAA.md"), 404, "text/html; charset=utf-8"],
+      [await open(page, { method: "PUT" }), 405, "application/json;charset=utf-8"],
+    ] as const;
+    for (const [response, status, type] of answers) {
+      expect([response.status, response.headers.get("content-type")]).toEqual([status, type]);
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+  });
+
   test("a revoked link is a 404 page at once, as is an unknown or malformed token", async () => {
     const link = await share(alice, await newNote(alice));
     expect((await open(pathOf(link.url))).status).toBe(200);
