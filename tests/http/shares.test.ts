@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { openNotesDatabase } from "../../src/db/client";
 import { sweepDeadShareLinks } from "../../src/modules/shares/sweep-share-links";
+import { RenderedPages } from "../../src/modules/shares/rendered-pages";
+import { createShareRoutes, SHARE_RATE_LIMIT } from "../../src/http/share-routes";
 import { Api, expectError } from "../support/api";
 import { startTestServer, type TestServer } from "../support/server";
 
@@ -208,6 +210,38 @@ describe("share links", () => {
     expect((await open(pathOf(trashedLink.url))).status).toBe(200);
   });
 
+  test("a page is rendered once per version of its note: later readers get the kept page, and an edit shows at once", async () => {
+    const noteId = await newNote(alice, "First **words**.");
+    const link = await share(alice, noteId);
+    const notesDb = await openNotesDatabase({ url: `file:${server.dbFile}` });
+    try {
+      // The server's own routes over the same database, with their page cache in the test's hands.
+      const pages = new RenderedPages();
+      const serve = createShareRoutes({ db: notesDb.db, pages });
+      const read = async (path = pathOf(link.url)) => {
+        const response = await serve(new Request(`${server.url}${path}`), "192.0.2.1");
+        expect(response.status).toBe(200);
+        return response.text();
+      };
+      const first = await read();
+      expect(first).toContain("<strong>words</strong>");
+      expect(await read()).toBe(first);
+      expect(await read()).toBe(first);
+      expect(pages.renders).toBe(1);
+      expect((await alice.put(`/api/notes/${noteId}`, { title: "Renamed", content: "Second _words_." })).status).toBe(200);
+      const edited = await read();
+      expect(edited).toContain("<em>words</em>");
+      expect(edited).toContain("<h1>Renamed</h1>");
+      expect(await read()).toBe(edited);
+      expect(pages.renders).toBe(2);
+      // A revoked link is a 404 at once, kept page or not.
+      expect((await alice.delete(`/api/shares/${link.id}`)).status).toBe(204);
+      expect((await serve(new Request(`${server.url}${pathOf(link.url)}`), "192.0.2.1")).status).toBe(404);
+    } finally {
+      notesDb.close();
+    }
+  });
+
   test("another user's note cannot be shared, nor its links listed or revoked: 404, as if missing", async () => {
     const noteId = await newNote(alice);
     const link = await share(alice, noteId);
@@ -238,5 +272,22 @@ describe("share links", () => {
     const asReader = alice.withToken(reader);
     expect((await asReader.post(`/api/notes/${noteId}/shares`, {})).status).toBe(403);
     expect((await asReader.get(`/api/notes/${noteId}/shares`)).status).toBe(200);
+  });
+});
+
+// Last in the file: it spends this address's whole allowance under /s/.
+describe("the share pages' rate limit", () => {
+  test("one address past its burst under /s/ gets a 429 with Retry-After and the error body", async () => {
+    const link = await share(alice, await newNote(alice));
+    const answers = await Promise.all(Array.from({ length: SHARE_RATE_LIMIT.burst + 50 }, (_, n) => open(n % 2 ? pathOf(link.url) : "/s/AAAAAAAAAAAAAAAAAAAAAAAA")));
+    expect(answers.filter((answer) => answer.status === 200).length).toBeGreaterThan(0);
+    const refused = answers.find((answer) => answer.status === 429);
+    expect(refused).toBeDefined();
+    expect(Number(refused!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(refused!.headers.get("x-robots-tag")).toContain("noindex");
+    const body = await refused!.json();
+    expect(body).toEqual({ code: "TOO_MANY_REQUESTS", message: expect.any(String) });
+    // The API itself is not behind this limit.
+    expect((await alice.get(`/api/notes/${link.note_id}/shares`)).status).toBe(200);
   });
 });
