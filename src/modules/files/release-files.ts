@@ -35,10 +35,16 @@ export async function releaseFiles({ db, storage }: FileStore, userId?: number):
     if (queued.length === 0) return released;
     const hashes: string[] = [];
     for (const { userId: owner, fileId } of queued) {
-      // Decided and deleted in one write transaction: a note written meanwhile that shows the file is seen, or waits.
+      const dequeue = and(eq(fileReleases.userId, owner), eq(fileReleases.fileId, fileId));
+      // Most files are still shown somewhere: that is read without holding up writers.
+      if ((await keptFileIds(db, owner, [fileId])).size > 0) {
+        await db.delete(fileReleases).where(dequeue);
+        continue;
+      }
+      // Checked again and deleted in one write transaction: a note written meanwhile that shows the file is seen, or waits.
       const sha256 = await db.transaction(
         async (tx) => {
-          await tx.delete(fileReleases).where(and(eq(fileReleases.userId, owner), eq(fileReleases.fileId, fileId)));
+          await tx.delete(fileReleases).where(dequeue);
           if ((await keptFileIds(tx, owner, [fileId])).size > 0) return null;
           const [gone] = await tx
             .delete(files)
