@@ -111,7 +111,7 @@ export function createHttpApp(options: HttpAppOptions) {
     // Connectors (claude.ai, ChatGPT): this service as the OAuth authorization server for /mcp.
     .use(oauth)
     // Public share links: HTML, Markdown and images, no credential.
-    .all("/s/*", ({ request }) => shareRoutes(request), { parse: "none" })
+    .all("/s/*", ({ request }) => shareRoutes(request, server?.requestIP(request)?.address ?? "unknown"), { parse: "none" })
     .all(`${REST_PREFIX}/events`, ({ request }) => events(request), { parse: "none" })
     // A raw ZIP of up to 256 MiB streamed to disk: no JSON parsing, and no answer deadline while it uploads.
     .all(`${REST_PREFIX}/tasks/archive`, ({ request }) => archiveUpload(request), { parse: "none" })

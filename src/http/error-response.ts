@@ -9,7 +9,8 @@ import { log } from "../log";
 export type { ErrorBody };
 
 export function jsonError(status: number, body: ErrorBody, headers: Record<string, string> = {}): Response {
-  return Response.json(body, { status, headers });
+  // A message may quote the request (a path, a name): never to be read as anything but JSON.
+  return Response.json(body, { status, headers: { "X-Content-Type-Options": "nosniff", ...headers } });
 }
 
 /** An error raised at the HTTP edge (before or outside a procedure). */

@@ -296,7 +296,7 @@ const sharePageOperation = {
   operationId: "shares-page",
   summary: "A shared note as a public, read-only page",
   description:
-    "The note as it is now: its title and its Markdown rendered and sanitised (no script, event handler, `javascript:` link, form, frame, object or embed), stored images served under the link. `Content-Security-Policy` allows no script; `X-Robots-Tag: noindex`; `Cache-Control: no-store`. `/s/{token}.md` answers the Markdown (`text/markdown`), `/s/{token}/files/{file_id}` a stored image the note shows.",
+    "The note as it is now: its title and its Markdown rendered and sanitised (no script, event handler, `javascript:` link, form, frame, object or embed), stored images served under the link. `Content-Security-Policy` allows no script; `X-Robots-Tag: noindex`; `Cache-Control: no-store`. `/s/{token}.md` answers the Markdown (`text/markdown`), `/s/{token}/files/{file_id}` a stored image the note shows. Every request under `/s/` counts toward a limit per client address (a burst of 300, then 5 a second): past it, a 429 with `Retry-After`.",
   tags: ["shares"],
   security: [],
   parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" }, description: "The link's token, optionally with `.md`" }],
@@ -304,6 +304,7 @@ const sharePageOperation = {
     "200": { description: "The page", content: { "text/html": { schema: { type: "string" } }, "text/markdown": { schema: { type: "string" } } } },
     "404": shareNotFound,
     "405": { $ref: "#/components/responses/Error405" },
+    "429": { $ref: "#/components/responses/Error429" },
   },
 };
 const shareFileOperation = {
@@ -319,6 +320,7 @@ const shareFileOperation = {
     "200": { description: "The image", content: Object.fromEntries(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"].map((mime) => [mime, { schema: { type: "string", format: "binary" } }])) },
     "404": shareNotFound,
     "405": { $ref: "#/components/responses/Error405" },
+    "429": { $ref: "#/components/responses/Error429" },
   },
 };
 
@@ -376,8 +378,8 @@ function removeUnusedComponents(document: OpenAPIObject): void {
 // Operations whose success depends on current state, and so can answer 409.
 const CONFLICT_PATHS = new Set(["/auth/register", "/auth/totp/setup", "/auth/totp/enable", "/auth/totp/disable", "/knowledge-graph/build"]);
 // A save with `expected_updated_at` that finds the note changed since (the page's lost-update guard);
-// a 21st webhook; a test event for a webhook turned off.
-const CONFLICT_OPERATIONS = new Set(["PUT /notes/{id}", "POST /webhooks", "POST /webhooks/{id}/test"]);
+// a 21st webhook; a 101st live share link of a note; a test event for a webhook turned off.
+const CONFLICT_OPERATIONS = new Set(["PUT /notes/{id}", "POST /webhooks", "POST /notes/{id}/shares", "POST /webhooks/{id}/test"]);
 
 function errorStatusesFor(method: string, isProtected: boolean, path: string): number[] {
   const statuses = [400];

@@ -19,7 +19,8 @@ import { mediaType, readBodyText } from "./request-body";
 
 const FORM = "application/x-www-form-urlencoded";
 const JSON_TYPE = "application/json";
-const JSON_HEADERS = { "content-type": JSON_TYPE };
+// Answers carry notes' text: a browser must never read them as anything but JSON.
+const JSON_HEADERS = { "content-type": JSON_TYPE, "x-content-type-options": "nosniff" };
 
 interface Route extends RestProcedure {
   method: string;

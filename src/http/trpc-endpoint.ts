@@ -8,6 +8,8 @@ import { bodyLimits, DEFAULT_BODY_LIMIT } from "./procedure-meta";
 import { readBodyText } from "./request-body";
 
 const ENDPOINT = "/trpc";
+// Answers carry notes' text: a browser must never read them as anything but JSON.
+const NOSNIFF = { "x-content-type-options": "nosniff" };
 // Room per call for a batch body's `{"0": ..., "1": ...}` around the inputs.
 const BATCH_ENVELOPE_BYTES = 16;
 
@@ -32,7 +34,7 @@ export function createTrpcHandler(router: AnyRouter, createContext: (request: Re
       req: capped,
       router,
       createContext: () => createContext(request),
-      responseMeta: ({ errors }) => (errors[0] ? { headers: errorHeaders(errors[0]) } : {}),
+      responseMeta: ({ errors }) => ({ headers: { ...NOSNIFF, ...(errors[0] && errorHeaders(errors[0])) } }),
       onError: ({ error, path }) => logUnexpected(error, path),
     });
   };

@@ -13,8 +13,10 @@ import { resolverWith, type ResolveOverrides } from "../modules/imports/resolve-
 import { removeArchiveFile } from "../modules/archives/archive-file";
 import type { FileStorage } from "../modules/files/blob-store";
 import { sweepUnclaimedBlobs } from "../modules/files/sweep-unclaimed-blobs";
+import { sweepDeadShareLinks } from "../modules/shares/sweep-share-links";
 import { defineTask } from "./define-task";
 import { purgeExpiredTrash } from "../modules/history/trash";
+import { releaseUnshownFiles } from "../modules/history/version-files";
 import { backupDue, takeBackup } from "../modules/history/backups";
 import type { Queue } from "./queue";
 import { deliverWebhookEvent, DELIVERY_TIMEOUT_MS } from "../modules/webhooks/deliver";
@@ -258,6 +260,9 @@ export function createJobCatalogue(deps: JobDependencies) {
         if (swept.sessions || swept.throttles) {
           helpers.log.info(`deleted ${swept.sessions} expired session(s) and ${swept.throttles} spent throttle row(s)`);
         }
+        // Share links are bearer secrets too: expired ones, and those of purged notes, go with the sessions.
+        const links = await sweepDeadShareLinks(deps.db);
+        if (links) helpers.log.info(`deleted ${links} share link(s) that can no longer work`);
       },
     }),
     defineTask({
@@ -268,6 +273,9 @@ export function createJobCatalogue(deps: JobDependencies) {
       handler: async (_payload, helpers) => {
         const purged = await purgeExpiredTrash(deps.db, deps.files);
         if (purged) helpers.log.info(`purged ${purged} note(s) from the trash after TRASH_DAYS`);
+        // Versions pruned past NOTE_VERSIONS_MAX since the last run let go of their files here.
+        const released = await releaseUnshownFiles({ db: deps.db, storage: deps.files });
+        if (released) helpers.log.info(`deleted ${released} stored file(s) that no note or kept version shows any more`);
       },
     }),
     defineTask({

@@ -49,6 +49,7 @@ describe("POST /api/notes/export", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/zip");
     expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="notes-\d{8}\.zip"$/);
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     expect(Object.keys(files)).toHaveLength(notes.length);
 
     for (const note of created) {

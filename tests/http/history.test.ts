@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
 import type { Client } from "@libsql/client";
 import { unzipSync } from "fflate";
 import { createAccessToken } from "../support/access-tokens";
@@ -10,18 +12,31 @@ import { buildZip } from "../support/zip-builder";
 import { backdateNote } from "../support/backdate-note";
 import { openNotesDatabase } from "../../src/db/client";
 import { purgeExpiredTrash } from "../../src/modules/history/trash";
+import { releaseUnshownFiles } from "../../src/modules/history/version-files";
+import { blobPath } from "../../src/modules/files/blob-store";
+import { settleTask } from "../support/settle-task";
 
 let server: TestServer;
 let api: Api;
 let db: Client;
+let site: ReturnType<typeof Bun.serve>;
+/** What the loopback stand-in for a blog serves at /post, changed by a test to make its source change. */
+let article = fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms/web/blog-article.html"), "utf8");
 
 beforeAll(async () => {
-  server = await startTestServer({ NOTE_VERSIONS_MAX: "5", TRASH_DAYS: "30" });
+  site = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (request) =>
+      new URL(request.url).pathname === "/post" ? new Response(article, { headers: { "content-type": "text/html; charset=utf-8" } }) : new Response("Not Found", { status: 404 }),
+  });
+  server = await startTestServer({ NOTE_VERSIONS_MAX: "5", TRASH_DAYS: "30", IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
   api = new Api(server.url);
   db = server.openNotesClient();
 });
 afterAll(async () => {
   db.close();
+  site?.stop(true);
   await server.stop();
 });
 
@@ -215,15 +230,37 @@ describe("the trash", () => {
     await user.put(`/api/notes/${old.id}`, { content: "o2" });
     await user.delete(`/api/notes/${old.id}`);
     await user.delete(`/api/notes/${recent.id}`);
-    await db.execute({ sql: "update trashed_notes set deleted_at = deleted_at - ? where id = ?", args: [30 * 24 * 3600 * 1000 + 1000, old.id] });
+    // The purge runs at a time the test names (30 days after the old note's deletion), so the server's
+    // own hourly purge, which sees nothing that old, can never take the note first.
+    const deletedAt = async (id: number) => Number((await db.execute({ sql: "select deleted_at from trashed_notes where id = ?", args: [id] })).rows[0]![0]);
+    await db.execute({ sql: "update trashed_notes set deleted_at = ? where id = ?", args: [(await deletedAt(old.id)) + 1, recent.id] });
+    const purgeAt = (await deletedAt(old.id)) + 30 * 24 * 3600 * 1000;
     const notesDb = await openNotesDatabase({ url: `file:${server.dbFile}` });
     try {
-      expect(await purgeExpiredTrash(notesDb.db, undefined)).toBe(1);
+      expect(await purgeExpiredTrash(notesDb.db, undefined)).toBe(0);
+      expect(await purgeExpiredTrash(notesDb.db, undefined, purgeAt - 1)).toBe(0);
+      expect(await purgeExpiredTrash(notesDb.db, undefined, purgeAt)).toBe(1);
     } finally {
       notesDb.close();
     }
     expect((await user.get("/api/trash")).body.items.map((item: { id: number }) => item.id)).toEqual([recent.id]);
     expect((await db.execute({ sql: "select count(*) from note_versions where note_id = ?", args: [old.id] })).rows[0]![0]).toBe(0);
+  });
+
+  test("a note restored from the trash is its source's note again: re-imported, it is unchanged or updated, never a duplicate", async () => {
+    const { api: user } = await api.newUser("trashsource");
+    const url = `http://127.0.0.1:${site.port}/post`;
+    const importPage = async () => settleTask(user, (await user.post("/api/tasks", { platform: "web", url })).body.id);
+    const first = await importPage();
+    expect(first).toMatchObject({ status: "completed", counts: { created: 1 } });
+    expect((await user.delete(`/api/notes/${first.note_id}`)).status).toBe(204);
+    expect((await user.post(`/api/trash/${first.note_id}/restore`)).status).toBe(200);
+
+    expect(await importPage()).toMatchObject({ status: "completed", note_id: first.note_id, counts: { created: 0, updated: 0, unchanged: 1 } });
+    article = article.replace("Every few months someone asks me", "Every few weeks someone asks me");
+    expect(await importPage()).toMatchObject({ status: "completed", note_id: first.note_id, counts: { created: 0, updated: 1 } });
+    expect((await user.get(`/api/notes/${first.note_id}`)).body.content).toContain("Every few weeks");
+    expect((await user.get("/api/notes")).body.total).toBe(1);
   });
 
   test("the trash is each user's own", async () => {
@@ -235,5 +272,122 @@ describe("the trash", () => {
     expectError(await bob.post(`/api/trash/${note.id}/restore`), 404, "NOT_FOUND");
     expectError(await bob.delete(`/api/trash/${note.id}`), 404, "NOT_FOUND");
     expect((await alice.get("/api/trash")).body.total).toBe(1);
+  });
+});
+
+describe("files that versions show", () => {
+  const upload = async (user: Api, seed: number) => {
+    const bytes = imageBytes("png", 256, seed);
+    const file = await user.request("POST", "/api/files", { body: bytes as BodyInit, headers: { "content-type": "image/png" } });
+    expect(file.status).toBe(201);
+    return { id: file.body.id as number, sha256: file.body.sha256 as string, bytes };
+  };
+  /** The picture loads: 200 with its bytes. */
+  const expectShown = async (user: Api, file: { id: number; bytes: Uint8Array<ArrayBuffer> }) => {
+    const response = await fetch(`${server.url}/api/files/${file.id}`, { headers: { authorization: `Bearer ${user.token}` } });
+    expect(response.status).toBe(200);
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(file.bytes);
+  };
+  const expectGone = async (user: Api, file: { id: number; sha256: string }) => {
+    expectError(await user.get(`/api/files/${file.id}`), 404, "NOT_FOUND");
+    expect(fs.existsSync(blobPath(path.join(server.dataDir, "files"), file.sha256))).toBe(false);
+  };
+  /** What the hourly job runs after its purge, run now. */
+  const releaseHourly = async () => {
+    const notesDb = await openNotesDatabase({ url: `file:${server.dbFile}` });
+    try {
+      return await releaseUnshownFiles({ db: notesDb.db, storage: { dir: path.join(server.dataDir, "files"), maxBytesPerUser: 1024 ** 3 } });
+    } finally {
+      notesDb.close();
+    }
+  };
+  /** A picture shown by the note's text, then edited out of it: only the version before the edit shows it. */
+  const showThenRemove = async (user: Api, file: { id: number }, title = "Pictured") => {
+    const note = (await user.post("/api/notes", { title, content: `A picture: ![p](/api/files/${file.id})` })).body;
+    await aMinuteLater(note.id);
+    expect((await user.put(`/api/notes/${note.id}`, { content: "No picture any more." })).status).toBe(200);
+    return note.id as number;
+  };
+
+  test("a picture only an older version shows is kept when the last note showing it is purged; restoring the version shows it", async () => {
+    const { api: user } = await api.newUser("verfiles");
+    const picture = await upload(user, 31);
+    const noteId = await showThenRemove(user, picture);
+    const other = (await user.post("/api/notes", { title: "Also pictured", content: `![p](/api/files/${picture.id})` })).body;
+    expect((await user.delete(`/api/notes/${other.id}`)).status).toBe(204);
+    expect((await user.delete(`/api/trash/${other.id}`)).status).toBe(204);
+    expect(await releaseHourly()).toBe(0);
+    await expectShown(user, picture);
+
+    // Kept too while the note whose version shows it is in the trash, and after it comes back.
+    expect((await user.delete(`/api/notes/${noteId}`)).status).toBe(204);
+    expect(await releaseHourly()).toBe(0);
+    expect((await user.post(`/api/trash/${noteId}/restore`)).status).toBe(200);
+    const restored = await user.post(`/api/notes/${noteId}/versions/1/restore`);
+    expect(restored.body.content).toBe(`A picture: ![p](/api/files/${picture.id})`);
+    await expectShown(user, picture);
+  });
+
+  test("a picture goes once the versions that showed it are pruned past NOTE_VERSIONS_MAX; one a kept version shows stays", async () => {
+    const { api: user } = await api.newUser("verprune");
+    const [pruned, kept] = [await upload(user, 32), await upload(user, 33)];
+    const noteId = await showThenRemove(user, pruned);
+    for (let n = 1; n <= 3; n++) {
+      await aMinuteLater(noteId);
+      await user.put(`/api/notes/${noteId}`, { content: n === 2 ? `Now this one: ![k](/api/files/${kept.id})` : `edit ${n}` });
+    }
+    expect(await releaseHourly()).toBe(0);
+    await expectShown(user, pruned);
+    // NOTE_VERSIONS_MAX is 5: two more edits and the version showing `pruned` goes; `kept`'s stays.
+    for (let n = 4; n <= 5; n++) {
+      await aMinuteLater(noteId);
+      await user.put(`/api/notes/${noteId}`, { content: `edit ${n}` });
+    }
+    expect((await versions(user, noteId)).map((version) => version.version)).toEqual([6, 5, 4, 3, 2]);
+    await releaseHourly();
+    await expectGone(user, pruned);
+    await expectShown(user, kept);
+  });
+
+  test("purging a note with its versions lets go of the pictures its versions showed, unless another note shows them", async () => {
+    const { api: user } = await api.newUser("verpurge");
+    const [only, shared] = [await upload(user, 34), await upload(user, 35)];
+    const noteId = await showThenRemove(user, only);
+    await aMinuteLater(noteId);
+    await user.put(`/api/notes/${noteId}`, { content: `![s](/api/files/${shared.id})` });
+    await aMinuteLater(noteId);
+    await user.put(`/api/notes/${noteId}`, { content: "Nothing shown." });
+    const other = (await user.post("/api/notes", { title: "Other", content: "Its first text." })).body;
+    await aMinuteLater(other.id);
+    await user.put(`/api/notes/${other.id}`, { content: "Its second text." });
+    await aMinuteLater(other.id);
+    // Another note's version shows `shared`: it stays.
+    await user.put(`/api/notes/${other.id}`, { content: `![s](/api/files/${shared.id})` });
+    await aMinuteLater(other.id);
+    await user.put(`/api/notes/${other.id}`, { content: "Its last text." });
+    expect((await user.delete(`/api/notes/${noteId}`)).status).toBe(204);
+    expect((await user.delete(`/api/trash/${noteId}`)).status).toBe(204);
+    await expectGone(user, only);
+    await expectShown(user, shared);
+  });
+
+  test("versions written before their files were recorded are read before any file is let go", async () => {
+    const { api: user } = await api.newUser("verbacklog");
+    const picture = await upload(user, 36);
+    const noteId = await showThenRemove(user, picture);
+    // As an upgraded database has them: the version's files unrecorded, its note in the backlog.
+    await db.execute({ sql: "delete from note_version_files where note_id = ?", args: [noteId] });
+    const owner = Number((await db.execute({ sql: "select user_id from notes where id = ?", args: [noteId] })).rows[0]![0]);
+    await db.execute({ sql: "insert into version_files_backlog (note_id, user_id) values (?, ?)", args: [noteId, owner] });
+    const other = (await user.post("/api/notes", { title: "Also pictured", content: `![p](/api/files/${picture.id})` })).body;
+    expect((await user.delete(`/api/notes/${other.id}`)).status).toBe(204);
+    expect((await user.delete(`/api/trash/${other.id}`)).status).toBe(204);
+    expect(await releaseHourly()).toBe(0);
+    await expectShown(user, picture);
+    expect((await db.execute({ sql: "select count(*) from version_files_backlog where note_id = ?", args: [noteId] })).rows[0]![0]).toBe(0);
+    // Recorded now: purging the note with its version lets the picture go.
+    expect((await user.delete(`/api/notes/${noteId}`)).status).toBe(204);
+    expect((await user.delete(`/api/trash/${noteId}`)).status).toBe(204);
+    await expectGone(user, picture);
   });
 });

@@ -35,6 +35,20 @@ describe("creating notes", () => {
     expect(response.body.tags).toEqual([]);
   });
 
+  test("a note's text goes out as JSON that a browser must not sniff, over REST and tRPC, in answers and errors", async () => {
+    const hostile = { title: "<html><script>alert(1)</script>", content: "<html><body onload=alert(1)>" };
+    const created = await alice.post("/api/notes", hostile);
+    const rpc = await fetch(`${server.url}/trpc/notes.get?input=${encodeURIComponent(JSON.stringify({ id: created.body.id }))}`, { headers: { authorization: `Bearer ${alice.token}` } });
+    const missing = await alice.get("/api/notes/<script>");
+    for (const response of [created, await alice.get(`/api/notes/${created.body.id}`), missing, await alice.get("/api/<html>")]) {
+      expect(response.headers.get("content-type")).toStartWith("application/json");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+    expect(rpc.status).toBe(200);
+    expect(rpc.headers.get("content-type")).toStartWith("application/json");
+    expect(rpc.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
   test("keeps hostile strings verbatim and safe", async () => {
     const title = `<script>alert(1)</script> '; DROP TABLE notes; -- 🚀 ‮`;
     const content = "```\n\u0007 bell, escaped \\u0000 and \t tab\n```\n<img src=x onerror=alert(1)>";

@@ -103,9 +103,9 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["AccessToken", "OAuth2PasswordBearer"]);
   });
 
-  test("operations that can answer 409 say so: a stale save, a 21st webhook, a test event for a webhook turned off", () => {
+  test("operations that can answer 409 say so: a stale save, a 21st webhook, a 101st share link, a test event for a webhook turned off", () => {
     const document = buildOpenApiDocument(appRouter) as any;
-    for (const [path, method] of [["/api/notes/{id}", "put"], ["/api/webhooks", "post"], ["/api/webhooks/{id}/test", "post"]] as const) {
+    for (const [path, method] of [["/api/notes/{id}", "put"], ["/api/webhooks", "post"], ["/api/notes/{id}/shares", "post"], ["/api/webhooks/{id}/test", "post"]] as const) {
       expect(document.paths[path][method].responses["409"]).toBeDefined();
     }
     expect(document.paths["/api/webhooks/{id}"].patch.responses["409"]).toBeUndefined();

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./auth";
 
 /**
@@ -26,4 +26,19 @@ export const files = sqliteTable(
     uniqueIndex("files_user_sha256_idx").on(table.userId, table.sha256),
     index("files_pending_task_idx").on(table.pendingTaskId),
   ],
+);
+
+/**
+ * Files that lost a reference (a purged note's text, a pruned or purged version) and go unless
+ * something still shows them; worked through by `releaseFiles` after a purge and hourly.
+ */
+export const fileReleases = sqliteTable(
+  "file_releases",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    fileId: integer("file_id").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.fileId] })],
 );

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./auth";
 
 /**
@@ -32,6 +32,38 @@ export const noteVersions = sqliteTable(
   },
   (table) => [uniqueIndex("note_versions_note_version_idx").on(table.noteId, table.version), index("note_versions_user_idx").on(table.userId)],
 );
+
+/**
+ * The stored files each kept version shows (its text's `/api/files/{id}` links), so a file that
+ * only an older version shows is kept until that version goes. Written with the version; deleted
+ * with it by a trigger, which also queues the files in `file_releases` (see the custom migration).
+ */
+export const noteVersionFiles = sqliteTable(
+  "note_version_files",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    fileId: integer("file_id").notNull(),
+    noteId: integer("note_id").notNull(),
+    version: integer("version").notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.userId, table.fileId, table.noteId, table.version] }),
+    index("note_version_files_version_idx").on(table.noteId, table.version),
+  ],
+);
+
+/**
+ * Notes whose versions were written before `note_version_files` existed: their files are read from
+ * the versions' texts the first time one of the user's files is let go (modules/files/release-files.ts).
+ */
+export const versionFilesBacklog = sqliteTable("version_files_backlog", {
+  noteId: integer("note_id").primaryKey(),
+  userId: integer("user_id")
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" }),
+});
 
 /**
  * Notes in the trash: the note's row as it was (its id kept for the restore), with its import

@@ -37,7 +37,7 @@ export const throttleKeys = {
  * The block one client controls: an IPv6 address's /64 (one host, or one customer, is usually handed a whole /64
  * and can pick any address in it), an IPv4 address as itself, an IPv4-mapped IPv6 address as its IPv4.
  */
-function addressBlock(address: string): string {
+export function addressBlock(address: string): string {
   if (!ipaddr.isValid(address)) return address;
   const ip = ipaddr.process(address);
   if (ip.kind() === "ipv4") return ip.toString();

@@ -4,6 +4,7 @@ import type { Database } from "../../db/client";
 import { noteVersions } from "../../db/schema";
 import { batchStep, preparedPerDatabase, rawStatement, type BatchStep } from "../../db/prepared";
 import { readStatements } from "../../db/read-statements";
+import { referencedFileIds } from "../files/file-links";
 import { historySettings } from "./settings";
 import { applyDelta, textDelta, type TextDelta } from "./text-delta";
 import { storedWriter, type Writer } from "./writer";
@@ -37,6 +38,10 @@ function versionSql(value: (name: string) => unknown) {
       select ${value("noteId")}, ${value("userId")}, coalesce((select max(version) from note_versions where note_id = ${value("noteId")}), 0) + 1,
         ${value("title")}, ${value("tags")}, ${value("size")}, ${value("delta")}, ${value("createdAt")}, ${value("updatedAt")}, ${value("byKind")}, ${value("byName")}
       where ${landed}`,
+    // The stored files the new version's text shows (a JSON array of ids), kept while the version is.
+    files: sql`insert or ignore into note_version_files (user_id, file_id, note_id, version)
+      select ${value("userId")}, value, ${value("noteId")}, (select max(version) from note_versions where note_id = ${value("noteId")})
+      from json_each(${value("fileIds")}) where ${landed}`,
     // A coalesced edit: the newest version stays the text before the client's run of edits, its delta now from the new text.
     rebase: sql`update note_versions set delta = ${value("delta")} where note_id = ${value("noteId")} and version = ${value("version")} and ${landed}`,
     prune: sql`delete from note_versions where note_id = ${value("noteId")}
@@ -46,7 +51,7 @@ function versionSql(value: (name: string) => unknown) {
 
 const statements = preparedPerDatabase((db) => {
   const built = versionSql((name) => sql.placeholder(name));
-  return { insert: rawStatement(db, built.insert), rebase: rawStatement(db, built.rebase), prune: rawStatement(db, built.prune) };
+  return { insert: rawStatement(db, built.insert), files: rawStatement(db, built.files), rebase: rawStatement(db, built.rebase), prune: rawStatement(db, built.prune) };
 });
 
 const newestVersion = preparedPerDatabase((db) =>
@@ -60,7 +65,7 @@ const newestVersion = preparedPerDatabase((db) =>
 );
 
 type VersionWrite = { noteId: number; userId: number; stored: StoredText; next: NewText; writer: Writer; updatedAt: number };
-type PlannedStatement = { statement: "insert" | "rebase" | "prune"; values: Record<string, unknown> };
+type PlannedStatement = { statement: "insert" | "files" | "rebase" | "prune"; values: Record<string, unknown> };
 
 /**
  * What keeping the replaced text takes: a new version, or — for another quick edit by the client
@@ -92,7 +97,10 @@ async function planVersion(db: Database, write: VersionWrite): Promise<PlannedSt
     byKind: author.kind,
     byName: author.name,
   };
-  return [{ statement: "insert", values }, prune];
+  // Only a text that shows stored files costs the statement that records them.
+  const fileIds = referencedFileIds(stored.content);
+  const files = fileIds.length === 0 ? [] : [{ statement: "files" as const, values: { ...keys, userId: write.userId, fileIds: JSON.stringify(fileIds) } }];
+  return [{ statement: "insert", values }, ...files, prune];
 }
 
 /**

@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { importSources, notes, noteVersions, trashedNotes } from "../../db/schema";
+import { fileReleases, importSources, notes, noteVersions, shareLinks, trashedNotes } from "../../db/schema";
 import { NotFoundError } from "../errors";
 import type { FileStorage } from "../files/blob-store";
-import { releaseFilesOfPurgedNote } from "../files/release-files";
+import { referencedFileIds } from "../files/file-links";
 import { removeNoteFromGraph } from "../graph/remove-note-from-graph";
 import { getNote } from "../notes/get-note";
 import type { NoteRecord } from "../notes/schemas";
@@ -11,6 +11,7 @@ import { noteEventData } from "../notes/note-record";
 import { pageOf, type Page } from "../pagination";
 import { historySettings } from "./settings";
 import type { ChangePublisher } from "../events/change";
+import { recordOlderVersionFiles, releaseUnshownFiles } from "./version-files";
 
 type Ctx = { db: Database; userId: number; changes?: ChangePublisher };
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -85,10 +86,10 @@ export async function restoreFromTrash({ ctx, input }: { ctx: Ctx; input: { id: 
   return note;
 }
 
-/** DELETE /api/trash/{id}: gone for good, with its history and the files no other note shows. */
+/** DELETE /api/trash/{id}: gone for good, with its history, its share links and the files nothing else shows. */
 export async function purgeFromTrash({ ctx, input }: { ctx: Ctx & { files?: FileStorage }; input: { id: number } }): Promise<void> {
-  const purged = await purge(ctx.db, ctx.files, and(eq(trashedNotes.id, input.id), eq(trashedNotes.userId, ctx.userId))!);
-  if (purged === 0) throw new NotFoundError(`Note ${input.id} in the trash`);
+  const purged = await purge(ctx.db, ctx.files, { id: input.id, userId: ctx.userId });
+  if (!purged) throw new NotFoundError(`Note ${input.id} in the trash`);
 }
 
 /** The scheduled purge: every note in the trash longer than TRASH_DAYS. */
@@ -96,19 +97,38 @@ export async function purgeExpiredTrash(db: Database, files: FileStorage | undef
   const cutoff = now - historySettings(db).trashDays * DAY_MS;
   let purged = 0;
   for (;;) {
-    const batch = await db.select({ id: trashedNotes.id }).from(trashedNotes).where(lte(trashedNotes.deletedAt, cutoff)).orderBy(asc(trashedNotes.deletedAt)).limit(100);
+    const batch = await db
+      .select({ id: trashedNotes.id, userId: trashedNotes.userId })
+      .from(trashedNotes)
+      .where(lte(trashedNotes.deletedAt, cutoff))
+      .orderBy(asc(trashedNotes.deletedAt))
+      .limit(100);
     if (batch.length === 0) return purged;
-    for (const { id } of batch) purged += await purge(db, files, eq(trashedNotes.id, id));
+    for (const note of batch) if (await purge(db, files, note)) purged++;
   }
 }
 
-async function purge(db: Database, files: FileStorage | undefined, which: ReturnType<typeof eq>): Promise<number> {
-  const removed = await db.transaction(async (tx) => {
-    const rows = await tx.delete(trashedNotes).where(which).returning({ id: trashedNotes.id, userId: trashedNotes.userId, content: trashedNotes.content });
-    for (const row of rows) await tx.delete(noteVersions).where(eq(noteVersions.noteId, row.id));
-    return rows;
+/**
+ * Deletes the note with its versions and share links; the files its text and its versions showed
+ * (queued in `file_releases`, the versions' by their trigger) then go unless something else shows them.
+ */
+async function purge(db: Database, files: FileStorage | undefined, note: { id: number; userId: number }): Promise<boolean> {
+  // Versions older than the record of their files are read first, or their files would never be let go.
+  await recordOlderVersionFiles(db, note.userId, note.id);
+  const purged = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .delete(trashedNotes)
+      .where(and(eq(trashedNotes.id, note.id), eq(trashedNotes.userId, note.userId)))
+      .returning({ content: trashedNotes.content });
+    if (!row) return false;
+    await tx.delete(noteVersions).where(eq(noteVersions.noteId, note.id));
+    await tx.delete(shareLinks).where(eq(shareLinks.noteId, note.id));
+    const shown = referencedFileIds(row.content);
+    if (shown.length > 0) {
+      await tx.insert(fileReleases).values(shown.map((fileId) => ({ userId: note.userId, fileId }))).onConflictDoNothing();
+    }
+    return true;
   });
-  // After the note is gone: a file another note (or another note in the trash) still shows is kept.
-  for (const row of removed) await releaseFilesOfPurgedNote({ db, storage: files }, { userId: row.userId, noteId: row.id, content: row.content });
-  return removed.length;
+  if (purged) await releaseUnshownFiles({ db, storage: files }, note.userId);
+  return purged;
 }

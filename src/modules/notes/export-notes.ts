@@ -83,6 +83,8 @@ export function exportNotes({ ctx, input }: { ctx: { db: Database; userId: numbe
     "Content-Type": "application/zip",
     "Content-Disposition": `attachment; filename="${exportFileName()}"`,
     "Cache-Control": "no-store",
+    // The notes' own text, packed: never to be read by a browser as anything but the ZIP it says it is.
+    "X-Content-Type-Options": "nosniff",
   });
   const pictures = createExportedFiles({ db: ctx.db, userId: ctx.userId, storage: ctx.files });
   return new Response(zipStream(noteFiles(ctx.db, ctx.userId, input, pictures)), { status: 200, headers });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client";
 import { notes, shareLinks } from "../../db/schema";
@@ -27,19 +27,24 @@ function toShareRecord(ctx: Ctx, row: ShareRow) {
   };
 }
 
+/** A link that still works at `now`: no expiry, or one still ahead. */
+const live = (now: number) => or(isNull(shareLinks.expiresAt), gt(shareLinks.expiresAt, now));
+
 /** A new public link to one of the user's notes (not one in the trash). */
 export async function createShare({ ctx, input, now = Date.now() }: { ctx: Ctx; input: z.infer<typeof s.createShareInput>; now?: number }) {
   const expiresAt = input.expires_in_days == null ? null : now + input.expires_in_days * DAY_MS;
-  // The note's ownership and the cap are checked in the insert itself.
-  const [row] = await ctx.db.all<ShareRow & { user_id: number; note_id: number; created_at: number; expires_at: number | null }>(sql`
+  // The note's expired links can be neither listed nor revoked: they go here rather than wait for the hourly sweep.
+  await ctx.db.delete(shareLinks).where(and(eq(shareLinks.userId, ctx.userId), eq(shareLinks.noteId, input.id), lte(shareLinks.expiresAt, now)));
+  // The note's ownership and the cap (live links only) are checked in the insert itself.
+  const [row] = await ctx.db.all<{ id: number; token: string }>(sql`
     insert into ${shareLinks} (user_id, note_id, token, created_at, expires_at)
     select ${ctx.userId}, ${input.id}, ${newShareToken()}, ${now}, ${expiresAt}
     where exists (select 1 from ${notes} where id = ${input.id} and user_id = ${ctx.userId})
-      and (select count(*) from ${shareLinks} where user_id = ${ctx.userId} and note_id = ${input.id}) < ${s.MAX_SHARES_PER_NOTE}
+      and (select count(*) from ${shareLinks} where user_id = ${ctx.userId} and note_id = ${input.id} and ${live(now)}) < ${s.MAX_SHARES_PER_NOTE}
     returning id, token`);
   if (!row) {
     await ownNote(ctx, input.id);
-    throw new ConflictError(`Note ${input.id} has ${s.MAX_SHARES_PER_NOTE} share links, the most a note may have; revoke one first`);
+    throw new ConflictError(`Note ${input.id} has ${s.MAX_SHARES_PER_NOTE} live share links, the most a note may have; revoke one first`);
   }
   return toShareRecord(ctx, { id: row.id, userId: ctx.userId, noteId: input.id, token: row.token, createdAt: now, expiresAt });
 }
@@ -50,7 +55,7 @@ export async function listShares({ ctx, input, now = Date.now() }: { ctx: Ctx; i
   const rows = await ctx.db
     .select()
     .from(shareLinks)
-    .where(and(eq(shareLinks.userId, ctx.userId), eq(shareLinks.noteId, input.id), or(isNull(shareLinks.expiresAt), gt(shareLinks.expiresAt, now))))
+    .where(and(eq(shareLinks.userId, ctx.userId), eq(shareLinks.noteId, input.id), live(now)))
     .orderBy(asc(shareLinks.id));
   return { items: rows.map((row) => toShareRecord(ctx, row)) };
 }

@@ -15,7 +15,7 @@ export const sharesRouter = router({
         tags,
         summary: "Make a public, read-only link to a note",
         description:
-          "`GET /s/<token>` shows the note as it is now to anyone with the link (its Markdown rendered and sanitised, stored images included, no script, `noindex`); `/s/<token>.md` gives the Markdown. An expired or revoked link, or a note in the trash, is a 404. `expires_in_days` 1..365; omitted: no expiry.",
+          "`GET /s/<token>` shows the note as it is now to anyone with the link (its Markdown rendered and sanitised, stored images included, no script, `noindex`); `/s/<token>.md` gives the Markdown. An expired or revoked link, or a note in the trash, is a 404. `expires_in_days` 1..365; omitted: no expiry. At most 100 live links a note (expired and revoked ones do not count): a 101st is a 409.",
       },
       successStatus: 201,
     })

@@ -1,14 +1,20 @@
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { files, notes, shareLinks } from "../../db/schema";
+import { referencedFileIds } from "../files/file-links";
 import { SHARE_TOKEN } from "./manage-shares";
 
+/** A link that works now, and the note behind it as it is now (its text is read apart: a cached page needs none). */
 export interface SharedNote {
   userId: number;
+  noteId: number;
   token: string;
   title: string;
-  content: string;
   updatedAt: number;
+}
+
+export interface SharedText extends SharedNote {
+  content: string;
 }
 
 /**
@@ -18,22 +24,26 @@ export interface SharedNote {
 export async function findSharedNote(db: Database, token: string, now = Date.now()): Promise<SharedNote | null> {
   if (!SHARE_TOKEN.test(token)) return null;
   const [row] = await db
-    .select({ userId: shareLinks.userId, expiresAt: shareLinks.expiresAt, title: notes.title, content: notes.content, updatedAt: notes.updatedAt })
+    .select({ userId: shareLinks.userId, noteId: shareLinks.noteId, expiresAt: shareLinks.expiresAt, title: notes.title, updatedAt: notes.updatedAt })
     .from(shareLinks)
     .innerJoin(notes, and(eq(notes.id, shareLinks.noteId), eq(notes.userId, shareLinks.userId)))
     .where(eq(shareLinks.token, token));
   if (!row || (row.expiresAt !== null && row.expiresAt <= now)) return null;
-  return { userId: row.userId, token, title: row.title, content: row.content, updatedAt: row.updatedAt };
+  return { userId: row.userId, noteId: row.noteId, token, title: row.title, updatedAt: row.updatedAt };
 }
 
-/** `/api/files/{id}` links in the note's text: the only stored files its link may serve. */
-export function referencedFileIds(content: string): Set<number> {
-  return new Set([...content.matchAll(/\/api\/files\/([1-9]\d{0,15})(?!\d)/g)].map((match) => Number(match[1])));
+/** The shared note with its text, read now (an edit since `findSharedNote` shows); null once it left for the trash. */
+export async function readSharedText(db: Database, note: SharedNote): Promise<SharedText | null> {
+  const [row] = await db
+    .select({ title: notes.title, content: notes.content, updatedAt: notes.updatedAt })
+    .from(notes)
+    .where(and(eq(notes.id, note.noteId), eq(notes.userId, note.userId)));
+  return row ? { ...note, ...row } : null;
 }
 
-/** A stored file the shared note shows, or null (another file of the owner's is not shared). */
-export async function findSharedFile(db: Database, note: SharedNote, fileId: number) {
-  if (!referencedFileIds(note.content).has(fileId)) return null;
+/** A stored file the shared note shows (an `/api/files/{id}` link in its text), or null: another file of the owner's is not shared. */
+export async function findSharedFile(db: Database, note: SharedText, fileId: number) {
+  if (!referencedFileIds(note.content).includes(fileId)) return null;
   const [row] = await db.select().from(files).where(and(eq(files.id, fileId), eq(files.userId, note.userId)));
   return row ?? null;
 }
