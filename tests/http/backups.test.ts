@@ -4,11 +4,13 @@ import os from "node:os";
 import path from "node:path";
 import Libsql from "libsql";
 import { holdBackupLock } from "../../src/modules/history/backup-lock";
-import { listBackups, restoreBackup, takeBackup, takeDueBackup, type BackupPlace } from "../../src/modules/history/backups";
+import { listBackups, takeBackup, takeDueBackup, type BackupPlace } from "../../src/modules/history/backups";
+import { restoreBackup } from "../../src/modules/history/restore-backup";
 import { Api } from "../support/api";
 import { startFakeEmbeddings, type FakeEmbeddings } from "../support/fake-embeddings";
 import { imageBytes } from "../support/images";
 import { readLine } from "../support/read-line";
+import { sha256Hex } from "../support/sha256";
 import { startTestServer, type TestServer } from "../support/server";
 import { until } from "../support/until";
 
@@ -205,5 +207,103 @@ describe("backups", () => {
     const missing = Bun.spawnSync([process.execPath, "run", "restore", path.join(scratch, "nothing-here")], { cwd: ROOT, env: environment });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr.toString()).toContain("is not a backup");
+  });
+});
+
+describe("a restore from a hostile backup is refused with the reason, and DATA_DIR stays as it was", () => {
+  const picture = imageBytes("png", 300, 11);
+  /** A stored file the genuine backup holds, by its SHA-256. */
+  const stored = sha256Hex(picture);
+  let genuine: string;
+  /** A file outside every backup, that a hostile one points at. */
+  let outside: string;
+  let installed: string;
+
+  beforeAll(async () => {
+    const { api: user } = await api.newUser("hostile");
+    expect((await user.request("POST", "/api/files", { body: picture as BodyInit, headers: { "content-type": "image/png" } })).status).toBe(201);
+    genuine = (await takeBackup(place("genuine"))).dir;
+    expect(fs.existsSync(path.join(genuine, "files", stored.slice(0, 2), stored))).toBe(true);
+    outside = path.join(scratch, "outside");
+    fs.mkdirSync(path.join(outside, stored.slice(0, 2)), { recursive: true });
+    fs.writeFileSync(path.join(outside, "secret.txt"), "not for any backup");
+    fs.writeFileSync(path.join(outside, stored.slice(0, 2), stored), "not for any backup");
+    // An installation to restore over: a database, and a store holding another file.
+    installed = path.join(scratch, "installed");
+    fs.mkdirSync(path.join(installed, "files", "00"), { recursive: true });
+    fs.copyFileSync(path.join(genuine, "rhizome.db"), path.join(installed, "rhizome.db"));
+    fs.writeFileSync(path.join(installed, "files", "00", sha256Hex("other")), "other");
+  });
+
+  /** Every entry under `dir` (with its bytes' SHA-256, or a link's target), or null when there is no `dir`. */
+  function contents(dir: string): Record<string, string> | null {
+    if (!fs.existsSync(dir)) return null;
+    const found: Record<string, string> = {};
+    for (const name of fs.readdirSync(dir, { recursive: true }) as string[]) {
+      const entry = path.join(dir, name);
+      const stat = fs.lstatSync(entry);
+      found[name] = stat.isSymbolicLink() ? `-> ${fs.readlinkSync(entry)}` : stat.isDirectory() ? "dir" : sha256Hex(fs.readFileSync(entry));
+    }
+    return found;
+  }
+
+  /** A copy of the genuine backup, changed by `tamper`. */
+  function hostile(name: string, tamper: (dir: string) => void): string {
+    const dir = path.join(scratch, "hostile", name);
+    fs.cpSync(genuine, dir, { recursive: true });
+    tamper(dir);
+    return dir;
+  }
+
+  const storedFile = (dir: string) => path.join(dir, "files", stored.slice(0, 2), stored);
+
+  const cases: [string, (dir: string) => void, string][] = [
+    ["its manifest is not a backup's", (dir) => fs.writeFileSync(path.join(dir, "manifest.json"), '{"format": 2}'), "its manifest.json is not a backup's manifest"],
+    ["its database is not a SQLite file", (dir) => fs.writeFileSync(path.join(dir, "rhizome.db"), "<html>not a database</html>\n".repeat(200)), "its rhizome.db is not a SQLite database"],
+    [
+      "its database fails PRAGMA integrity_check",
+      (dir) => {
+        const file = path.join(dir, "rhizome.db");
+        const connection = new Libsql(file);
+        const [pageSize] = connection.prepare("PRAGMA page_size").raw().get() as [number];
+        const [root] = connection.prepare("select rootpage from sqlite_schema where type = 'index' and name = 'notes_user_id_idx'").raw().get() as [number];
+        connection.close();
+        const fd = fs.openSync(file, "r+");
+        fs.writeSync(fd, Buffer.alloc(pageSize), 0, pageSize, (root - 1) * pageSize);
+        fs.closeSync(fd);
+      },
+      "its rhizome.db is not a sound notes database: the snapshot failed PRAGMA integrity_check",
+    ],
+    ["its database is a symbolic link to another", (dir) => (fs.rmSync(path.join(dir, "rhizome.db")), fs.symlinkSync(server.dbFile, path.join(dir, "rhizome.db"))), "its rhizome.db is not a plain file"],
+    ["a stored file is a symbolic link out of the files", (dir) => (fs.rmSync(storedFile(dir)), fs.symlinkSync(path.join(outside, "secret.txt"), storedFile(dir))), `files/${stored.slice(0, 2)}/${stored} is not a plain file`],
+    [
+      "a directory of stored files is a symbolic link out of the files",
+      (dir) => (fs.rmSync(path.dirname(storedFile(dir)), { recursive: true }), fs.symlinkSync(path.join(outside, stored.slice(0, 2)), path.dirname(storedFile(dir)))),
+      `files/${stored.slice(0, 2)} is not a directory of stored files`,
+    ],
+    ["a name in the files is not a stored file's", (dir) => fs.writeFileSync(path.join(path.dirname(storedFile(dir)), "..%2f..%2frhizome.db"), "x"), "is not named as a stored file is"],
+    ["a stored file holds other bytes than its name says", (dir) => fs.writeFileSync(storedFile(dir), "swapped"), `files/${stored.slice(0, 2)}/${stored} does not hold what its name says`],
+    ["a stored file its notes show is missing", (dir) => fs.rmSync(storedFile(dir)), `its notes show 1 stored file(s) it does not hold, e.g. files/${stored.slice(0, 2)}/${stored}`],
+  ];
+
+  for (const [what, tamper, reason] of cases) {
+    test(`${what}: refused over an installation and into an empty DATA_DIR`, () => {
+      const backup = hostile(what.replace(/\W+/g, "-"), tamper);
+      const before = contents(installed);
+      expect(() => restoreBackup(backup, { dbFile: path.join(installed, "rhizome.db"), filesDir: path.join(installed, "files") })).toThrow(reason);
+      expect(contents(installed)).toEqual(before);
+      const empty = path.join(scratch, "empty-data-dir");
+      expect(() => restoreBackup(backup, { dbFile: path.join(empty, "rhizome.db"), filesDir: path.join(empty, "files") })).toThrow(reason);
+      expect(fs.existsSync(empty)).toBe(false);
+    });
+  }
+
+  test("`bun run restore` names the reason and says nothing was changed", () => {
+    const backup = hostile("cli", (dir) => fs.writeFileSync(path.join(dir, "rhizome.db"), "not a database"));
+    const target = path.join(scratch, "cli-hostile-target");
+    const restore = Bun.spawnSync([process.execPath, "run", "restore", backup], { cwd: ROOT, env: { ...process.env, DATA_DIR: target, DATABASE_URL: "", LIBSQL_URL: "", FILES_DIR: "", BACKUP_DIR: "" } });
+    expect(restore.exitCode).toBe(1);
+    expect(restore.stderr.toString()).toContain(`The backup ${backup} is refused, and nothing was changed: its rhizome.db is not a SQLite database`);
+    expect(fs.existsSync(target)).toBe(false);
   });
 });

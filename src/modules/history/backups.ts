@@ -150,26 +150,6 @@ export function backupDue(backupDir: string, hours: number, now = Date.now()): b
   }
 }
 
-/**
- * Brings a backup into a stopped service's place: the database file replaced (the one there kept
- * beside it as `rhizome.db.before-restore-<time>`), the backup's files added to the store.
- */
-export function restoreBackup(backup: string, place: { dbFile: string; filesDir: string }, now = new Date()): BackupManifest {
-  const manifest = JSON.parse(fs.readFileSync(path.join(backup, "manifest.json"), "utf8")) as BackupManifest;
-  checkSnapshot(path.join(backup, "rhizome.db"));
-  fs.mkdirSync(path.dirname(place.dbFile), { recursive: true });
-  const stamp = now.toISOString().replace(/[-:.]/g, "");
-  for (const suffix of ["", "-wal", "-shm"]) {
-    const file = `${place.dbFile}${suffix}`;
-    if (fs.existsSync(file)) fs.renameSync(file, `${place.dbFile}.before-restore-${stamp}${suffix}`);
-  }
-  fs.copyFileSync(path.join(backup, "rhizome.db"), place.dbFile);
-  for (const sha256 of listBlobs(path.join(backup, "files"))) {
-    if (!fs.existsSync(blobPath(place.filesDir, sha256))) linkBlob(path.join(backup, "files"), place.filesDir, sha256);
-  }
-  return manifest;
-}
-
 /** The directory's entries (a rename into it) on disk: a backup that counts survives a power cut. */
 export function syncDirectory(dir: string): void {
   const fd = fs.openSync(dir, "r");
