@@ -168,6 +168,12 @@ describe("backups", () => {
     expect(Date.parse(JSON.parse(fs.readFileSync(path.join(made!, "manifest.json"), "utf8")).created_at)).toBeGreaterThanOrEqual(releasedAt);
   });
 
+  test("a backup can be entered by the service's user only, and its database read by it only", async () => {
+    const { dir } = await takeBackup(place("private"));
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.join(dir, "rhizome.db")).mode & 0o777).toBe(0o600);
+  });
+
   test("the newest BACKUP_KEEP backups are kept", async () => {
     const rotation = place("rotation", 2);
     for (let n = 0; n < 3; n++) await takeBackup(rotation, { now: new Date(Date.UTC(2026, 0, 1, n)) });

@@ -71,7 +71,9 @@ async function takeBackupHoldingLock(place: BackupPlace, now: Date): Promise<{ d
   const final = path.join(place.backupDir, name);
   const partial = `${final}.partial`;
   fs.rmSync(partial, { recursive: true, force: true });
-  fs.mkdirSync(path.join(partial, "files"), { recursive: true });
+  // Only this user may enter: a backup holds what the database does (password hashes, sessions, tokens' hashes).
+  fs.mkdirSync(partial, { mode: 0o700 });
+  fs.mkdirSync(path.join(partial, "files"));
   try {
     for (const sha256 of listBlobs(place.filesDir)) linkBlob(place.filesDir, path.join(partial, "files"), sha256);
     const snapshotFile = path.join(partial, "rhizome.db");

@@ -49,7 +49,7 @@ try {
 /** Writes the pages of `database`, as one read transaction sees them, into `file`; then the checkpoint its read held back. Returns how long the read took. */
 function copyPages(database: string, file: string): number {
   const connection = new Libsql(database, { timeout: 5000 });
-  const output = fs.openSync(file, "wx");
+  const output = fs.openSync(file, "wx", 0o600);
   try {
     const started = performance.now();
     connection.exec("BEGIN");
@@ -73,7 +73,7 @@ function copyPages(database: string, file: string): number {
 /** Copies `from` to `to` piece by piece, each piece on disk (fdatasync) before the next is written. */
 async function copyDurably(from: string, to: string): Promise<void> {
   const input = fs.openSync(from, "r");
-  const output = fs.openSync(to, "w");
+  const output = fs.openSync(to, "w", 0o600);
   try {
     const buffer = Buffer.allocUnsafe(PIECE_BYTES);
     for (let position = 0; ; ) {
