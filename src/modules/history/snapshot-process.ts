@@ -4,10 +4,11 @@
 //
 // The snapshot is the database's pages as one read transaction sees them (`sqlite_dbpage`), what
 // SQLite's online backup API copies (libsql's binding does not offer that API). Not `VACUUM INTO`:
-// libSQL's VACUUM rebuilds each vector index by inserting every row again (27 s for 5,000 vectors
-// of 384 dimensions, where the pages take 0.25 s) after its CREATE INDEX has already written the
-// index's row of `libsql_vector_meta_shadow`, and then appends the source's row too; the copy
-// holds one key twice and fails `integrity_check` ("row not in PRIMARY KEY order").
+// libSQL's VACUUM replays each CREATE INDEX in the copy, where a vector index writes its row of
+// `libsql_vector_meta_shadow`; then it copies that table too, appending rows as VACUUM does (no
+// check that the table is empty), so the copy holds the key twice and fails `integrity_check` ("row
+// not in PRIMARY KEY order"). It also rebuilds each vector index by inserting every vector again:
+// 27 s for 5,000 vectors of 384 dimensions, where copying the pages takes 0.25 s.
 //
 // What a snapshot must not do is make the service's writes wait (bench:history measures it):
 // - it runs at the lowest CPU priority, so on a busy machine the service's requests go first;
