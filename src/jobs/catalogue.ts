@@ -279,7 +279,8 @@ export function createJobCatalogue(deps: JobDependencies) {
       handler: async (_payload, helpers) => {
         const backups = deps.backups;
         if (!backups || backups.intervalHours === 0) return;
-        const taken = await takeDueBackup({ dbFile: backups.dbFile, filesDir: deps.files?.dir ?? "", backupDir: backups.dir, keep: backups.keep }, backups.intervalHours);
+        const place = { dbFile: backups.dbFile, filesDir: deps.files?.dir ?? "", backupDir: backups.dir, keep: backups.keep };
+        const taken = await takeDueBackup(place, backups.intervalHours, helpers.signal);
         if (!taken) return;
         const { dir, manifest } = taken;
         helpers.log.info(`backup ${dir}: ${manifest.notes} notes, ${manifest.files} files, ${manifest.bytes} bytes, checked`);

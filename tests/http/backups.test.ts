@@ -150,6 +150,17 @@ describe("backups", () => {
     expect(listBackups(scheduled.backupDir)).toEqual([taken.dir]);
   });
 
+  test("a scheduled backup waiting for another stops waiting when its job is stopped", async () => {
+    const stopping = place("stopping");
+    const running = await holdBackupLock(stopping.backupDir);
+    const job = new AbortController();
+    const waiting = takeDueBackup(stopping, 24, job.signal);
+    job.abort(new Error("the worker stops"));
+    running.release();
+    await expect(waiting).rejects.toThrow("the worker stops");
+    expect(listBackups(stopping.backupDir)).toEqual([]);
+  });
+
   test("`bun run backup` started while another backup runs says so, waits for it, then takes its own", async () => {
     const backupDir = path.join(scratch, "cli-wait");
     const running = await holdBackupLock(backupDir);

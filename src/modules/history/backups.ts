@@ -43,7 +43,7 @@ export interface BackupOptions {
  * renamed into place and counts; the oldest past `keep` are removed.
  */
 export async function takeBackup(place: BackupPlace, options: BackupOptions = {}): Promise<{ dir: string; manifest: BackupManifest }> {
-  const lock = await holdBackupLock(place.backupDir, options.onWait);
+  const lock = await holdBackupLock(place.backupDir, { onWait: options.onWait });
   try {
     return await takeBackupHoldingLock(place, options.now ?? new Date());
   } finally {
@@ -54,11 +54,12 @@ export async function takeBackup(place: BackupPlace, options: BackupOptions = {}
 /**
  * The scheduled job's backup: taken only if the newest is `hours` old once no other backup runs,
  * so a job that waited for `bun run backup` (or for the previous hour's job) does not take a second
- * one at once and push an older backup out of the kept ones. Null when none was due.
+ * one at once and push an older backup out of the kept ones. Null when none was due. `signal`
+ * (the job's) ends a wait for another backup, so the service's shutdown does not wait for that one.
  */
-export async function takeDueBackup(place: BackupPlace, hours: number): Promise<{ dir: string; manifest: BackupManifest } | null> {
+export async function takeDueBackup(place: BackupPlace, hours: number, signal?: AbortSignal): Promise<{ dir: string; manifest: BackupManifest } | null> {
   if (!backupDue(place.backupDir, hours)) return null;
-  const lock = await holdBackupLock(place.backupDir);
+  const lock = await holdBackupLock(place.backupDir, { signal });
   try {
     return backupDue(place.backupDir, hours) ? await takeBackupHoldingLock(place, new Date()) : null;
   } finally {
