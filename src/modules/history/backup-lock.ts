@@ -4,7 +4,7 @@ import Libsql from "libsql";
 import { abortableSleep } from "../../abortable-sleep";
 
 /** The lock's own file in BACKUP_DIR; never a backup's name (`listBackups`), never removed. */
-export const BACKUP_LOCK_FILE = ".backup-lock";
+const BACKUP_LOCK_FILE = ".backup-lock";
 
 const RETRY_MS = 200;
 
@@ -21,9 +21,10 @@ export interface BackupLockWait {
 
 /**
  * Waits until no other backup works in `backupDir` (the service's scheduled one, `bun run backup`,
- * in this process or any other), then holds it until `release`. The lock is SQLite's exclusive transaction on a file of its own: a lock the kernel drops
- * when its process ends, so a crashed backup leaves no stale lock behind (a pid in a lock file could
- * not tell a dead holder from a live one in another container, and two waiters could each remove it).
+ * in this process or any other), then holds it until `release`. The lock is SQLite's exclusive
+ * transaction on a file of its own: a lock the kernel drops when its process ends, so a crashed
+ * backup leaves no stale lock behind (a pid in a lock file could not tell a dead holder from a live
+ * one in another container, and two waiters could each remove it).
  */
 export async function holdBackupLock(backupDir: string, { onWait, signal }: BackupLockWait = {}): Promise<BackupLock> {
   fs.mkdirSync(backupDir, { recursive: true });
