@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ConfigError, loadConfig } from "../src/config";
 import { localPath } from "../src/db/client";
-import { restoreBackup } from "../src/modules/history/backups";
+import { BackupRefusedError, restoreBackup } from "../src/modules/history/restore-backup";
 
 try {
   const backup = process.argv[2];
@@ -15,10 +15,12 @@ try {
   if (!config.libsqlUrl.startsWith("file:")) throw new ConfigError("LIBSQL_URL names a libSQL server: restore it with the server's own tools");
   assertStopped(config.dataDir);
   assertNotOpen(localPath(config.libsqlUrl));
-  const manifest = await restoreBackup(path.resolve(backup), { dbFile: localPath(config.libsqlUrl), filesDir: config.files.dir });
+  const manifest = restoreBackup(path.resolve(backup), { dbFile: localPath(config.libsqlUrl), filesDir: config.files.dir });
   console.log(`Restored ${backup} (taken ${manifest.created_at}: ${manifest.notes} notes, ${manifest.files} files) into ${config.dataDir}; start the service again`);
 } catch (error) {
-  console.error(error instanceof ConfigError ? error.message : `Restore failed: ${(error as Error).message}`);
+  if (error instanceof ConfigError) console.error(error.message);
+  else if (error instanceof BackupRefusedError) console.error(`The backup ${process.argv[2]} is refused, and nothing was changed: ${error.message}`);
+  else console.error(`Restore failed: ${(error as Error).message}`);
   process.exit(error instanceof ConfigError ? 2 : 1);
 }
 

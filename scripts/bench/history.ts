@@ -166,7 +166,7 @@ async function backupWhileWriting(side: Side, session: Session) {
   const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
   console.log(`\n| Backup of ${manifest.notes.toLocaleString("en-US")} notes | value | target |`);
   console.log("|---|---:|---|");
-  console.log(`| time (links, VACUUM INTO, integrity_check) | ${seconds.toFixed(1)} s (snapshot ${(manifest.snapshot_ms / 1000).toFixed(1)} s) | |`);
+  console.log(`| time (links, pages, integrity_check) | ${seconds.toFixed(1)} s (snapshot ${(manifest.snapshot_ms / 1000).toFixed(1)} s) | |`);
   console.log(`| size | ${(manifest.bytes / MIB).toFixed(1)} MiB | |`);
   console.log(`| writes meanwhile | ${during.length}, p50 ${median(during).toFixed(1)} ms (without a backup, ${CONTROL_MS / 1000} s before: ${control.length}, p50 ${median(control).toFixed(1)} ms) | |`);
   console.log(`| longest a write waited | ${longest.toFixed(1)} ms (without a backup: ${Math.max(...control).toFixed(1)} ms) | ≤ ${TARGET.writeWaitMs} ms: ${longest <= TARGET.writeWaitMs ? "PASS" : "FAIL"} |`);

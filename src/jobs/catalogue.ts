@@ -17,7 +17,7 @@ import { sweepDeadShareLinks } from "../modules/shares/sweep-share-links";
 import { defineTask } from "./define-task";
 import { purgeExpiredTrash } from "../modules/history/trash";
 import { releaseUnshownFiles } from "../modules/history/version-files";
-import { backupDue, takeBackup } from "../modules/history/backups";
+import { takeDueBackup } from "../modules/history/backups";
 import type { Queue } from "./queue";
 import { deliverWebhookEvent, DELIVERY_TIMEOUT_MS } from "../modules/webhooks/deliver";
 import { pruneDeliveryLog } from "../modules/webhooks/prune-deliveries";
@@ -286,8 +286,11 @@ export function createJobCatalogue(deps: JobDependencies) {
       schedule: "37 * * * *",
       handler: async (_payload, helpers) => {
         const backups = deps.backups;
-        if (!backups || backups.intervalHours === 0 || !backupDue(backups.dir, backups.intervalHours)) return;
-        const { dir, manifest } = await takeBackup({ dbFile: backups.dbFile, filesDir: deps.files?.dir ?? "", backupDir: backups.dir, keep: backups.keep });
+        if (!backups || backups.intervalHours === 0) return;
+        const place = { dbFile: backups.dbFile, filesDir: deps.files?.dir ?? "", backupDir: backups.dir, keep: backups.keep };
+        const taken = await takeDueBackup(place, backups.intervalHours, helpers.signal);
+        if (!taken) return;
+        const { dir, manifest } = taken;
         helpers.log.info(`backup ${dir}: ${manifest.notes} notes, ${manifest.files} files, ${manifest.bytes} bytes, checked`);
       },
     }),

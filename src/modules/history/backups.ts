@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import { createClient } from "@libsql/client";
+import Libsql from "libsql";
 import { blobPath } from "../files/blob-store";
+import { holdBackupLock } from "./backup-lock";
 import { log } from "../../log";
 
 /** A backup: `<BACKUP_DIR>/rhizome-<UTC time>/` holding `rhizome.db`, `files/` (as FILES_DIR lays them out) and `manifest.json`. */
@@ -26,20 +27,54 @@ export interface BackupPlace {
 
 const NAME = /^rhizome-\d{8}T\d{6}(\d{3})?Z$/;
 
+export interface BackupOptions {
+  /** The backup's time and name; by default the moment it starts, after any wait for another backup. */
+  now?: Date;
+  /** Told once when another backup is running in the directory and this one waits for it to end. */
+  onWait?: () => void;
+}
+
 /**
- * Takes a backup while the service may be writing: the files the store holds are hard-linked (a
- * blob never changes under its name; copied when links are impossible), then SQLite's own online
- * snapshot (`VACUUM INTO`, one read transaction: writers go on in WAL mode) is taken, then any blob
- * it names that was added meanwhile. The copy is checked (`PRAGMA integrity_check`, every named
- * blob present) before it is renamed into place and counts; the oldest past `keep` are removed.
+ * Takes a backup while the service may be writing, once no other backup runs in `backupDir` (they
+ * would remove each other's `.partial`): the files the store holds are hard-linked (a blob never
+ * changes under its name; copied when links are impossible), then the database's pages as one read
+ * transaction sees them (writers go on in WAL mode), then any blob it names that was added
+ * meanwhile. The copy is checked (`PRAGMA integrity_check`, every named blob present) before it is
+ * renamed into place and counts; the oldest past `keep` are removed.
  */
-export async function takeBackup(place: BackupPlace, now = new Date()): Promise<{ dir: string; manifest: BackupManifest }> {
-  fs.mkdirSync(place.backupDir, { recursive: true });
+export async function takeBackup(place: BackupPlace, options: BackupOptions = {}): Promise<{ dir: string; manifest: BackupManifest }> {
+  const lock = await holdBackupLock(place.backupDir, { onWait: options.onWait });
+  try {
+    return await takeBackupHoldingLock(place, options.now ?? new Date());
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * The scheduled job's backup: taken only if the newest is `hours` old once no other backup runs,
+ * so a job that waited for `bun run backup` (or for the previous hour's job) does not take a second
+ * one at once and push an older backup out of the kept ones. Null when none was due. `signal`
+ * (the job's) ends a wait for another backup, so the service's shutdown does not wait for that one.
+ */
+export async function takeDueBackup(place: BackupPlace, hours: number, signal?: AbortSignal): Promise<{ dir: string; manifest: BackupManifest } | null> {
+  if (!backupDue(place.backupDir, hours)) return null;
+  const lock = await holdBackupLock(place.backupDir, { signal });
+  try {
+    return backupDue(place.backupDir, hours) ? await takeBackupHoldingLock(place, new Date()) : null;
+  } finally {
+    lock.release();
+  }
+}
+
+async function takeBackupHoldingLock(place: BackupPlace, now: Date): Promise<{ dir: string; manifest: BackupManifest }> {
   const name = `rhizome-${now.toISOString().replace(/[-:]/g, "").replace(/\.(\d{3})Z$/, "$1Z")}`;
   const final = path.join(place.backupDir, name);
   const partial = `${final}.partial`;
   fs.rmSync(partial, { recursive: true, force: true });
-  fs.mkdirSync(path.join(partial, "files"), { recursive: true });
+  // Only this user may enter: a backup holds what the database does (password hashes, sessions, tokens' hashes).
+  fs.mkdirSync(partial, { mode: 0o700 });
+  fs.mkdirSync(path.join(partial, "files"));
   try {
     for (const sha256 of listBlobs(place.filesDir)) linkBlob(place.filesDir, path.join(partial, "files"), sha256);
     const snapshotFile = path.join(partial, "rhizome.db");
@@ -71,18 +106,26 @@ async function snapshotInAnotherProcess(source: string, target: string): Promise
   return JSON.parse(output.trim().split("\n").at(-1)!) as { snapshotMs: number; notes: number; blobs: string[] };
 }
 
-/** A snapshot passes `PRAGMA integrity_check`; returns what it holds. */
-export async function checkSnapshot(file: string): Promise<{ notes: number; blobs: string[] }> {
-  const client = createClient({ url: `file:${file}` });
+/**
+ * A snapshot passes `PRAGMA integrity_check` and is a notes database; returns what it holds. Run on
+ * a backup's copy before a restore too, so nothing in its schema runs with the service's trust.
+ */
+export function checkSnapshot(file: string): { notes: number; blobs: string[] } {
+  const connection = new Libsql(file, { timeout: 5000 });
   try {
-    const integrity = await client.execute("PRAGMA integrity_check");
-    const verdict = integrity.rows.map((row) => String(row[0])).join("; ");
+    connection.exec("PRAGMA trusted_schema = OFF");
+    let verdict: string;
+    try {
+      verdict = (connection.prepare("PRAGMA integrity_check").raw().all() as unknown[][]).map((row) => String(row[0])).join("; ");
+    } catch (error) {
+      verdict = (error as Error).message; // damage the check cannot even walk past
+    }
     if (verdict !== "ok") throw new Error(`the snapshot failed PRAGMA integrity_check: ${verdict}`);
-    const notes = Number((await client.execute("select (select count(*) from notes) + (select count(*) from trashed_notes)")).rows[0]![0]);
-    const blobs = (await client.execute("select distinct sha256 from files")).rows.map((row) => String(row[0]));
+    const notes = Number((connection.prepare("select (select count(*) from notes) + (select count(*) from trashed_notes)").raw().get() as unknown[])[0]);
+    const blobs = (connection.prepare("select distinct sha256 from files").raw().all() as unknown[][]).map((row) => String(row[0]));
     return { notes, blobs };
   } finally {
-    client.close();
+    connection.close();
   }
 }
 
@@ -110,28 +153,8 @@ export function backupDue(backupDir: string, hours: number, now = Date.now()): b
   }
 }
 
-/**
- * Brings a backup into a stopped service's place: the database file replaced (the one there kept
- * beside it as `rhizome.db.before-restore-<time>`), the backup's files added to the store.
- */
-export async function restoreBackup(backup: string, place: { dbFile: string; filesDir: string }, now = new Date()): Promise<BackupManifest> {
-  const manifest = JSON.parse(fs.readFileSync(path.join(backup, "manifest.json"), "utf8")) as BackupManifest;
-  await checkSnapshot(path.join(backup, "rhizome.db"));
-  fs.mkdirSync(path.dirname(place.dbFile), { recursive: true });
-  const stamp = now.toISOString().replace(/[-:.]/g, "");
-  for (const suffix of ["", "-wal", "-shm"]) {
-    const file = `${place.dbFile}${suffix}`;
-    if (fs.existsSync(file)) fs.renameSync(file, `${place.dbFile}.before-restore-${stamp}${suffix}`);
-  }
-  fs.copyFileSync(path.join(backup, "rhizome.db"), place.dbFile);
-  for (const sha256 of listBlobs(path.join(backup, "files"))) {
-    if (!fs.existsSync(blobPath(place.filesDir, sha256))) linkBlob(path.join(backup, "files"), place.filesDir, sha256);
-  }
-  return manifest;
-}
-
 /** The directory's entries (a rename into it) on disk: a backup that counts survives a power cut. */
-function syncDirectory(dir: string): void {
+export function syncDirectory(dir: string): void {
   const fd = fs.openSync(dir, "r");
   try {
     fs.fsyncSync(fd);
