@@ -1,5 +1,5 @@
 import { Marked } from "marked";
-import sanitizeHtml from "sanitize-html";
+import type sanitizeHtml from "sanitize-html";
 import { shareFileUrl } from "./shared-note";
 
 const markdown = new Marked({ gfm: true, breaks: false });
@@ -32,10 +32,14 @@ const SANITIZE: sanitizeHtml.IOptions = {
   disallowedTagsMode: "discard",
 };
 
+// Loaded by the first share page (sanitize-html and PostCSS under it hold about 5 MiB that a service nobody shares from need not).
+let sanitizer: typeof sanitizeHtml | undefined;
+
 /** The note's Markdown as safe HTML for its share page; links to stored files point at the share's copies. */
 export function renderSharedMarkdown(content: string, token: string): string {
   const html = markdown.parse(content, { async: false });
-  return sanitizeHtml(html, {
+  sanitizer ??= require("sanitize-html") as typeof sanitizeHtml;
+  return sanitizer(html, {
     ...SANITIZE,
     transformTags: {
       // Other sites see neither the link nor who followed it.
