@@ -1,10 +1,26 @@
-import { Lexer, type Token } from "marked";
+import { getDefaults, Lexer, Tokenizer, type Token } from "marked";
 import { decodeHtmlEntities } from "./html-entities";
+
+/**
+ * A line that could underline a setext heading (`Title` over `===` or `---`) in any container (quotes
+ * and lists strip `>` and indentation first). Without one, marked's setext rule can never match; its
+ * regular expression, tried at every paragraph, scans the paragraph to its end and was a fifth of a
+ * note write's CPU on long paragraphs. Such text is read by a lexer that skips the rule: same tokens.
+ */
+const MAYBE_SETEXT_UNDERLINE = /^[ \t>]*(?:=+|-+)[ \t\r]*$/m;
+const withoutSetextHeadings = new Tokenizer();
+withoutSetextHeadings.lheading = () => undefined;
+
+/** marked's block and inline tokens of the text. */
+export function lexMarkdown(markdown: string): Token[] {
+  if (MAYBE_SETEXT_UNDERLINE.test(markdown)) return Lexer.lex(markdown);
+  return new Lexer({ ...getDefaults(), tokenizer: withoutSetextHeadings }).lex(markdown);
+}
 
 /** The text a reader sees in Markdown (entities decoded, no markup, images or HTML), whitespace collapsed. */
 export function markdownPlainText(markdown: string): string {
   const parts: string[] = [];
-  collectText(Lexer.lex(markdown), parts);
+  collectText(lexMarkdown(markdown), parts);
   return parts.join(" ").replace(/\s+/g, " ").trim();
 }
 
