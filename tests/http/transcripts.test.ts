@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { drizzle } from "drizzle-orm/libsql";
 import type { Client } from "@libsql/client";
@@ -19,9 +20,11 @@ import { recordingBytes } from "../support/aac-audio";
 import { Api, expectError } from "../support/api";
 import { unheardChanges } from "../support/changes";
 import { startFakeStt } from "../support/fake-stt";
+import { type HostileMp4, writeHostileMp4 } from "../support/hostile-mp4";
 import { startPlatformServer } from "../support/platform-server";
 import { startTestServer, type TestServer } from "../support/server";
 import { settleTask } from "../support/settle-task";
+import { until } from "../support/until";
 
 const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms", name), "utf8");
 const json = (body: unknown, status = 200) => new Response(typeof body === "string" ? body : JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8" } });
@@ -409,5 +412,53 @@ describe("POST /api/tasks/audio", () => {
     expect(stt.state.uploads.length).toBe(before + 2);
     const kept = await db.execute({ sql: "select count(*) as n from transcripts where media_key like ?", args: [`audio:%:${hash}`] });
     expect(Number(kept.rows[0]!.n)).toBe(2);
+  });
+});
+
+describe("a hostile recording", () => {
+  const MIB = 1024 * 1024;
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-hostile-"));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test.each([
+    ["many-boxes", "two million 8-byte moof boxes", "it has more than 200000 boxes"],
+    ["lying-counts", "a trun claiming four billion samples", "more than 1000000 sound packets"],
+    ["oversized-box", "a moov box larger than its file", "a moov box is larger than the file"],
+  ] as [HostileMp4, string, string][])("(%s: %s) fails its task within 20 s, memory grows under 100 MiB, other requests are answered", async (kind, _what, reason) => {
+    const file = path.join(dir, `${kind}.mp4`);
+    await writeHostileMp4(file, kind);
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+    const began = Date.now();
+    const answeredMs: number[] = [];
+    try {
+      const created = await alice.request("POST", "/api/tasks/audio", { body: Bun.file(file), headers: { "content-type": "audio/mp4" } });
+      expect(created.status).toBe(201);
+      const task = await until(
+        async () => {
+          // Meanwhile the service answers as usual.
+          const asked = performance.now();
+          expect((await alice.get("/api/notes?size=1")).status).toBe(200);
+          answeredMs.push(performance.now() - asked);
+          return (await alice.get(`/api/tasks/${created.body.id}`)).body;
+        },
+        { timeoutMs: 20_000 - (Date.now() - began), intervalMs: 50, what: `the ${kind} recording's task to fail`, done: (seen) => seen.status === "failed" || seen.status === "completed" },
+      );
+      expect(task.status).toBe("failed");
+      expect(task.error).toStartWith("The recording could not be transcribed: ");
+      expect(task.error).toContain(reason);
+    } finally {
+      clearInterval(sampler);
+    }
+    peak = Math.max(peak, process.memoryUsage().rss);
+    expect(peak - baseline).toBeLessThan(100 * MIB);
+    expect(answeredMs.length).toBeGreaterThan(0);
+    expect(Math.max(...answeredMs)).toBeLessThan(5_000);
+    // Nothing of the upload is left behind.
+    await until(() => fs.readdirSync(limits.mediaDir).length === 0, { what: "the upload to be deleted" });
   });
 });

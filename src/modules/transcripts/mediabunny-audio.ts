@@ -10,13 +10,14 @@ import {
   Output,
 } from "mediabunny";
 import type { AudioFile, PiecePlan } from "./audio-pieces";
+import { MAX_SAMPLES } from "./mp4-audio";
 import { TranscriptError } from "./transcript-error";
 
 /**
  * Recordings in other containers than MP4 (MP3, WAV, Ogg, WebM, FLAC, ADTS), through mediabunny's
  * demuxers: the packets' times and sizes, and each piece's packets copied into an M4A by its muxer.
  */
-export async function openWithMediabunny(file: string): Promise<AudioFile> {
+export async function openWithMediabunny(file: string, { keepSeconds = Infinity }: { keepSeconds?: number } = {}): Promise<AudioFile> {
   const input = new Input({ source: new FilePathSource(file), formats: ALL_FORMATS });
   try {
     if (!(await input.canRead())) throw new TranscriptError("the media is not a recording this server can read (MP4, M4A, MP3, WAV, Ogg, WebM, FLAC, AAC)");
@@ -27,9 +28,15 @@ export async function openWithMediabunny(file: string): Promise<AudioFile> {
     const sizes: number[] = [];
     let end = 0;
     for await (const packet of new EncodedPacketSink(track).packets(undefined, undefined, { metadataOnly: true })) {
+      if (times.length >= MAX_SAMPLES) throw new TranscriptError(`the recording has more than ${MAX_SAMPLES} sound packets in the part to transcribe`);
       times.push(packet.timestamp);
       sizes.push(packet.byteLength);
       end = Math.max(end, packet.timestamp + packet.duration);
+      // The first packet past what is transcribed ends the last piece; the rest only tell the length.
+      if (packet.timestamp > times[0]! + keepSeconds) {
+        end = Math.max(end, await input.computeDuration());
+        break;
+      }
     }
     return { times: Float64Array.from(times), sizes: Uint32Array.from(sizes), end, write: (piece, target) => writeWithMediabunny(track, piece, target), close: () => input.dispose() };
   } catch (error) {
