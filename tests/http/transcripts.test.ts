@@ -143,12 +143,12 @@ const importers = () => ({
 });
 
 /** Runs the import job, then the transcription job it queued, as a worker would. */
-async function importWithTranscript(client: Api, url: string, platform: string, options: { attempt?: number; expectQueued?: boolean; limits?: Partial<SttLimits> } = {}) {
+async function importWithTranscript(client: Api, url: string, platform: string, options: { attempt?: number; expectQueued?: boolean; limits?: Partial<SttLimits>; content?: string } = {}) {
   const me = (await client.get("/api/auth/me")).body;
   const now = Date.now();
   const inserted = await db.execute({
-    sql: "insert into import_tasks (user_id, platform, url, status, progress, message, created_at, updated_at) values (?, ?, ?, 'pending', 0, 'Queued', ?, ?) returning id",
-    args: [me.id, platform, url, now, now],
+    sql: "insert into import_tasks (user_id, platform, url, content, status, progress, message, created_at, updated_at) values (?, ?, ?, ?, 'pending', 0, 'Queued', ?, ?) returning id",
+    args: [me.id, platform, url, options.content ?? null, now, now],
   });
   const id = Number(inserted.rows[0]!.id);
   const queued: number[] = [];
@@ -239,6 +239,40 @@ describe("a Douyin video", () => {
     expect(note.content).toContain("## Transcript\n\nspeech-to-text (whisper-1, english), machine-generated\n\n[00:00] Sentence 0.");
     expect(note.content).not.toContain("Sentence 10000");
     expect(sentenceTexts(note.content).length).toBe(260);
+  });
+});
+
+describe("a video named by pasted content", () => {
+  test("is transcribed for its user alone: no one can plant the transcript another user's import gets", async () => {
+    await db.execute({ sql: "delete from transcripts where media_key = ?", args: [`douyin:${DOUYIN_ID}`] });
+    const mallory = (await new Api(server.url).newUser("mallory")).api;
+    const victim = (await new Api(server.url).newUser("victim")).api;
+    // Douyin's share page of the video, its play_addr pointing at audio of Mallory's choosing.
+    const planted = fixture("douyin/share-video.html").replace(
+      /https:\\u002F\\u002Faweme\.snssdk\.com\\u002Faweme\\u002Fv1\\u002Fplaywm\\u002F\?video_id=[^"]+/g,
+      "https:\\u002F\\u002Fsf5-hl-ali-cdn-tos.douyinstatic.com\\u002Fplanted.mp4",
+    );
+    expect(planted).toContain("planted.mp4");
+    const videoUrl = `https://www.douyin.com/video/${DOUYIN_ID}`;
+    const uploadsBefore = stt.state.uploads.length;
+    const pasted = await importWithTranscript(mallory, videoUrl, "douyin", { content: planted });
+    expect(pasted.task.status).toBe("completed");
+    expect((await mallory.get(`/api/notes/${pasted.task.note_id}`)).body.content).toContain("Sentence 10000.");
+    expect(stt.state.uploads.length).toBe(uploadsBefore + 1);
+
+    // The victim imports the video through Douyin: its own sound is transcribed, not Mallory's.
+    const genuine = await importWithTranscript(victim, videoUrl, "douyin");
+    expect(genuine.task.status).toBe("completed");
+    const note = (await victim.get(`/api/notes/${genuine.task.note_id}`)).body;
+    expect(note.content).toContain("[00:00] Sentence 0.");
+    expect(note.content).not.toContain("Sentence 10000");
+    // Its 1300 s are three pieces, sent to the server again.
+    expect(stt.state.uploads.length).toBe(uploadsBefore + 1 + 3);
+
+    // Mallory's own import of the same content again reuses Mallory's transcript.
+    const again = await importWithTranscript(mallory, videoUrl, "douyin", { content: planted });
+    expect((await mallory.get(`/api/notes/${again.task.note_id}`)).body.content).toContain("Sentence 10000.");
+    expect(stt.state.uploads.length).toBe(uploadsBefore + 1 + 3);
   });
 });
 
