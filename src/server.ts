@@ -150,6 +150,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         events: feed,
         archivesDir: config.imports.archivesDir,
         mediaDir: config.stt?.mediaDir,
+        pendingUploadsMaxBytes: config.imports.pendingUploadsMaxBytes,
         document: buildOpenApiDocument(appRouter),
         checkHealth: async () => {
           await notesDb.client.execute("select 1");
