@@ -14,6 +14,10 @@ import type { Downloader } from "../../src/modules/imports/platforms/types";
 import { runImportTask } from "../../src/modules/imports/run-import";
 import { reconcileImportTasks } from "../../src/modules/imports/reconcile-tasks";
 import { createSttClient } from "../../src/modules/llm/speech-to-text";
+import { createJobCatalogue, importQueueOn, type JobCatalogue } from "../../src/jobs/catalogue";
+import { silentLog } from "../../src/jobs/log";
+import { createQueue, type Queue } from "../../src/jobs/queue";
+import { importJobKey, transcriptionJobKey } from "../../src/modules/imports/import-queue";
 import { runTranscriptionTask, type SttLimits } from "../../src/modules/transcripts/run-transcription";
 import { mixinKey, signWbi } from "../../src/modules/imports/platforms/bilibili/wbi";
 import { recordingBytes } from "../support/aac-audio";
@@ -22,6 +26,7 @@ import { unheardChanges } from "../support/changes";
 import { startFakeStt } from "../support/fake-stt";
 import { type HostileMp4, writeHostileMp4 } from "../support/hostile-mp4";
 import { startPlatformServer } from "../support/platform-server";
+import { freshQueueDatabase } from "../support/postgres";
 import { startTestServer, type TestServer } from "../support/server";
 import { settleTask } from "../support/settle-task";
 import { until } from "../support/until";
@@ -110,6 +115,8 @@ const download: Downloader = async (url, options, consume) => {
 };
 
 let server: TestServer;
+/** A real queue (graphile-worker on a database of its own) whose jobs no worker takes: the test runs them. */
+let idleQueue: Queue<JobCatalogue>;
 let db: Client;
 let alice: Api;
 let bob: Api;
@@ -124,16 +131,22 @@ beforeAll(async () => {
   ]);
   server = await startTestServer({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true", STT_BASE_URL: stt.baseUrl, STT_MODEL: "whisper-1" });
   db = server.openNotesClient();
+  idleQueue = createQueue({ connectionString: await freshQueueDatabase(), tasks: jobCatalogue(), log: silentLog });
+  await idleQueue.migrate();
   alice = (await new Api(server.url).newUser("alice")).api;
   bob = (await new Api(server.url).newUser("bob")).api;
   limits = { chunkSeconds: 600, maxBytes: 24 * 1024 * 1024, maxSeconds: 180 * 60, mediaDir: path.join(server.dataDir, "media") };
 });
 afterAll(async () => {
+  await idleQueue.close();
   db.close();
   await server.stop();
   platforms.stop();
   stt.stop();
 });
+
+/** The service's job catalogue, for a queue this test opens (enqueueing checks payloads against it). */
+const jobCatalogue = () => createJobCatalogue({ db: drizzle(db, { schema }), imports: { allowPrivateNetworks: true }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} }, changes: unheardChanges });
 
 const apiBase = () => `${platforms.origin}/api.bilibili.com`;
 const importers = () => ({
@@ -142,8 +155,11 @@ const importers = () => ({
   douyin: createDouyinImporter({ shareBase: `${platforms.origin}/www.iesdouyin.com` }),
 });
 
-/** Runs the import job, then the transcription job it queued, as a worker would. */
-async function importWithTranscript(client: Api, url: string, platform: string, options: { attempt?: number; expectQueued?: boolean; limits?: Partial<SttLimits>; content?: string } = {}) {
+/**
+ * Runs the import job, then the transcription job it queued on the real queue, as a worker would
+ * (the queue's own worker is not started: this server's worker cannot reach the stand-in platforms).
+ */
+async function importWithTranscript(client: Api, url: string, platform: string, options: { attempt?: number; limits?: Partial<SttLimits>; content?: string } = {}) {
   const me = (await client.get("/api/auth/me")).body;
   const now = Date.now();
   const inserted = await db.execute({
@@ -151,15 +167,13 @@ async function importWithTranscript(client: Api, url: string, platform: string, 
     args: [me.id, platform, url, options.content ?? null, now, now],
   });
   const id = Number(inserted.rows[0]!.id);
-  const queued: number[] = [];
   const orm = drizzle(db, { schema });
   const common = { db: orm, fetcher: platforms.fetcher, importers: importers(), signal: new AbortController().signal, changes: unheardChanges };
-  await runImportTask({ ...common, attempt: 1, maxAttempts: 4, transcriptions: { enqueue: async (task) => (queued.push(task.id), true) } }, { taskId: id, userId: me.id });
-  const waiting = (await client.get(`/api/tasks/${id}`)).body;
-  if (options.expectQueued !== false) {
-    expect(queued).toEqual([id]);
-    expect(waiting).toMatchObject({ status: "running", note_id: null, message: "Waiting to transcribe the video's sound" });
-  }
+  const transcriptions = { enqueue: importQueueOn(idleQueue).enqueueTranscription! };
+  await runImportTask({ ...common, attempt: 1, maxAttempts: 4, transcriptions }, { taskId: id, userId: me.id });
+  expect(await idleQueue.findJob(transcriptionJobKey(id))).toMatchObject({ taskName: "transcribe", attempts: 0, lockedBy: null, permanentlyFailed: false });
+  expect(await idleQueue.findJob(importJobKey(id))).toBeNull();
+  expect((await client.get(`/api/tasks/${id}`)).body).toMatchObject({ status: "running", note_id: null, message: "Waiting to transcribe the video's sound" });
   const messages: string[] = [];
   const transcription = { ...common, stt: createSttClient({ baseURL: stt.baseUrl, model: "whisper-1" }, { sleep: async () => {} }), limits: { ...limits, ...options.limits }, downloadMedia: download, attempt: options.attempt ?? 1, maxAttempts: 4 };
   await runTranscriptionTask(transcription, { taskId: id, userId: me.id }).catch((error) => messages.push(String(error)));
@@ -345,26 +359,38 @@ describe("limits and bookkeeping", () => {
     await db.execute({ sql: "delete from transcripts where media_key = ?", args: [`douyin:${DOUYIN_ID}`] });
   });
 
-  test("the reconciler queues a lost transcription job again, not the import", async () => {
+  test("the reconciler queues a lost transcription job again on the server's queue, not the import, and the recording is transcribed", async () => {
     const me = (await alice.get("/api/auth/me")).body;
+    // A recording's task whose transcription job was lost ten minutes ago, its upload still waiting.
+    const upload = "upload-lost-job.media";
+    fs.mkdirSync(limits.mediaDir, { recursive: true });
+    fs.writeFileSync(path.join(limits.mediaDir, upload), await recordingBytes({ seconds: 12 }));
     const old = Date.now() - 10 * 60_000;
-    const pending = JSON.stringify({ document: { title: "t", markdown: "", tags: [], media: { key: "audio:x:y", source: { upload: "gone.media" } } } });
+    const pending = JSON.stringify({ document: { title: "Lost job", markdown: "", tags: [], media: { key: `audio:${me.id}:lost-job`, source: { upload } } } });
     const inserted = await db.execute({
-      sql: "insert into import_tasks (user_id, platform, status, progress, message, transcription, created_at, updated_at) values (?, 'audio', 'running', 70, 'Transcribing piece 2 of 3', ?, ?, ?) returning id",
+      sql: "insert into import_tasks (user_id, platform, status, progress, message, transcription, created_at, updated_at) values (?, 'audio', 'running', 70, 'Transcribing piece 1 of 1', ?, ?, ?) returning id",
       args: [me.id, pending, old, old],
     });
     const id = Number(inserted.rows[0]!.id);
-    const calls: string[] = [];
-    const queue = {
-      enqueueImport: async (task: { id: number }) => (calls.push(`import:${task.id}`), true),
-      findImportJob: async () => null,
-      enqueueTranscription: async (task: { id: number }) => (calls.push(`transcribe:${task.id}`), true),
-      findTranscriptionJob: async () => null,
-    };
-    await reconcileImportTasks(drizzle(db, { schema }), queue, unheardChanges);
-    expect(calls).toContain(`transcribe:${id}`);
-    expect(calls).not.toContain(`import:${id}`);
-    await db.execute({ sql: "delete from import_tasks where id = ?", args: [id] });
+    // The stand-in holds what it is sent, so the server's worker stays on the job while the queue is read.
+    let answer = () => {};
+    stt.state.gate = new Promise((resolve) => (answer = resolve));
+    stt.state.holdAfter = stt.state.uploads.length;
+    const queue = createQueue({ connectionString: server.databaseUrl, tasks: jobCatalogue(), log: silentLog });
+    try {
+      const result = await reconcileImportTasks(drizzle(db, { schema }), importQueueOn(queue), unheardChanges);
+      expect(result.requeued).toBeGreaterThanOrEqual(1);
+      expect(await queue.findJob(importJobKey(id))).toBeNull();
+      expect(await queue.findJob(transcriptionJobKey(id))).toMatchObject({ taskName: "transcribe", permanentlyFailed: false });
+    } finally {
+      answer();
+      stt.state.holdAfter = Infinity;
+      await queue.close();
+    }
+    const task = await settleTask(alice, id);
+    expect(task).toMatchObject({ status: "completed", failures: [] });
+    expect((await alice.get(`/api/notes/${task.note_id}`)).body.content).toStartWith("## Transcript\n\nspeech-to-text (whisper-1, english), machine-generated\n\n[00:00] Sentence 0.");
+    expect(fs.existsSync(path.join(limits.mediaDir, upload))).toBe(false);
   });
 });
 
