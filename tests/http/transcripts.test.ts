@@ -24,7 +24,7 @@ import { recordingBytes } from "../support/aac-audio";
 import { Api, expectError } from "../support/api";
 import { unheardChanges } from "../support/changes";
 import { startFakeStt } from "../support/fake-stt";
-import { type HostileMp4, writeHostileMp4 } from "../support/hostile-mp4";
+import { type HostileRecording, writeHostileRecording } from "../support/hostile-recording";
 import { startPlatformServer } from "../support/platform-server";
 import { freshQueueDatabase } from "../support/postgres";
 import { startTestServer, type TestServer } from "../support/server";
@@ -487,9 +487,9 @@ describe("a hostile recording", () => {
     ["many-boxes", "two million 8-byte moof boxes", "it has more than 200000 boxes"],
     ["lying-counts", "a trun claiming four billion samples", "more than 1000000 sound packets"],
     ["oversized-box", "a moov box larger than its file", "a moov box is larger than the file"],
-  ] as [HostileMp4, string, string][])("(%s: %s) fails its task within 20 s, memory grows under 100 MiB, other requests are answered", async (kind, _what, reason) => {
-    const file = path.join(dir, `${kind}.mp4`);
-    await writeHostileMp4(file, kind);
+  ] as [HostileRecording, string, string][])("(%s: %s) fails its task within 20 s, memory grows under 100 MiB, other requests are answered", async (kind, _what, reason) => {
+    const file = path.join(dir, `${kind}.media`);
+    await writeHostileRecording(file, kind);
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);

@@ -9,6 +9,7 @@ import {
   Mp4OutputFormat,
   Output,
 } from "mediabunny";
+import fs from "node:fs";
 import type { AudioFile, PiecePlan } from "./audio-pieces";
 import { MAX_SAMPLES } from "./mp4-audio";
 import { TranscriptError } from "./transcript-error";
@@ -27,14 +28,20 @@ export async function openWithMediabunny(file: string, { keepSeconds = Infinity 
     const times: number[] = [];
     const sizes: number[] = [];
     let end = 0;
+    let bytes = 0;
     for await (const packet of new EncodedPacketSink(track).packets(undefined, undefined, { metadataOnly: true })) {
       if (times.length >= MAX_SAMPLES) throw new TranscriptError(`the recording has more than ${MAX_SAMPLES} sound packets in the part to transcribe`);
       times.push(packet.timestamp);
       sizes.push(packet.byteLength);
+      bytes += packet.byteLength;
       end = Math.max(end, packet.timestamp + packet.duration);
-      // The first packet past what is transcribed ends the last piece; the rest only tell the length.
+      // The first packet past what is transcribed ends the last piece. The rest are not read (mediabunny's
+      // computeDuration indexes every frame: 225 MiB for a file of a million tiny ones): the length is
+      // the one the file's metadata gives, else about what its size makes at the bitrate so far.
       if (packet.timestamp > times[0]! + keepSeconds) {
-        end = Math.max(end, await input.computeDuration());
+        const told = await input.getDurationFromMetadata().catch(() => null);
+        const { size } = await fs.promises.stat(file);
+        end = Math.max(end, told ?? times[0]! + ((end - times[0]!) * size) / Math.max(1, bytes));
         break;
       }
     }

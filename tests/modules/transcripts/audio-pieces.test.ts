@@ -6,6 +6,7 @@ import { ALL_FORMATS, EncodedPacketSink, FilePathSource, Input } from "mediabunn
 import { openAudio, planPieces, writePiece } from "../../../src/modules/transcripts/audio-pieces";
 import { TranscriptError } from "../../../src/modules/transcripts/transcript-error";
 import { adtsRecording, frameTime, recordingFile } from "../../support/aac-audio";
+import { writeHostileRecording } from "../../support/hostile-recording";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-pieces-"));
 const threeHours = path.join(dir, "three-hours.m4a");
@@ -171,6 +172,40 @@ describe("cutting a recording into pieces", () => {
       } finally {
         audio.close();
       }
+    }
+  });
+
+  test("a recording in another container is read no further than STT_MAX_MINUTES: millions of tiny frames cost little memory", async () => {
+    const tiny = path.join(dir, "tiny-frames.aac");
+    await writeHostileRecording(tiny, "tiny-frames");
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+    try {
+      const audio = await openAudio(tiny, { keepSeconds: 3 * 3600 });
+      // Every packet up to 3 hours (84,375 of 128 ms, the last exactly at 3:00:00), and the first past it.
+      expect(audio.times.length).toBe(84_377);
+      expect(audio.end).toBeGreaterThan(85 * 3600);
+      audio.close();
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(Math.max(peak, process.memoryUsage().rss) - before).toBeLessThan(100 * MIB);
+  });
+
+  test("past STT_MAX_MINUTES a recording in another container is read no further, its length told from its size", async () => {
+    const raw = path.join(dir, "long-memo.aac");
+    fs.writeFileSync(raw, adtsRecording(600));
+    const audio = await openAudio(raw, { keepSeconds: 60 });
+    try {
+      expect(audio.times.length).toBe(Math.ceil((60 * 8000) / 1024) + 1);
+      // Frame headers are not packet bytes: the estimate runs long by their share, and is never short.
+      expect(audio.end).toBeGreaterThan(599);
+      expect(audio.end).toBeLessThan(600 * 1.8);
+      const plan = await planPieces(audio, { chunkSeconds: 600, maxBytes: 24 * MIB, maxSeconds: 60, overlapSeconds: 5 });
+      expect(plan).toMatchObject({ truncated: true, pieces: [{ start: 0, from: 0, end: 60 }] });
+    } finally {
+      audio.close();
     }
   });
 

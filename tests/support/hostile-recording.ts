@@ -2,11 +2,11 @@ import fs from "node:fs";
 import { recordingBytes } from "./aac-audio";
 
 /**
- * MP4 files built to exhaust a reader, written to disk a block at a time (never whole in memory):
- * the shapes CONTRACT "Transcripts" names — millions of tiny boxes, sample counts that lie, a box
- * larger than its file.
+ * Recordings built to exhaust a reader, written to disk a block at a time (never whole in memory):
+ * the MP4 shapes CONTRACT "Transcripts" names — millions of tiny boxes, sample counts that lie, a
+ * box larger than its file — and, for the other containers, millions of tiny AAC frames.
  */
-export type HostileMp4 = "many-boxes" | "lying-counts" | "oversized-box";
+export type HostileRecording = "many-boxes" | "lying-counts" | "oversized-box" | "tiny-frames";
 
 const u32 = (value: number) => {
   const bytes = Buffer.alloc(4);
@@ -20,10 +20,15 @@ const box = (type: string, ...parts: Buffer[]) => {
 const ftyp = box("ftyp", Buffer.from("M4A ", "latin1"), u32(512), Buffer.from("M4A isomiso2", "latin1"));
 
 /** Writes the hostile file; `boxes` sets how many `moof` boxes "many-boxes" has (two million by default: 16 MB). */
-export async function writeHostileMp4(file: string, kind: HostileMp4, { boxes = 2_000_000 }: { boxes?: number } = {}): Promise<void> {
+export async function writeHostileRecording(file: string, kind: HostileRecording, { boxes = 2_000_000 }: { boxes?: number } = {}): Promise<void> {
   const handle = await fs.promises.open(file, "w");
   try {
-    if (kind === "many-boxes") {
+    if (kind === "tiny-frames") {
+      // Raw AAC (ADTS), 8 kHz mono: 2.4 million 9-byte frames with nothing in them (21 MB, 85 hours).
+      const frame = Buffer.from([0xff, 0xf1, 0x6c, 0x40, 0x01, 0x3f, 0xfc, 0, 0]);
+      const block = Buffer.concat(Array.from({ length: 65_536 }, () => frame));
+      for (let left = 2_400_000; left > 0; left -= 65_536) await handle.write(block, 0, Math.min(left, 65_536) * frame.length);
+    } else if (kind === "many-boxes") {
       // An ftyp, empty 8-byte moof boxes, then a tiny moov: what the issue's review sent.
       await handle.write(ftyp);
       const perBlock = 65_536;
