@@ -399,14 +399,9 @@ async function readFragmentSamples(moov: DataView, root: Box, reader: BlockReade
         if (runFlags & 0x4) cursor += 4;
         const perSample = [0x100, 0x200, 0x400, 0x800].filter((bit) => runFlags & bit).length * 4;
         if (cursor > trun.end || count * perSample > trun.end - cursor) throw damaged(`a trun box claims ${count} samples it does not hold`);
-        if (table.full && !(runFlags & 0x100)) {
-          // Past what is kept, a run of equal durations moves the clock at once, however many it claims.
-          time += count * duration;
-          table.passed(time, 0);
-          continue;
-        }
         for (let index = 0; index < count; index++) {
           if (table.full && !(runFlags & 0x100)) {
+            // Past what is kept, a run of equal durations moves the clock at once, however many it claims.
             time += (count - index) * duration;
             table.passed(time, 0);
             break;
