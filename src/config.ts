@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { UPLOADS_PENDING_DEFAULT_MB } from "./modules/imports/pending-uploads";
 import { parseResolveOverrides } from "./modules/imports/resolve-overrides";
 import { taskPrefixes } from "./modules/llm/providers/openai-embeddings";
 import { OPENAI_DEFAULT_BASE_URL, OPENAI_DEFAULT_CONTEXT_TOKENS, OPENAI_DEFAULT_TIMEOUT_MS } from "./modules/llm/providers/openai-settings";
@@ -76,6 +77,12 @@ const environmentSchema = z.object({
   SECRET_KEY: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
   FILES_DIR: z.string().min(1).optional(),
   FILES_MAX_BYTES_PER_USER: z.coerce.number().int().min(0).default(1024 * 1024 * 1024),
+  UPLOADS_PENDING_MAX_MB: z.coerce
+    .number({ error: "must be a whole number of MB" })
+    .int("must be a whole number of MB")
+    .min(1, "must be at least 1 (MB)")
+    .max(1024 * 1024, "must be at most 1048576 (MB)")
+    .default(UPLOADS_PENDING_DEFAULT_MB),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   NOTE_VERSIONS_MAX: z.coerce.number().int().min(0, "must be 0 (no history) or more").max(100_000).default(200),
@@ -191,6 +198,8 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
       bilibiliSessdata: env.BILIBILI_SESSDATA,
       /** Uploaded archives wait here for their task (and are deleted when it ends). */
       archivesDir: path.join(dataDir, "archives"),
+      /** UPLOADS_PENDING_MAX_MB: a user's uploads waiting for their tasks (recordings, archives) may hold this much at a time. */
+      pendingUploadsMaxBytes: env.UPLOADS_PENDING_MAX_MB * 1024 * 1024,
     },
     /** Speech-to-text for videos and recordings; undefined when STT_BASE_URL is unset (no transcription). */
     stt: env.STT_BASE_URL

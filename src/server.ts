@@ -156,6 +156,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         events: feed,
         archivesDir: config.imports.archivesDir,
         mediaDir: config.stt?.mediaDir,
+        pendingUploadsMaxBytes: config.imports.pendingUploadsMaxBytes,
         document: buildOpenApiDocument(appRouter),
         checkHealth: async () => {
           await notesDb.client.execute("select 1");

@@ -87,6 +87,9 @@ describe("configuration", () => {
     [{ EMBEDDINGS_MODEL: "m", EMBEDDINGS_BASE_URL: "http://x/v1", EMBEDDINGS_DIMENSIONS: "0" }, "EMBEDDINGS_DIMENSIONS"],
     [{ EMBEDDINGS_MODEL: "m", EMBEDDINGS_BASE_URL: "http://x/v1", EMBEDDINGS_DIMENSIONS: "big" }, "EMBEDDINGS_DIMENSIONS"],
     [{ EMBEDDINGS_MODEL: "m", EMBEDDINGS_BASE_URL: "http://x/v1", EMBEDDINGS_BATCH: "0" }, "EMBEDDINGS_BATCH"],
+    [{ UPLOADS_PENDING_MAX_MB: "0" }, "UPLOADS_PENDING_MAX_MB"],
+    [{ UPLOADS_PENDING_MAX_MB: "1.5" }, "UPLOADS_PENDING_MAX_MB"],
+    [{ UPLOADS_PENDING_MAX_MB: "a lot" }, "UPLOADS_PENDING_MAX_MB"],
   ])("%j stops start-up with one line naming the variable", (environment, variable) => {
     expect(() => loadConfig(environment)).toThrow(ConfigError);
     try {
@@ -95,6 +98,11 @@ describe("configuration", () => {
       expect((error as Error).message).toContain(variable);
       expect((error as Error).message).not.toContain("\n");
     }
+  });
+
+  test("UPLOADS_PENDING_MAX_MB: 1 GiB of uploads waiting for their tasks a user, unless set", () => {
+    expect(loadConfig({}).imports.pendingUploadsMaxBytes).toBe(1024 * 1024 * 1024);
+    expect(loadConfig({ UPLOADS_PENDING_MAX_MB: "1" }).imports.pendingUploadsMaxBytes).toBe(1024 * 1024);
   });
 
   test("speech-to-text is off without STT_BASE_URL, and takes the contract's limits with it", () => {

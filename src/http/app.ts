@@ -25,6 +25,7 @@ import { createMcpRoute, MCP_PATH } from "../mcp/route";
 import { oauthRoutes } from "../oauth/route";
 import { clientMetadataFetcher } from "../oauth/clients";
 import type { ResolveOverrides } from "../modules/imports/resolve-overrides";
+import { PendingUploads, UPLOADS_PENDING_DEFAULT_MB } from "../modules/imports/pending-uploads";
 
 export interface HttpAppOptions {
   router: AnyRouter;
@@ -40,6 +41,8 @@ export interface HttpAppOptions {
   archivesDir?: string;
   /** Where uploaded recordings wait for their transcription (DATA_DIR/media); without it (no STT_BASE_URL), recording uploads answer 503. */
   mediaDir?: string;
+  /** UPLOADS_PENDING_MAX_MB in bytes: what a user's uploads waiting for their tasks may hold; the default's when absent. */
+  pendingUploadsMaxBytes?: number;
   /** The service's external URL (PUBLIC_URL, else the address it listens on, known once it does); none: only `mcpAllowedOrigins` may call /mcp from a browser. */
   publicUrl?: () => string;
   /** Browser origins allowed at /mcp besides the service's own (MCP_ALLOWED_ORIGINS). */
@@ -66,8 +69,9 @@ export function createHttpApp(options: HttpAppOptions) {
   const deadlineMs = options.requestDeadlineMs ?? REQUEST_DEADLINE_MS;
   // The archive upload is the one route past the procedures' limits; every other route keeps its own.
   const largestBody = Math.max(DEFAULT_BODY_LIMIT, ARCHIVE_BODY_LIMIT, AUDIO_BODY_LIMIT, MAX_FILE_BYTES, ...bodyLimits(options.router).values());
-  const archiveUpload = createArchiveUploadRoute({ ...options.services, archivesDir: options.archivesDir });
-  const audioUpload = createAudioUploadRoute({ ...options.services, mediaDir: options.mediaDir });
+  const pendingUploads = new PendingUploads(options.services.db, options.pendingUploadsMaxBytes ?? UPLOADS_PENDING_DEFAULT_MB * 1024 * 1024);
+  const archiveUpload = createArchiveUploadRoute({ ...options.services, archivesDir: options.archivesDir, pendingUploads });
+  const audioUpload = createAudioUploadRoute({ ...options.services, mediaDir: options.mediaDir, pendingUploads });
   const fileRoutes = createFileRoutes(options.services);
   const shareRoutes = createShareRoutes(options.services);
   const askStream = createAskStreamRoute({ services: options.services, keepOpen: (request) => server?.timeout(request, 0) });

@@ -5,8 +5,9 @@ import { UploadTooLargeError } from "../modules/archives/save-upload";
 import { authenticateFor } from "../modules/auth/authenticate";
 import type { ChangePublisher } from "../modules/events/change";
 import type { ImportQueue } from "../modules/imports/import-queue";
+import type { PendingUploads } from "../modules/imports/pending-uploads";
 import { edgeError, formatBytes, jsonError, serviceErrorResponse } from "./error-response";
-import { mediaType } from "./request-body";
+import { declaredLength, mediaType } from "./request-body";
 
 /** ZIP archives arrive under any of these names (Windows browsers send the second). */
 const ZIP_TYPES = new Set(["application/zip", "application/x-zip-compressed", "application/octet-stream"]);
@@ -15,7 +16,7 @@ const ZIP_TYPES = new Set(["application/zip", "application/x-zip-compressed", "a
  * POST /api/tasks/archive: a plain route, since its body is a raw ZIP of up to 256 MiB (its own
  * limit, past the procedures' ones), streamed to disk rather than parsed as JSON.
  */
-export function createArchiveUploadRoute(services: { db: Database; importQueue: ImportQueue; changes: ChangePublisher; archivesDir?: string }) {
+export function createArchiveUploadRoute(services: { db: Database; importQueue: ImportQueue; changes: ChangePublisher; archivesDir?: string; pendingUploads: PendingUploads }) {
   return async function handleArchiveUpload(request: Request): Promise<Response> {
     if (request.method !== "POST") return edgeError("METHOD_NOT_SUPPORTED", `${request.method} is not allowed on /api/tasks/archive; use POST`, { Allow: "POST" });
     let userId: number;
@@ -41,7 +42,7 @@ export function createArchiveUploadRoute(services: { db: Database; importQueue: 
     try {
       const task = await createArchiveTask({
         ctx: { ...services, archivesDir: services.archivesDir, userId },
-        input: { format: format as ArchiveFormat, body: request.body },
+        input: { format: format as ArchiveFormat, body: request.body, declaredBytes: declaredLength(request) },
       });
       return Response.json(task, { status: 201 });
     } catch (error) {

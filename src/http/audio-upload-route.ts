@@ -2,10 +2,11 @@ import type { Database } from "../db/client";
 import { authenticateFor } from "../modules/auth/authenticate";
 import type { ChangePublisher } from "../modules/events/change";
 import type { ImportQueue } from "../modules/imports/import-queue";
+import type { PendingUploads } from "../modules/imports/pending-uploads";
 import { UploadTooLargeError } from "../modules/archives/save-upload";
 import { AUDIO_BODY_LIMIT, createAudioTask } from "../modules/transcripts/create-audio-task";
 import { edgeError, formatBytes, jsonError, serviceErrorResponse } from "./error-response";
-import { mediaType } from "./request-body";
+import { declaredLength, mediaType } from "./request-body";
 
 const MAX_TITLE_CHARS = 500;
 
@@ -13,7 +14,7 @@ const MAX_TITLE_CHARS = 500;
  * POST /api/tasks/audio?title=: a recording as the raw body (audio/* or video/mp4, up to 256 MiB,
  * streamed to disk), transcribed by a task whose note is the transcript.
  */
-export function createAudioUploadRoute(services: { db: Database; importQueue: ImportQueue; changes: ChangePublisher; mediaDir?: string }) {
+export function createAudioUploadRoute(services: { db: Database; importQueue: ImportQueue; changes: ChangePublisher; mediaDir?: string; pendingUploads: PendingUploads }) {
   return async function handleAudioUpload(request: Request): Promise<Response> {
     if (request.method !== "POST") return edgeError("METHOD_NOT_SUPPORTED", `${request.method} is not allowed on /api/tasks/audio; use POST`, { Allow: "POST" });
     let userId: number;
@@ -34,7 +35,7 @@ export function createAudioUploadRoute(services: { db: Database; importQueue: Im
     if (Number(request.headers.get("content-length") ?? NaN) > AUDIO_BODY_LIMIT) return tooLarge();
     if (!services.mediaDir) return edgeError("SERVICE_UNAVAILABLE", "Speech-to-text is not set up on this server (STT_BASE_URL), so recordings cannot be transcribed");
     try {
-      const task = await createAudioTask({ ctx: { ...services, mediaDir: services.mediaDir, userId }, input: { title, type, body: request.body } });
+      const task = await createAudioTask({ ctx: { ...services, mediaDir: services.mediaDir, userId }, input: { title, type, body: request.body, declaredBytes: declaredLength(request) } });
       return Response.json(task, { status: 201 });
     } catch (error) {
       if (error instanceof UploadTooLargeError) return tooLarge();

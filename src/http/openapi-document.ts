@@ -146,6 +146,14 @@ const eventStreamOperation = {
   },
 };
 
+/** An upload past the user's uploads waiting for their tasks (CONTRACT "Transcripts"). */
+const pendingUploadsRefused = {
+  ...errorResponse(
+    "The user's uploads waiting for their tasks (recordings and archives) would pass `UPLOADS_PENDING_MAX_MB` (1 GiB by default), judged by `Content-Length` or as the body streams; nothing of the upload is kept. Try again after `Retry-After` seconds, once some of those tasks have finished.",
+  ),
+  headers: { "Retry-After": { description: "Seconds to wait before uploading again", schema: { type: "integer", minimum: 1 } } },
+};
+
 /** POST /api/tasks/archive takes a raw ZIP (not JSON), so it is a plain route written here by hand. */
 const archiveUploadOperation = {
   operationId: "tasks-archive",
@@ -157,6 +165,7 @@ const archiveUploadOperation = {
     "- A Markdown file's title comes from front matter `title`, else the first `# heading`, else the file name; tags from front matter `tags` (list or comma/space separated) plus inline `#tags` (`#area/topic` kept); `created`/`created_at`/`date` set `created_at`; `[[wikilinks]]` and `![[embeds]]` stay as written. Other files and dot-files are counted `skipped`.",
     "- Re-importing finds each note by its source (the archive path, or our export's note id) and never duplicates it: an unchanged source is `unchanged`, a changed one updates a note not edited here since (`updated`) and leaves an edited one alone (`skipped`, the reason in `failures`). The owner's own export is matched by note id.",
     "- Limits: 1 GiB uncompressed, 50,000 entries, 10 MiB per Markdown file, no entry over 1 MiB expanding more than 100 times; a breach fails the task with the reason. Absolute names and names that climb out (`..`) are refused per entry; GBK/GB18030 names are decoded.",
+    "- A user's uploads waiting for their tasks (recordings and archives together) may hold `UPLOADS_PENDING_MAX_MB` (1 GiB by default); an upload that would pass it is a 429 with `Retry-After`, and nothing of it is kept. An upload stops counting once its task has ended.",
   ].join("\n"),
   tags: ["imports"],
   security: securityFor("imports"),
@@ -177,6 +186,7 @@ const archiveUploadOperation = {
     "201": { description: "Created", content: { "application/json": { schema: { $ref: "#/components/schemas/ImportTask" } } } },
     ...Object.fromEntries([400, 401, 403, 405, 415, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
     "413": errorResponse("Request body over this operation's 256 MiB limit"),
+    "429": pendingUploadsRefused,
   },
 };
 
@@ -188,7 +198,8 @@ const audioUploadOperation = {
     "The body is the recording itself (`Content-Type: audio/…` or `video/mp4`, at most 256 MiB), streamed to disk. Answers 201 with a task (`platform: \"audio\"`); its note is the transcript (`## Transcript`, paragraphs starting with `[mm:ss]`), titled `title` or the time of upload. `progress` and `message` follow the pieces (`Transcribing piece 3 of 12`).",
     "",
     "- Needs speech-to-text on the server (`STT_BASE_URL`); without it the answer is 503.",
-    "- Long recordings are cut into pieces of `STT_CHUNK_SECONDS` (and under `STT_MAX_UPLOAD_MB`) without re-encoding, and transcribed up to `STT_MAX_MINUTES`; the same recording uploaded again reuses its transcript. A recording that cannot be transcribed fails the task with the reason.",
+    "- Long recordings are cut into pieces of `STT_CHUNK_SECONDS` (and under `STT_MAX_UPLOAD_MB`) without re-encoding, and transcribed up to `STT_MAX_MINUTES`; the same recording uploaded again reuses its transcript. A recording that cannot be transcribed (a damaged or hostile file among them) fails the task with the reason.",
+    "- A user's uploads waiting for their tasks (recordings and archives together) may hold `UPLOADS_PENDING_MAX_MB` (1 GiB by default); an upload that would pass it is a 429 with `Retry-After`, and nothing of it is kept. An upload stops counting once its task has ended.",
   ].join("\n"),
   tags: ["imports"],
   security: securityFor("imports"),
@@ -201,6 +212,7 @@ const audioUploadOperation = {
     "201": { description: "Created", content: { "application/json": { schema: { $ref: "#/components/schemas/ImportTask" } } } },
     ...Object.fromEntries([400, 401, 403, 405, 415, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
     "413": errorResponse("Request body over this operation's 256 MiB limit"),
+    "429": pendingUploadsRefused,
   },
 };
 

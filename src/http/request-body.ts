@@ -29,3 +29,9 @@ export async function readBodyText(request: Request, limitBytes: number): Promis
 export function mediaType(request: Request): string {
   return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 }
+
+/** The body's Content-Length, or null when it streams without one (chunked). */
+export function declaredLength(request: Request): number | null {
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  return Number.isSafeInteger(declared) && declared >= 0 ? declared : null;
+}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { drizzle } from "drizzle-orm/libsql";
 import type { Client } from "@libsql/client";
@@ -13,15 +14,22 @@ import type { Downloader } from "../../src/modules/imports/platforms/types";
 import { runImportTask } from "../../src/modules/imports/run-import";
 import { reconcileImportTasks } from "../../src/modules/imports/reconcile-tasks";
 import { createSttClient } from "../../src/modules/llm/speech-to-text";
+import { createJobCatalogue, importQueueOn, type JobCatalogue } from "../../src/jobs/catalogue";
+import { silentLog } from "../../src/jobs/log";
+import { createQueue, type Queue } from "../../src/jobs/queue";
+import { importJobKey, transcriptionJobKey } from "../../src/modules/imports/import-queue";
 import { runTranscriptionTask, type SttLimits } from "../../src/modules/transcripts/run-transcription";
 import { mixinKey, signWbi } from "../../src/modules/imports/platforms/bilibili/wbi";
 import { recordingBytes } from "../support/aac-audio";
 import { Api, expectError } from "../support/api";
 import { unheardChanges } from "../support/changes";
 import { startFakeStt } from "../support/fake-stt";
+import { type HostileRecording, writeHostileRecording } from "../support/hostile-recording";
 import { startPlatformServer } from "../support/platform-server";
+import { freshQueueDatabase } from "../support/postgres";
 import { startTestServer, type TestServer } from "../support/server";
 import { settleTask } from "../support/settle-task";
+import { until } from "../support/until";
 
 const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms", name), "utf8");
 const json = (body: unknown, status = 200) => new Response(typeof body === "string" ? body : JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8" } });
@@ -107,6 +115,8 @@ const download: Downloader = async (url, options, consume) => {
 };
 
 let server: TestServer;
+/** A real queue (graphile-worker on a database of its own) whose jobs no worker takes: the test runs them. */
+let idleQueue: Queue<JobCatalogue>;
 let db: Client;
 let alice: Api;
 let bob: Api;
@@ -121,16 +131,22 @@ beforeAll(async () => {
   ]);
   server = await startTestServer({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true", STT_BASE_URL: stt.baseUrl, STT_MODEL: "whisper-1" });
   db = server.openNotesClient();
+  idleQueue = createQueue({ connectionString: await freshQueueDatabase(), tasks: jobCatalogue(), log: silentLog });
+  await idleQueue.migrate();
   alice = (await new Api(server.url).newUser("alice")).api;
   bob = (await new Api(server.url).newUser("bob")).api;
   limits = { chunkSeconds: 600, maxBytes: 24 * 1024 * 1024, maxSeconds: 180 * 60, mediaDir: path.join(server.dataDir, "media") };
 });
 afterAll(async () => {
+  await idleQueue.close();
   db.close();
   await server.stop();
   platforms.stop();
   stt.stop();
 });
+
+/** The service's job catalogue, for a queue this test opens (enqueueing checks payloads against it). */
+const jobCatalogue = () => createJobCatalogue({ db: drizzle(db, { schema }), imports: { allowPrivateNetworks: true }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} }, changes: unheardChanges });
 
 const apiBase = () => `${platforms.origin}/api.bilibili.com`;
 const importers = () => ({
@@ -139,24 +155,25 @@ const importers = () => ({
   douyin: createDouyinImporter({ shareBase: `${platforms.origin}/www.iesdouyin.com` }),
 });
 
-/** Runs the import job, then the transcription job it queued, as a worker would. */
-async function importWithTranscript(client: Api, url: string, platform: string, options: { attempt?: number; expectQueued?: boolean; limits?: Partial<SttLimits> } = {}) {
+/**
+ * Runs the import job, then the transcription job it queued on the real queue, as a worker would
+ * (the queue's own worker is not started: this server's worker cannot reach the stand-in platforms).
+ */
+async function importWithTranscript(client: Api, url: string, platform: string, options: { attempt?: number; limits?: Partial<SttLimits>; content?: string } = {}) {
   const me = (await client.get("/api/auth/me")).body;
   const now = Date.now();
   const inserted = await db.execute({
-    sql: "insert into import_tasks (user_id, platform, url, status, progress, message, created_at, updated_at) values (?, ?, ?, 'pending', 0, 'Queued', ?, ?) returning id",
-    args: [me.id, platform, url, now, now],
+    sql: "insert into import_tasks (user_id, platform, url, content, status, progress, message, created_at, updated_at) values (?, ?, ?, ?, 'pending', 0, 'Queued', ?, ?) returning id",
+    args: [me.id, platform, url, options.content ?? null, now, now],
   });
   const id = Number(inserted.rows[0]!.id);
-  const queued: number[] = [];
   const orm = drizzle(db, { schema });
   const common = { db: orm, fetcher: platforms.fetcher, importers: importers(), signal: new AbortController().signal, changes: unheardChanges };
-  await runImportTask({ ...common, attempt: 1, maxAttempts: 4, transcriptions: { enqueue: async (task) => (queued.push(task.id), true) } }, { taskId: id, userId: me.id });
-  const waiting = (await client.get(`/api/tasks/${id}`)).body;
-  if (options.expectQueued !== false) {
-    expect(queued).toEqual([id]);
-    expect(waiting).toMatchObject({ status: "running", note_id: null, message: "Waiting to transcribe the video's sound" });
-  }
+  const transcriptions = { enqueue: importQueueOn(idleQueue).enqueueTranscription! };
+  await runImportTask({ ...common, attempt: 1, maxAttempts: 4, transcriptions }, { taskId: id, userId: me.id });
+  expect(await idleQueue.findJob(transcriptionJobKey(id))).toMatchObject({ taskName: "transcribe", attempts: 0, lockedBy: null, permanentlyFailed: false });
+  expect(await idleQueue.findJob(importJobKey(id))).toBeNull();
+  expect((await client.get(`/api/tasks/${id}`)).body).toMatchObject({ status: "running", note_id: null, message: "Waiting to transcribe the video's sound" });
   const messages: string[] = [];
   const transcription = { ...common, stt: createSttClient({ baseURL: stt.baseUrl, model: "whisper-1" }, { sleep: async () => {} }), limits: { ...limits, ...options.limits }, downloadMedia: download, attempt: options.attempt ?? 1, maxAttempts: 4 };
   await runTranscriptionTask(transcription, { taskId: id, userId: me.id }).catch((error) => messages.push(String(error)));
@@ -239,6 +256,40 @@ describe("a Douyin video", () => {
   });
 });
 
+describe("a video named by pasted content", () => {
+  test("is transcribed for its user alone: no one can plant the transcript another user's import gets", async () => {
+    await db.execute({ sql: "delete from transcripts where media_key = ?", args: [`douyin:${DOUYIN_ID}`] });
+    const mallory = (await new Api(server.url).newUser("mallory")).api;
+    const victim = (await new Api(server.url).newUser("victim")).api;
+    // Douyin's share page of the video, its play_addr pointing at audio of Mallory's choosing.
+    const planted = fixture("douyin/share-video.html").replace(
+      /https:\\u002F\\u002Faweme\.snssdk\.com\\u002Faweme\\u002Fv1\\u002Fplaywm\\u002F\?video_id=[^"]+/g,
+      "https:\\u002F\\u002Fsf5-hl-ali-cdn-tos.douyinstatic.com\\u002Fplanted.mp4",
+    );
+    expect(planted).toContain("planted.mp4");
+    const videoUrl = `https://www.douyin.com/video/${DOUYIN_ID}`;
+    const uploadsBefore = stt.state.uploads.length;
+    const pasted = await importWithTranscript(mallory, videoUrl, "douyin", { content: planted });
+    expect(pasted.task.status).toBe("completed");
+    expect((await mallory.get(`/api/notes/${pasted.task.note_id}`)).body.content).toContain("Sentence 10000.");
+    expect(stt.state.uploads.length).toBe(uploadsBefore + 1);
+
+    // The victim imports the video through Douyin: its own sound is transcribed, not Mallory's.
+    const genuine = await importWithTranscript(victim, videoUrl, "douyin");
+    expect(genuine.task.status).toBe("completed");
+    const note = (await victim.get(`/api/notes/${genuine.task.note_id}`)).body;
+    expect(note.content).toContain("[00:00] Sentence 0.");
+    expect(note.content).not.toContain("Sentence 10000");
+    // Its 1300 s are three pieces, sent to the server again.
+    expect(stt.state.uploads.length).toBe(uploadsBefore + 1 + 3);
+
+    // Mallory's own import of the same content again reuses Mallory's transcript.
+    const again = await importWithTranscript(mallory, videoUrl, "douyin", { content: planted });
+    expect((await mallory.get(`/api/notes/${again.task.note_id}`)).body.content).toContain("Sentence 10000.");
+    expect(stt.state.uploads.length).toBe(uploadsBefore + 1 + 3);
+  });
+});
+
 describe("when transcription fails", () => {
   test("a server that keeps failing leaves the note imported, the reason in the note and in failures", async () => {
     await db.execute({ sql: "delete from transcripts where media_key = ?", args: [`douyin:${DOUYIN_ID}`] });
@@ -308,26 +359,38 @@ describe("limits and bookkeeping", () => {
     await db.execute({ sql: "delete from transcripts where media_key = ?", args: [`douyin:${DOUYIN_ID}`] });
   });
 
-  test("the reconciler queues a lost transcription job again, not the import", async () => {
+  test("the reconciler queues a lost transcription job again on the server's queue, not the import, and the recording is transcribed", async () => {
     const me = (await alice.get("/api/auth/me")).body;
+    // A recording's task whose transcription job was lost ten minutes ago, its upload still waiting.
+    const upload = "upload-lost-job.media";
+    fs.mkdirSync(limits.mediaDir, { recursive: true });
+    fs.writeFileSync(path.join(limits.mediaDir, upload), await recordingBytes({ seconds: 12 }));
     const old = Date.now() - 10 * 60_000;
-    const pending = JSON.stringify({ document: { title: "t", markdown: "", tags: [], media: { key: "audio:x:y", source: { upload: "gone.media" } } } });
+    const pending = JSON.stringify({ document: { title: "Lost job", markdown: "", tags: [], media: { key: `audio:${me.id}:lost-job`, source: { upload } } } });
     const inserted = await db.execute({
-      sql: "insert into import_tasks (user_id, platform, status, progress, message, transcription, created_at, updated_at) values (?, 'audio', 'running', 70, 'Transcribing piece 2 of 3', ?, ?, ?) returning id",
+      sql: "insert into import_tasks (user_id, platform, status, progress, message, transcription, created_at, updated_at) values (?, 'audio', 'running', 70, 'Transcribing piece 1 of 1', ?, ?, ?) returning id",
       args: [me.id, pending, old, old],
     });
     const id = Number(inserted.rows[0]!.id);
-    const calls: string[] = [];
-    const queue = {
-      enqueueImport: async (task: { id: number }) => (calls.push(`import:${task.id}`), true),
-      findImportJob: async () => null,
-      enqueueTranscription: async (task: { id: number }) => (calls.push(`transcribe:${task.id}`), true),
-      findTranscriptionJob: async () => null,
-    };
-    await reconcileImportTasks(drizzle(db, { schema }), queue, unheardChanges);
-    expect(calls).toContain(`transcribe:${id}`);
-    expect(calls).not.toContain(`import:${id}`);
-    await db.execute({ sql: "delete from import_tasks where id = ?", args: [id] });
+    // The stand-in holds what it is sent, so the server's worker stays on the job while the queue is read.
+    let answer = () => {};
+    stt.state.gate = new Promise((resolve) => (answer = resolve));
+    stt.state.holdAfter = stt.state.uploads.length;
+    const queue = createQueue({ connectionString: server.databaseUrl, tasks: jobCatalogue(), log: silentLog });
+    try {
+      const result = await reconcileImportTasks(drizzle(db, { schema }), importQueueOn(queue), unheardChanges);
+      expect(result.requeued).toBeGreaterThanOrEqual(1);
+      expect(await queue.findJob(importJobKey(id))).toBeNull();
+      expect(await queue.findJob(transcriptionJobKey(id))).toMatchObject({ taskName: "transcribe", permanentlyFailed: false });
+    } finally {
+      answer();
+      stt.state.holdAfter = Infinity;
+      await queue.close();
+    }
+    const task = await settleTask(alice, id);
+    expect(task).toMatchObject({ status: "completed", failures: [] });
+    expect((await alice.get(`/api/notes/${task.note_id}`)).body.content).toStartWith("## Transcript\n\nspeech-to-text (whisper-1, english), machine-generated\n\n[00:00] Sentence 0.");
+    expect(fs.existsSync(path.join(limits.mediaDir, upload))).toBe(false);
   });
 });
 
@@ -409,5 +472,53 @@ describe("POST /api/tasks/audio", () => {
     expect(stt.state.uploads.length).toBe(before + 2);
     const kept = await db.execute({ sql: "select count(*) as n from transcripts where media_key like ?", args: [`audio:%:${hash}`] });
     expect(Number(kept.rows[0]!.n)).toBe(2);
+  });
+});
+
+describe("a hostile recording", () => {
+  const MIB = 1024 * 1024;
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-hostile-"));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test.each([
+    ["many-boxes", "two million 8-byte moof boxes", "it has more than 200000 boxes"],
+    ["lying-counts", "a trun claiming four billion samples", "more than 1000000 sound packets"],
+    ["oversized-box", "a moov box larger than its file", "a moov box is larger than the file"],
+  ] as [HostileRecording, string, string][])("(%s: %s) fails its task within 20 s, memory grows under 100 MiB, other requests are answered", async (kind, _what, reason) => {
+    const file = path.join(dir, `${kind}.media`);
+    await writeHostileRecording(file, kind);
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+    const began = Date.now();
+    const answeredMs: number[] = [];
+    try {
+      const created = await alice.request("POST", "/api/tasks/audio", { body: Bun.file(file), headers: { "content-type": "audio/mp4" } });
+      expect(created.status).toBe(201);
+      const task = await until(
+        async () => {
+          // Meanwhile the service answers as usual.
+          const asked = performance.now();
+          expect((await alice.get("/api/notes?size=1")).status).toBe(200);
+          answeredMs.push(performance.now() - asked);
+          return (await alice.get(`/api/tasks/${created.body.id}`)).body;
+        },
+        { timeoutMs: 20_000 - (Date.now() - began), intervalMs: 50, what: `the ${kind} recording's task to fail`, done: (seen) => seen.status === "failed" || seen.status === "completed" },
+      );
+      expect(task.status).toBe("failed");
+      expect(task.error).toStartWith("The recording could not be transcribed: ");
+      expect(task.error).toContain(reason);
+    } finally {
+      clearInterval(sampler);
+    }
+    peak = Math.max(peak, process.memoryUsage().rss);
+    expect(peak - baseline).toBeLessThan(100 * MIB);
+    expect(answeredMs.length).toBeGreaterThan(0);
+    expect(Math.max(...answeredMs)).toBeLessThan(5_000);
+    // Nothing of the upload is left behind.
+    await until(() => fs.readdirSync(limits.mediaDir).length === 0, { what: "the upload to be deleted" });
   });
 });

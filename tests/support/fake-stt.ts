@@ -37,6 +37,8 @@ export function startFakeStt(options: { mode?: SttMode; apiKey?: string } = {}) 
     holdAfter: Infinity,
     gate: new Promise<void>(() => {}),
     retryAfter: "0",
+    /** When set, every accepted upload is answered with this body as it is (an answer a real server might send: huge, odd). */
+    answer: null as null | (() => BodyInit),
   };
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -74,6 +76,7 @@ export function startFakeStt(options: { mode?: SttMode; apiKey?: string } = {}) 
         handledMs: performance.now() - began,
       });
       if (state.uploads.length > state.holdAfter) await state.gate;
+      if (state.answer) return new Response(state.answer(), { headers: { "content-type": "application/json" } });
       const segments = sentences(heard.start, heard.duration);
       const text = segments.map((segment) => segment.text).join(" ");
       if (format !== "verbose_json") return Response.json({ text });

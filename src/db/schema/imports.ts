@@ -40,6 +40,8 @@ export const importTasks = sqliteTable(
     /** Seconds of audio this task had transcribed, and the speech-to-text requests it made (usage on `me`). */
     sttSeconds: integer("stt_seconds").notNull().default(0),
     sttRequests: integer("stt_requests").notNull().default(0),
+    /** The size of the upload (a recording, an archive) waiting for this task: counted against UPLOADS_PENDING_MAX_MB until the task ends. */
+    uploadBytes: integer("upload_bytes"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     startedAt: integer("started_at"),

@@ -2,7 +2,8 @@ import { integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite
 
 /**
  * Finished transcripts, kept by media (`bilibili:<bvid>:<part>`, `douyin:<id>`, an upload's user
- * and hash): importing the same video again, by anyone, reuses it without asking the server.
+ * and hash, pasted media's user and key): importing the same video again, by anyone, reuses it
+ * without asking the server.
  */
 export const transcripts = sqliteTable("transcripts", {
   mediaKey: text("media_key").primaryKey(),

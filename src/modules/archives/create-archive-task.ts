@@ -3,6 +3,7 @@ import type { ChangePublisher } from "../events/change";
 import { InvalidInputError } from "../errors";
 import { insertAndQueueTask } from "../imports/create-task";
 import type { ImportQueue } from "../imports/import-queue";
+import { type PendingUploads, withUploadRoom } from "../imports/pending-uploads";
 import type { TaskRecord } from "../imports/schemas";
 import { ARCHIVE_BODY_LIMIT, type ArchiveFormat } from "./limits";
 import { removeArchiveFile } from "./archive-file";
@@ -16,15 +17,21 @@ export async function createArchiveTask({
   ctx,
   input,
 }: {
-  ctx: { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher; archivesDir: string };
-  input: { format: ArchiveFormat; body: ReadableStream<Uint8Array> | null };
+  ctx: { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher; archivesDir: string; pendingUploads: PendingUploads };
+  /** `declaredBytes`: the body's Content-Length, null when it streams without one. */
+  input: { format: ArchiveFormat; body: ReadableStream<Uint8Array> | null; declaredBytes: number | null };
 }): Promise<TaskRecord> {
-  const upload = await saveUpload(input.body, ctx.archivesDir, ARCHIVE_BODY_LIMIT);
-  if (upload.bytes === 0) {
-    removeArchiveFile(ctx.archivesDir, upload.name);
-    throw new InvalidInputError("The request body is empty: send the ZIP archive as the body (Content-Type: application/zip)");
-  }
-  return insertAndQueueTask(ctx, { platform: "archive", archiveFile: upload.name, archiveFormat: input.format }, () =>
-    removeArchiveFile(ctx.archivesDir, upload.name),
-  );
+  return withUploadRoom(ctx, input.declaredBytes, async (room) => {
+    const upload = await saveUpload(input.body, ctx.archivesDir, ARCHIVE_BODY_LIMIT, { onProgress: room.grow });
+    const remove = () => removeArchiveFile(ctx.archivesDir, upload.name);
+    if (upload.bytes === 0) {
+      remove();
+      throw new InvalidInputError("The request body is empty: send the ZIP archive as the body (Content-Type: application/zip)");
+    }
+    await room.confirm(upload.bytes).catch((error: unknown) => {
+      remove();
+      throw error;
+    });
+    return insertAndQueueTask(ctx, { platform: "archive", archiveFile: upload.name, archiveFormat: input.format, uploadBytes: upload.bytes }, remove);
+  });
 }

@@ -12,14 +12,15 @@ export class UploadTooLargeError extends Error {
 
 /**
  * Streams an upload (an archive, a recording) to a new file under `dir`, chunk by chunk, so it is
- * never held whole in memory; stops and removes the file as soon as it passes `limitBytes`. Returns
- * the file's name, its size and its SHA-256 (hex).
+ * never held whole in memory; stops and removes the file as soon as it passes `limitBytes`, or as
+ * soon as `onProgress` (told the bytes so far) throws. Returns the file's name, its size and its
+ * SHA-256 (hex).
  */
 export async function saveUpload(
   body: ReadableStream<Uint8Array> | null,
   dir: string,
   limitBytes: number,
-  { prefix = "", suffix = ".zip" }: { prefix?: string; suffix?: string } = {},
+  { prefix = "", suffix = ".zip", onProgress }: { prefix?: string; suffix?: string; onProgress?: (bytes: number) => void } = {},
 ): Promise<{ name: string; bytes: number; sha256: string }> {
   await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
   const name = `${prefix}${crypto.randomUUID()}${suffix}`;
@@ -30,16 +31,19 @@ export async function saveUpload(
   try {
     if (body) {
       const reader = body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        bytes += value.byteLength;
-        if (bytes > limitBytes) {
-          await reader.cancel().catch(() => {});
-          throw new UploadTooLargeError(limitBytes);
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          bytes += value.byteLength;
+          if (bytes > limitBytes) throw new UploadTooLargeError(limitBytes);
+          onProgress?.(bytes);
+          hash.update(value);
+          await handle.write(value);
         }
-        hash.update(value);
-        await handle.write(value);
+      } catch (error) {
+        await reader.cancel().catch(() => {});
+        throw error;
       }
     }
     await handle.close();

@@ -12,7 +12,7 @@ import { toTaskRecord } from "./task-record";
 type TaskContext = { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher };
 
 /** What a kind of task stores beyond the row's bookkeeping. */
-type TaskFields = Pick<typeof importTasks.$inferInsert, "platform" | "url" | "content" | "archiveFile" | "archiveFormat" | "transcription">;
+type TaskFields = Pick<typeof importTasks.$inferInsert, "platform" | "url" | "content" | "archiveFile" | "archiveFormat" | "transcription" | "uploadBytes">;
 
 export async function createTask({ ctx, input }: { ctx: TaskContext; input: z.infer<typeof createTaskInput> }): Promise<TaskRecord> {
   return insertAndQueueTask(ctx, { platform: input.platform, url: input.url ?? null, content: input.content ?? null });

@@ -77,7 +77,7 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
   try {
     let document: ImportedDocument;
     if (task.content !== null) {
-      document = importer.parsePasted(task.content, task.url ?? undefined);
+      document = ownMedia(importer.parsePasted(task.content, task.url ?? undefined), task.userId);
     } else {
       let fetches = 0;
       // Each finished fetch moves progress on, so long multi-request imports (Bilibili) show movement.
@@ -145,6 +145,14 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     await update({ message: `Temporary problem (attempt ${run.attempt} of ${run.maxAttempts}): ${reason}. Retrying shortly.` });
     throw error;
   }
+}
+
+/**
+ * Media named by pasted content (its video id and its address alike) is kept for that user alone:
+ * only what the service located itself is shared, so no one can plant another's transcript.
+ */
+function ownMedia(document: ImportedDocument, userId: number): ImportedDocument {
+  return document.media ? { ...document, media: { ...document.media, key: `pasted:${userId}:${document.media.key}` } } : document;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { abortableSleep } from "../../abortable-sleep";
+import { AnswerTooLargeError, readAnswerText } from "./read-answer";
 
 /** What STT_* configure: any server that speaks OpenAI's `POST /audio/transcriptions`. */
 export interface SttSettings {
@@ -51,6 +52,12 @@ const MAX_TRIES = 4;
 const BACKOFF_MS = [2_000, 6_000, 15_000];
 const MAX_RETRY_WAIT_MS = 30_000;
 const DEFAULT_TIMEOUT_MS = 600_000;
+/** A 10-minute piece's verbose_json is ~100 KiB; an answer past this is refused as it streams, not read whole. */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/** Of an error answer, only the start is read (its message is cut to 200 characters anyway). */
+const MAX_ERROR_BYTES = 64 * 1024;
+/** A server that refused verbose_json is asked again after this, so one upgraded since gets timestamps again. */
+export const VERBOSE_RETRY_MS = 60 * 60_000;
 
 export interface SttClient {
   readonly settings: SttSettings;
@@ -58,11 +65,12 @@ export interface SttClient {
   transcribe(input: { file: string; name: string; type?: string; signal?: AbortSignal; /** The piece's length, to tell the unit of its times. */ seconds?: number }): Promise<SpeechTranscript>;
 }
 
-export function createSttClient(settings: SttSettings, options: { sleep?: (ms: number, signal?: AbortSignal) => Promise<void> } = {}): SttClient {
+export function createSttClient(settings: SttSettings, options: { sleep?: (ms: number, signal?: AbortSignal) => Promise<void>; now?: () => number } = {}): SttClient {
   const sleep = options.sleep ?? abortableSleep;
+  const now = options.now ?? Date.now;
   const endpoint = `${settings.baseURL.replace(/\/+$/, "")}/audio/transcriptions`;
-  // A server that refused verbose_json once is asked for json from then on.
-  let verboseRefused = false;
+  // A server that refused verbose_json is asked for json for the next hour, then for verbose_json again.
+  let verboseRefusedAt: number | null = null;
 
   async function send(file: string, name: string, type: string, format: "verbose_json" | "json", signal?: AbortSignal): Promise<Response> {
     const form = new FormData();
@@ -82,7 +90,7 @@ export function createSttClient(settings: SttSettings, options: { sleep?: (ms: n
     settings,
     async transcribe({ file, name, type = "audio/mp4", signal, seconds }) {
       let requests = 0;
-      let format: "verbose_json" | "json" = verboseRefused ? "json" : "verbose_json";
+      let format: "verbose_json" | "json" = verboseRefusedAt !== null && now() - verboseRefusedAt < VERBOSE_RETRY_MS ? "json" : "verbose_json";
       let failures = 0;
       for (;;) {
         let response: Response;
@@ -98,12 +106,18 @@ export function createSttClient(settings: SttSettings, options: { sleep?: (ms: n
           continue;
         }
         if (response.ok) {
-          const body = await response.text();
+          let body: string;
+          try {
+            body = await readAnswerText(response, MAX_ANSWER_BYTES);
+          } catch (error) {
+            if (!(error instanceof AnswerTooLargeError)) throw error;
+            throw withRequests(new SttRequestError(`the speech-to-text server's answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`, { cause: error }), requests);
+          }
           return { ...readTranscript(body, format, seconds), requests };
         }
         const message = await errorMessage(response);
         if (format === "verbose_json" && refusesFormat(response.status, message)) {
-          verboseRefused = true;
+          verboseRefusedAt = now();
           format = "json";
           continue;
         }
@@ -149,7 +163,7 @@ export function retryDelay(header: string | null, failures: number): number {
 }
 
 async function errorMessage(response: Response): Promise<string> {
-  const text = await response.text().catch(() => "");
+  const text = await readAnswerText(response, MAX_ERROR_BYTES).catch(() => "");
   let message = text;
   try {
     const json = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown };
@@ -208,7 +222,9 @@ export function readTime(value: unknown): number | null {
  * times far past that (or past the answer's own duration) are in a smaller unit.
  */
 function inSeconds(segments: SpeechSegment[], duration: number | null): SpeechSegment[] {
-  const last = Math.max(0, ...segments.map((segment) => segment.end));
+  // A loop, not Math.max(...): a spread of hundreds of thousands of arguments overflows the stack.
+  let last = 0;
+  for (const segment of segments) if (segment.end > last) last = segment.end;
   const bound = duration !== null && duration > 0 && duration < 86_400 ? duration * 1.5 + 5 : 86_400;
   let divisor = 1;
   if (last > bound) divisor = [1e3, 1e6, 1e9].find((unit) => last / unit <= bound) ?? 1e9;

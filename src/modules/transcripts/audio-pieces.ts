@@ -1,5 +1,5 @@
 import { openWithMediabunny } from "./mediabunny-audio";
-import { COPY_BLOCK_BYTES, readMp4SoundTrack, type Mp4SoundTrack, writeMp4Piece } from "./mp4-audio";
+import { copyBlocks, readMp4SoundTrack, type Mp4SoundTrack, writeMp4Piece } from "./mp4-audio";
 import { TranscriptError } from "./transcript-error";
 
 /** One piece of the recording, on the recording's clock (seconds). */
@@ -52,24 +52,23 @@ export interface AudioFile {
   close(): void;
 }
 
-export async function openAudio(file: string): Promise<AudioFile> {
-  let mp4: Mp4SoundTrack | null = null;
-  try {
-    mp4 = await readMp4SoundTrack(file);
-  } catch {
-    // Not a well-formed ISO BMFF file: mediabunny reads what it can, and says what it cannot.
-  }
-  return mp4 ? mp4Audio(file, mp4) : openWithMediabunny(file);
+/**
+ * `keepSeconds` (STT_MAX_MINUTES): packets past it are not kept, so what a recording costs in memory
+ * follows what is transcribed of it. An MP4 this cannot read fails here (a TranscriptError) rather
+ * than going to mediabunny, which would build an object for each of a hostile file's boxes.
+ */
+export async function openAudio(file: string, options: { keepSeconds?: number } = {}): Promise<AudioFile> {
+  const mp4 = await readMp4SoundTrack(file, options);
+  return mp4 ? mp4Audio(file, mp4) : openWithMediabunny(file, options);
 }
 
 function mp4Audio(file: string, track: Mp4SoundTrack): AudioFile {
-  const last = track.count - 1;
-  const block = Buffer.alloc(COPY_BLOCK_BYTES);
+  const blocks = copyBlocks();
   return {
     times: track.times,
     sizes: track.sizes,
-    end: track.times[last]! + track.durations[last]! / track.timescale,
-    write: async (piece, target) => void (await writeMp4Piece(file, track, piece.first, piece.first + piece.packets, target, block)),
+    end: track.end,
+    write: async (piece, target) => void (await writeMp4Piece(file, track, piece.first, piece.first + piece.packets, target, blocks)),
     close: () => {},
   };
 }

@@ -6,6 +6,7 @@ import type { ChangePublisher } from "../events/change";
 import { InvalidInputError } from "../errors";
 import { insertAndQueueTask } from "../imports/create-task";
 import type { ImportQueue } from "../imports/import-queue";
+import { type PendingUploads, withUploadRoom } from "../imports/pending-uploads";
 import type { PendingTranscription } from "../imports/run-import";
 import type { TaskRecord } from "../imports/schemas";
 import { importedTitle } from "../notes/note-text";
@@ -22,16 +23,32 @@ export async function createAudioTask({
   ctx,
   input,
 }: {
-  ctx: { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher; mediaDir: string };
-  input: { title?: string; type: string; body: ReadableStream<Uint8Array> | null };
+  ctx: { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher; mediaDir: string; pendingUploads: PendingUploads };
+  /** `declaredBytes`: the body's Content-Length, null when it streams without one. */
+  input: { title?: string; type: string; body: ReadableStream<Uint8Array> | null; declaredBytes: number | null };
 }): Promise<TaskRecord> {
-  // Too large: saveUpload's UploadTooLargeError, answered 413 by the route.
-  const saved = await saveUpload(input.body, ctx.mediaDir, AUDIO_BODY_LIMIT, { prefix: "upload-", suffix: ".media" });
-  const remove = () => fs.rmSync(path.join(ctx.mediaDir, saved.name), { force: true });
-  if (saved.bytes === 0) {
-    remove();
-    throw new InvalidInputError("The request body is empty: send the recording as the body (Content-Type: audio/… or video/mp4)");
-  }
+  return withUploadRoom(ctx, input.declaredBytes, async (room) => {
+    // Too large: saveUpload's UploadTooLargeError, answered 413 by the route; past the user's pending cap, a 429.
+    const saved = await saveUpload(input.body, ctx.mediaDir, AUDIO_BODY_LIMIT, { prefix: "upload-", suffix: ".media", onProgress: room.grow });
+    const remove = () => fs.rmSync(path.join(ctx.mediaDir, saved.name), { force: true });
+    if (saved.bytes === 0) {
+      remove();
+      throw new InvalidInputError("The request body is empty: send the recording as the body (Content-Type: audio/… or video/mp4)");
+    }
+    await room.confirm(saved.bytes).catch((error: unknown) => {
+      remove();
+      throw error;
+    });
+    return queueTranscription(ctx, input, saved, remove);
+  });
+}
+
+function queueTranscription(
+  ctx: { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher },
+  input: { title?: string },
+  saved: { name: string; bytes: number; sha256: string },
+  remove: () => void,
+): Promise<TaskRecord> {
   const now = new Date();
   const title = importedTitle(input.title ?? "") || `Recording of ${now.toISOString().slice(0, 16).replace("T", " ")} UTC`;
   const pending: PendingTranscription = {
@@ -42,5 +59,5 @@ export async function createAudioTask({
       media: { key: `audio:${ctx.userId}:${saved.sha256}`, source: { upload: saved.name } },
     },
   };
-  return insertAndQueueTask(ctx, { platform: "audio", url: null, transcription: JSON.stringify(pending) }, remove);
+  return insertAndQueueTask(ctx, { platform: "audio", url: null, transcription: JSON.stringify(pending), uploadBytes: saved.bytes }, remove);
 }

@@ -9,14 +9,16 @@ import {
   Mp4OutputFormat,
   Output,
 } from "mediabunny";
+import fs from "node:fs";
 import type { AudioFile, PiecePlan } from "./audio-pieces";
+import { MAX_SAMPLES } from "./mp4-audio";
 import { TranscriptError } from "./transcript-error";
 
 /**
  * Recordings in other containers than MP4 (MP3, WAV, Ogg, WebM, FLAC, ADTS), through mediabunny's
  * demuxers: the packets' times and sizes, and each piece's packets copied into an M4A by its muxer.
  */
-export async function openWithMediabunny(file: string): Promise<AudioFile> {
+export async function openWithMediabunny(file: string, { keepSeconds = Infinity }: { keepSeconds?: number } = {}): Promise<AudioFile> {
   const input = new Input({ source: new FilePathSource(file), formats: ALL_FORMATS });
   try {
     if (!(await input.canRead())) throw new TranscriptError("the media is not a recording this server can read (MP4, M4A, MP3, WAV, Ogg, WebM, FLAC, AAC)");
@@ -26,10 +28,22 @@ export async function openWithMediabunny(file: string): Promise<AudioFile> {
     const times: number[] = [];
     const sizes: number[] = [];
     let end = 0;
+    let bytes = 0;
     for await (const packet of new EncodedPacketSink(track).packets(undefined, undefined, { metadataOnly: true })) {
+      if (times.length >= MAX_SAMPLES) throw new TranscriptError(`the recording has more than ${MAX_SAMPLES} sound packets in the part to transcribe`);
       times.push(packet.timestamp);
       sizes.push(packet.byteLength);
+      bytes += packet.byteLength;
       end = Math.max(end, packet.timestamp + packet.duration);
+      // The first packet past what is transcribed ends the last piece. The rest are not read (mediabunny's
+      // computeDuration indexes every frame: 225 MiB for a file of a million tiny ones): the length is
+      // the one the file's metadata gives, else about what its size makes at the bitrate so far.
+      if (packet.timestamp > times[0]! + keepSeconds) {
+        const told = await input.getDurationFromMetadata().catch(() => null);
+        const { size } = await fs.promises.stat(file);
+        end = Math.max(end, told ?? times[0]! + ((end - times[0]!) * size) / Math.max(1, bytes));
+        break;
+      }
     }
     return { times: Float64Array.from(times), sizes: Uint32Array.from(sizes), end, write: (piece, target) => writeWithMediabunny(track, piece, target), close: () => input.dispose() };
   } catch (error) {

@@ -115,7 +115,7 @@ async function transcribe(run: TranscriptionRun, task: Task, media: MediaRef, up
     file = files.media;
   }
 
-  const audio = await openAudio(file);
+  const audio = await openAudio(file, { keepSeconds: limits.maxSeconds });
   try {
     const overlap = Math.min(OVERLAP_SECONDS, limits.chunkSeconds / 4);
     const plan = await planPieces(audio, { chunkSeconds: limits.chunkSeconds, maxBytes: limits.maxBytes, maxSeconds: limits.maxSeconds, overlapSeconds: overlap });

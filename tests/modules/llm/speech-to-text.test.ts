@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createSttClient, readTime, retryDelay, SttRequestError } from "../../../src/modules/llm/speech-to-text";
+import { createSttClient, MAX_ANSWER_BYTES, readTime, readTranscript, retryDelay, SttRequestError, VERBOSE_RETRY_MS } from "../../../src/modules/llm/speech-to-text";
 import { recordingFile } from "../../support/aac-audio";
 import { startFakeStt } from "../../support/fake-stt";
+import { manualClock } from "../../support/manual-clock";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-stt-"));
 const piece = path.join(dir, "piece.m4a");
@@ -51,6 +52,56 @@ describe("the speech-to-text client", () => {
     expect(stt.state.uploads.at(-1)!.format).toBe("json");
   });
 
+  test("a server that refused verbose_json is asked for it again an hour later, so an upgraded one gives timestamps again", async () => {
+    stt.state.mode = "refuse-verbose";
+    const time = manualClock();
+    const c = createSttClient({ baseURL: stt.baseUrl, model: "whisper-1" }, { sleep: noSleep, now: time.clock.now });
+    expect((await c.transcribe({ file: piece, name: "p.m4a" })).requests).toBe(2);
+    // The server is upgraded: within the hour the client still asks for json.
+    stt.state.mode = "verbose";
+    await time.advance(VERBOSE_RETRY_MS - 1);
+    const untimed = await c.transcribe({ file: piece, name: "p.m4a" });
+    expect(untimed.segments).toBeNull();
+    expect(stt.state.uploads.at(-1)!.format).toBe("json");
+    await time.advance(1);
+    const timed = await c.transcribe({ file: piece, name: "p.m4a" });
+    expect(stt.state.uploads.at(-1)!.format).toBe("verbose_json");
+    expect(timed).toMatchObject({ requests: 1, segments: expect.arrayContaining([{ start: 5, end: 9, text: "Sentence 21." }]) });
+  });
+
+  test("an answer of 200,000 segments is read whole, each time in seconds", async () => {
+    stt.state.mode = "verbose";
+    const segments = Array.from({ length: 200_000 }, (_, index) => ({ start: index / 100, end: index / 100 + 0.005, text: `Word ${index}.` }));
+    const body = JSON.stringify({ text: "many words", segments });
+    stt.state.answer = () => body;
+    try {
+      const answer = await client().transcribe({ file: piece, name: "p.m4a", seconds: 2000 });
+      expect(answer.segments!.length).toBe(200_000);
+      const last = answer.segments!.at(-1)!;
+      expect(last.text).toBe("Word 199999.");
+      expect(last.start).toBeCloseTo(1999.99, 6);
+      expect(last.end).toBeCloseTo(1999.995, 6);
+    } finally {
+      stt.state.answer = null;
+    }
+  });
+
+  test.each([
+    ["with its Content-Length", () => JSON.stringify({ text: "x".repeat(MAX_ANSWER_BYTES) })],
+    ["streamed without end", () => new ReadableStream({ pull: (controller) => controller.enqueue(new TextEncoder().encode(" ".repeat(1024 * 1024))) })],
+  ])("an answer over 16 MiB (%s) is refused as it arrives, not read whole", async (_how, answer) => {
+    stt.state.mode = "verbose";
+    stt.state.answer = answer;
+    try {
+      const error = await client().transcribe({ file: piece, name: "p.m4a" }).catch((caught) => caught);
+      expect(error).toBeInstanceOf(SttRequestError);
+      expect(error).toMatchObject({ transient: false, requests: 1 });
+      expect(error.message).toBe("the speech-to-text server's answer is larger than 16 MiB");
+    } finally {
+      stt.state.answer = null;
+    }
+  });
+
   test.each(["string-times", "nanoseconds"] as const)("reads times sent as %s", async (mode) => {
     stt.state.mode = mode;
     const answer = await client().transcribe({ file: piece, name: "p.m4a", seconds: 32 });
@@ -89,6 +140,15 @@ describe("the speech-to-text client", () => {
   test("an unreachable server is transient after its retries", async () => {
     const error = await createSttClient({ baseURL: "http://127.0.0.1:9/v1", model: "m" }, { sleep: noSleep }).transcribe({ file: piece, name: "p.m4a" }).catch((caught) => caught);
     expect(error).toMatchObject({ transient: true, requests: 4 });
+  });
+});
+
+describe("reading an answer", () => {
+  test("a million segments, more than a spread of arguments takes, are read", () => {
+    const segments = Array.from({ length: 1_000_000 }, (_, index) => ({ start: index / 1000, end: (index + 1) / 1000, text: "a" }));
+    const read = readTranscript(JSON.stringify({ text: "a", segments }), "verbose_json", 1000);
+    expect(read.segments!.length).toBe(1_000_000);
+    expect(read.segments!.at(-1)).toEqual({ start: 999.999, end: 1000, text: "a" });
   });
 });
 

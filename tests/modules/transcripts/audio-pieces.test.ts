@@ -6,6 +6,7 @@ import { ALL_FORMATS, EncodedPacketSink, FilePathSource, Input } from "mediabunn
 import { openAudio, planPieces, writePiece } from "../../../src/modules/transcripts/audio-pieces";
 import { TranscriptError } from "../../../src/modules/transcripts/transcript-error";
 import { adtsRecording, frameTime, recordingFile } from "../../support/aac-audio";
+import { writeHostileRecording } from "../../support/hostile-recording";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-pieces-"));
 const threeHours = path.join(dir, "three-hours.m4a");
@@ -151,11 +152,61 @@ describe("cutting a recording into pieces", () => {
     new DataView(bytes.buffer).setUint32(stsz + 12, 0xfffffff0);
     new DataView(bytes.buffer).setUint32(stsz + 8, 16);
     fs.writeFileSync(hostile, bytes);
-    const audio = await openAudio(hostile).catch((error) => error);
-    if (!(audio instanceof Error)) {
-      expect(audio.times.length).toBeLessThanOrEqual(5_000_000);
+    const refused = await openAudio(hostile).catch((error) => error);
+    expect(refused).toBeInstanceOf(TranscriptError);
+    expect(refused.message).toContain("its samples lie past the end of the file");
+  });
+
+  test("past STT_MAX_MINUTES only the packets to transcribe are held, and the recording's length is still known", async () => {
+    const fragmented = path.join(dir, "long-stream.m4s");
+    await recordingFile(fragmented, { seconds: 300, fragmented: true });
+    for (const [file, seconds] of [[threeHours, 10_800], [fragmented, 300]] as const) {
+      const audio = await openAudio(file, { keepSeconds: 60 });
+      try {
+        // 60 s of 8 kHz AAC is 469 packets; one more ends the last piece.
+        expect(audio.times.length).toBe(Math.ceil((60 * 8000) / 1024) + 1);
+        expect(audio.end).toBeCloseTo(seconds, 0);
+        const plan = await planPieces(audio, { chunkSeconds: 600, maxBytes: 24 * MIB, maxSeconds: 60, overlapSeconds: 5 });
+        expect(plan).toMatchObject({ truncated: true, pieces: [{ start: 0, from: 0, end: 60 }] });
+        expect(plan.duration).toBeCloseTo(seconds, 0);
+      } finally {
+        audio.close();
+      }
+    }
+  });
+
+  test("a recording in another container is read no further than STT_MAX_MINUTES: millions of tiny frames cost little memory", async () => {
+    const tiny = path.join(dir, "tiny-frames.aac");
+    await writeHostileRecording(tiny, "tiny-frames");
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+    try {
+      const audio = await openAudio(tiny, { keepSeconds: 3 * 3600 });
+      // Every packet up to 3 hours (84,375 of 128 ms, the last exactly at 3:00:00), and the first past it.
+      expect(audio.times.length).toBe(84_377);
+      expect(audio.end).toBeGreaterThan(85 * 3600);
       audio.close();
-    } else expect(audio).toBeInstanceOf(TranscriptError);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(Math.max(peak, process.memoryUsage().rss) - before).toBeLessThan(100 * MIB);
+  });
+
+  test("past STT_MAX_MINUTES a recording in another container is read no further, its length told from its size", async () => {
+    const raw = path.join(dir, "long-memo.aac");
+    fs.writeFileSync(raw, adtsRecording(600));
+    const audio = await openAudio(raw, { keepSeconds: 60 });
+    try {
+      expect(audio.times.length).toBe(Math.ceil((60 * 8000) / 1024) + 1);
+      // Frame headers are not packet bytes: the estimate runs long by their share, and is never short.
+      expect(audio.end).toBeGreaterThan(599);
+      expect(audio.end).toBeLessThan(600 * 1.8);
+      const plan = await planPieces(audio, { chunkSeconds: 600, maxBytes: 24 * MIB, maxSeconds: 60, overlapSeconds: 5 });
+      expect(plan).toMatchObject({ truncated: true, pieces: [{ start: 0, from: 0, end: 60 }] });
+    } finally {
+      audio.close();
+    }
   });
 
   test("a file that is not a recording is a TranscriptError, not a crash", async () => {

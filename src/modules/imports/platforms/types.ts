@@ -16,7 +16,10 @@ export interface ImportedDocument {
 
 /** Where a video's (or an uploaded recording's) sound is, and what its transcript is kept by. */
 export interface MediaRef {
-  /** `bilibili:<bvid>:<part>`, `douyin:<id>`, `audio:<user>:<sha256>`: one transcript per key, for everyone. */
+  /**
+   * `bilibili:<bvid>:<part>`, `douyin:<id>`, `audio:<user>:<sha256>`: one transcript per key, for
+   * everyone; media named by pasted content is `pasted:<user>:<key>`, that user's alone.
+   */
   key: string;
   /** A URL to download (with the platform's Referer), a Bilibili part whose stream is looked up then, or an upload's file. */
   source: { url: string; referer?: string; userAgent?: string } | { bilibili: { bvid: string; cid: number } } | { upload: string };

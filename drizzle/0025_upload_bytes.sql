@@ -1,0 +1,1 @@
+ALTER TABLE `import_tasks` ADD `upload_bytes` integer;
