@@ -27,6 +27,9 @@ import { clientMetadataFetcher } from "../oauth/clients";
 import type { ResolveOverrides } from "../modules/imports/resolve-overrides";
 import { PendingUploads, UPLOADS_PENDING_DEFAULT_MB } from "../modules/imports/pending-uploads";
 
+// Every answer of ours says what it is; a browser must not guess otherwise.
+const NOSNIFF = { "x-content-type-options": "nosniff" };
+
 export interface HttpAppOptions {
   router: AnyRouter;
   services: ServiceContext;
@@ -103,10 +106,10 @@ export function createHttpApp(options: HttpAppOptions) {
     .get("/healthz", async () => {
       try {
         await options.checkHealth();
-        return Response.json({ status: "ok" });
+        return Response.json({ status: "ok" }, { headers: NOSNIFF });
       } catch (error) {
         log.warn("health check failed", error);
-        return Response.json({ status: "unavailable" }, { status: 503 });
+        return Response.json({ status: "unavailable" }, { status: 503, headers: NOSNIFF });
       }
     })
     .use(docsPlugin(options.document))

@@ -17,7 +17,9 @@ export function createMcpAnswerer(router: AnyRouter, publicUrl: () => string): M
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(request, { parsedBody: body });
+      const response = await transport.handleRequest(request, { parsedBody: body });
+      response.headers.set("x-content-type-options", "nosniff");
+      return response;
     } finally {
       await server.close();
     }

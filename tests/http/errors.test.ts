@@ -207,6 +207,7 @@ describe("GET /healthz", () => {
     const response = await api.get("/healthz");
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ status: "ok" });
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
   });
 
   test("answers 503 while the queue's Postgres cannot be reached, and ok again after", async () => {

@@ -93,6 +93,7 @@ describe("initialize and tools/list", () => {
       const response = await post({ ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: version } });
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toContain("application/json");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
       expect(response.headers.get("mcp-session-id")).toBeNull();
       expect(((await response.json()) as any).result.protocolVersion).toBe(version);
     }
