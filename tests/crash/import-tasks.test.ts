@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { readFixture } from "../fixtures/platforms/web/fixture-server";
+import { readFixture } from "../support/platform-fixtures";
 import { Api } from "../support/api";
 import { startPlatformServer } from "../support/platform-server";
 import { startServiceProcess, type ServiceProcess } from "../support/service-process";

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import path from "node:path";
 import { load } from "js-yaml";
 import { parse } from "yaml";
 import { Api, expectError } from "../support/api";
+import { readFixture } from "../support/platform-fixtures";
 import { startTestServer, type TestServer } from "../support/server";
 import { settleTask } from "../support/settle-task";
 import { exportZip } from "../support/read-back";
@@ -75,7 +74,7 @@ describe("POST /api/notes/export", () => {
 
   test("an imported note's front matter says where it came from; a note written here has no source fields", async () => {
     const { api: alice } = await api.newUser("sources");
-    const page = fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms/web/blog-article.html"), "utf8");
+    const page = readFixture("web", "blog-article.html");
     const task = (await alice.post("/api/tasks", { platform: "web", url: "https://blog.example.com/sqlite", content: page })).body;
     const settled = await settleTask(alice, task.id);
     expect(settled.status).toBe("completed");

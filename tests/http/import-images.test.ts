@@ -3,12 +3,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { Api } from "../support/api";
 import { imageBytes } from "../support/images";
+import { readFixture as fixture } from "../support/platform-fixtures";
 import { fileBytes } from "../support/read-back";
 import { sha256Hex } from "../support/sha256";
 import { startTestServer, type TestServer } from "../support/server";
 import { settleTask } from "../support/settle-task";
 
-const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms", name), "utf8");
 const sha256 = sha256Hex;
 
 // What each stand-in host serves: WeChat's CDN shows other sites a placeholder, as mmbiz.qpic.cn does.

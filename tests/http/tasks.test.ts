@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import path from "node:path";
 import type { Client } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import * as schema from "../../src/db/schema";
@@ -13,12 +11,12 @@ import { runImportTask } from "../../src/modules/imports/run-import";
 import { createSafeFetcher } from "../../src/modules/imports/safe-fetch";
 import type { Fetcher, ImportedDocument } from "../../src/modules/imports/platforms/types";
 import { Api, expectError } from "../support/api";
+import { readFixture as fixture } from "../support/platform-fixtures";
 import { startPlatformServer } from "../support/platform-server";
 import { startTestServer, type TestServer } from "../support/server";
 import { settleTask } from "../support/settle-task";
 import { unheardChanges } from "../support/changes";
 
-const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms", name), "utf8");
 const WECHAT_CANONICAL =
   "https://mp.weixin.qq.com/s?__biz=MzI5NjQ0MzM1Mg==&mid=2247491234&idx=1&sn=3f2a9c1e7b8d4f6a0c5e2b1d9f8a7c6e&chksm=ec4c1a2fdb3b93391f2e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a";
 

@@ -19,11 +19,11 @@ import { recordingBytes } from "../support/aac-audio";
 import { Api, expectError } from "../support/api";
 import { unheardChanges } from "../support/changes";
 import { startFakeStt } from "../support/fake-stt";
+import { readFixture as fixture } from "../support/platform-fixtures";
 import { startPlatformServer } from "../support/platform-server";
 import { startTestServer, type TestServer } from "../support/server";
 import { settleTask } from "../support/settle-task";
 
-const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms", name), "utf8");
 const json = (body: unknown, status = 200) => new Response(typeof body === "string" ? body : JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8" } });
 
 const BVID = "BV1Xb421E7Lm";

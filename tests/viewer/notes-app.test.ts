@@ -12,12 +12,13 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { unzipSync, strFromU8 } from "fflate";
 import { Api } from "../support/api";
 import { launchChromium, watchPage, type PageWatch } from "../support/browser";
+import { readFixture } from "../support/platform-fixtures";
 import { startTestServer, type TestServer } from "../support/server";
 import { awaitBuild } from "../support/await-build";
 import { until } from "../support/until";
 
 const SHOTS = process.env.SHOTS_DIR ?? "/tmp/shots34";
-const ARTICLE = fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms/web/blog-article.html"), "utf8");
+const ARTICLE = readFixture("web", "blog-article.html");
 const DESKTOP = { width: 1400, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
