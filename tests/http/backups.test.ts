@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { listBackups, restoreBackup, takeBackup } from "../../src/modules/history/backups";
 import { Api } from "../support/api";
 import { imageBytes } from "../support/images";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile, startTestServer } from "../support/server";
+import { directoryForThisFile } from "../support/temporary-directory";
 import { until } from "../support/until";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
-let server: TestServer;
-let api: Api;
-let scratch: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-backups-"));
-});
-afterAll(async () => {
-  await server.stop();
-  fs.rmSync(scratch, { recursive: true, force: true });
-});
+const { server, api } = await serverForThisFile();
+const scratch = directoryForThisFile("rhizome-backups-");
 
 describe("backups", () => {
   test("a backup taken while 4 clients write passes integrity_check, and a restore serves every note acknowledged before it began", async () => {

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { load } from "js-yaml";
 import { parse } from "yaml";
-import { Api, expectError } from "../support/api";
+import { expectError } from "../support/api";
 import { readFixture } from "../support/platform-fixtures";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { settleTask } from "../support/settle-task";
 import { exportZip } from "../support/read-back";
 
-let server: TestServer;
-let api: Api;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-});
-afterAll(() => server.stop());
+const { server, api } = await serverForThisFile();
 
 function readFrontMatter(file: Uint8Array) {
   const text = new TextDecoder().decode(file);

@@ -1,29 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Client } from "@libsql/client";
+import { describe, expect, test } from "bun:test";
 import { unzipSync } from "fflate";
 import { createAccessToken } from "../support/access-tokens";
 import { importArchive } from "../support/archive-import";
 import { Api, expectError } from "../support/api";
 import { imageBytes } from "../support/images";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { buildZip } from "../support/zip-builder";
 import { backdateNote } from "../support/backdate-note";
 import { openNotesDatabase } from "../../src/db/client";
 import { purgeExpiredTrash } from "../../src/modules/history/trash";
 
-let server: TestServer;
-let api: Api;
-let db: Client;
-
-beforeAll(async () => {
-  server = await startTestServer({ NOTE_VERSIONS_MAX: "5", TRASH_DAYS: "30" });
-  api = new Api(server.url);
-  db = server.openNotesClient();
-});
-afterAll(async () => {
-  db.close();
-  await server.stop();
-});
+const { server, api, db } = await serverForThisFile({ NOTE_VERSIONS_MAX: "5", TRASH_DAYS: "30" });
 
 /** Moves a note's last write back past the 60 s coalescing window, as if time had gone by. */
 const aMinuteLater = (noteId: number) => backdateNote(server, noteId);

@@ -2,26 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Api, expectError } from "../support/api";
 import { importArchive } from "../support/archive-import";
 import { buildZip } from "../support/zip-builder";
-import { startFakeEmbeddings, type FakeEmbeddings } from "../support/fake-embeddings";
-import { startTestServer, type TestServer } from "../support/server";
+import { startFakeEmbeddings } from "../support/fake-embeddings";
+import { serverForThisFile } from "../support/server";
 import { until } from "../support/until";
 
-let embeddings: FakeEmbeddings;
-let server: TestServer;
-let alice: Api;
-let bob: Api;
-
-beforeAll(async () => {
-  embeddings = startFakeEmbeddings({ dimensions: 64, apiKey: "sk-test" });
-  server = await startTestServer({ EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed", EMBEDDINGS_API_KEY: "sk-test", EMBEDDINGS_BATCH: "8" });
-  const api = new Api(server.url);
-  alice = (await api.newUser("alice")).api;
-  bob = (await api.newUser("bob")).api;
-});
-afterAll(async () => {
-  await server.stop();
-  await embeddings.stop();
-});
+const embeddings = startFakeEmbeddings({ dimensions: 64, apiKey: "sk-test" });
+afterAll(() => embeddings.stop());
+const { server, api } = await serverForThisFile({ EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed", EMBEDDINGS_API_KEY: "sk-test", EMBEDDINGS_BATCH: "8" });
+const alice = (await api.newUser("alice")).api;
+const bob = (await api.newUser("bob")).api;
 
 async function create(user: Api, note: { title: string; content?: string; tags?: string[] }): Promise<number> {
   const response = await user.post("/api/notes", note);

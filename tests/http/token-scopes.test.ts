@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { buildOpenApiDocument } from "../../src/http/openapi-document";
 import { appRouter } from "../../src/trpc/root";
 import { ALL_SCOPES, createAccessToken } from "../support/access-tokens";
-import { Api } from "../support/api";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 
 // The scope matrix: every operation the OpenAPI document lists as taking a bearer token is called
 // with a token lacking its scope (403 insufficient_scope) and with one holding only that scope
 // (anything but 403). Operations for login sessions only refuse a token holding every scope.
 
-let server: TestServer;
-let session: Api;
-let noteId: number;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ api: session } = await new Api(server.url).newUser("matrix"));
-  noteId = (await session.post("/api/notes", { title: "Matrix", content: "a note" })).body.id;
-});
-afterAll(() => server.stop());
+const { server, api } = await serverForThisFile();
+const { api: session } = await api.newUser("matrix");
+const noteId: number = (await session.post("/api/notes", { title: "Matrix", content: "a note" })).body.id;
 
 interface Operation {
   method: string;

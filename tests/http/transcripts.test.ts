@@ -3,7 +3,6 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { drizzle } from "drizzle-orm/libsql";
-import type { Client } from "@libsql/client";
 import * as schema from "../../src/db/schema";
 import { ImportError } from "../../src/modules/imports/import-error";
 import { createImporters } from "../../src/modules/imports/platforms";
@@ -21,7 +20,7 @@ import { unheardChanges } from "../support/changes";
 import { startFakeStt } from "../support/fake-stt";
 import { readFixture as fixture } from "../support/platform-fixtures";
 import { startPlatformServer } from "../support/platform-server";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { settleTask } from "../support/settle-task";
 
 const json = (body: unknown, status = 200) => new Response(typeof body === "string" ? body : JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8" } });
@@ -106,10 +105,9 @@ const download: Downloader = async (url, options, consume) => {
   return consume(response.body as unknown as AsyncIterable<Uint8Array>, { url, status: response.status, contentType: response.headers.get("content-type") ?? "" });
 };
 
-let server: TestServer;
-let db: Client;
-let alice: Api;
-let bob: Api;
+const { server, api, db } = await serverForThisFile({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true", STT_BASE_URL: stt.baseUrl, STT_MODEL: "whisper-1" });
+const alice = (await api.newUser("alice")).api;
+const bob = (await api.newUser("bob")).api;
 let limits: SttLimits;
 
 beforeAll(async () => {
@@ -119,15 +117,9 @@ beforeAll(async () => {
     recordingBytes({ seconds: 1299.5, fragmented: true }),
     recordingBytes({ seconds: 60, offsetSeconds: 50_000 }),
   ]);
-  server = await startTestServer({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true", STT_BASE_URL: stt.baseUrl, STT_MODEL: "whisper-1" });
-  db = server.openNotesClient();
-  alice = (await new Api(server.url).newUser("alice")).api;
-  bob = (await new Api(server.url).newUser("bob")).api;
   limits = { chunkSeconds: 600, maxBytes: 24 * 1024 * 1024, maxSeconds: 180 * 60, mediaDir: path.join(server.dataDir, "media") };
 });
 afterAll(async () => {
-  db.close();
-  await server.stop();
   platforms.stop();
   stt.stop();
 });

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import type { AppRouter } from "../../src/trpc/root";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
+const { server } = await serverForThisFile();
 
 function client(token?: string) {
   return createTRPCClient<AppRouter>({
