@@ -1,33 +1,20 @@
 // A group job (the first attempts of several events at one webhook) against a real notes database,
 // the real queue and a loopback receiver: one failure is retried alone under its webhook-id, a run
 // again skips what the log shows sent, and a receiver that stops answering hands the rest back.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import net from "node:net";
 import { asc, eq } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../../../src/db/schema";
-import { webhookQueueOn } from "../../../src/jobs/catalogue";
-import { createSafePoster, keepConnections } from "../../../src/modules/imports/safe-fetch";
-import { deliverWebhookEvent, type DeliveryRun } from "../../../src/modules/webhooks/deliver";
+import { createSafePoster } from "../../../src/modules/imports/safe-fetch";
+import { deliverWebhookEvent } from "../../../src/modules/webhooks/deliver";
 import { deliverWebhookGroup } from "../../../src/modules/webhooks/deliver-group";
 import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
 import { deliveryJobKey, type DeliveryGroup } from "../../../src/modules/webhooks/webhook-queue";
-import { startWebhookReceiver } from "../../support/webhook-receiver";
-import { notesDatabaseForThisFile } from "../../support/notes-database";
-import { jobQueueForThisFile } from "../../support/job-queue";
+import { webhookDeliveryForThisFile } from "../../support/webhook-delivery";
 
 const NOW = Date.UTC(2026, 10, 27, 12);
 const HOUR = 3_600_000;
-const database = await notesDatabaseForThisFile();
-const queue = await jobQueueForThisFile(database.db, { allowPrivateNetworks: true });
-const receiver = startWebhookReceiver();
-afterAll(() => receiver.stop());
-let run: DeliveryRun;
-
-beforeAll(async () => {
-  await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('alice', 'alice', 'x', 0)");
-  const post = createSafePoster({ allowPrivateNetworks: true, timeoutMs: 10_000, maxRedirects: 0 });
-  run = { db: database.db, post, keepConnections, queue: webhookQueueOn(queue), retryDelaysMs: [HOUR, 6 * HOUR], now: () => NOW };
-});
+const { database, queue, receiver, run } = await webhookDeliveryForThisFile({ now: NOW, retryDelaysMs: [HOUR, 6 * HOUR], keepConnections: true });
 
 let made = 0;
 async function groupOf(count: number, url?: string) {

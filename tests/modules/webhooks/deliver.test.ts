@@ -1,31 +1,18 @@
 // One delivery attempt against a real notes database, the real queue and a loopback receiver: the
 // log, the next attempt, and the 3-day rule that turns a failing webhook off.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../../../src/db/schema";
-import { webhookQueueOn } from "../../../src/jobs/catalogue";
-import { createSafePoster } from "../../../src/modules/imports/safe-fetch";
-import { deliverWebhookEvent, DISABLE_AFTER_MS, type DeliveryRun } from "../../../src/modules/webhooks/deliver";
+import { deliverWebhookEvent, DISABLE_AFTER_MS } from "../../../src/modules/webhooks/deliver";
 import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
 import { deliveryJobKey } from "../../../src/modules/webhooks/webhook-queue";
 import { DELIVERY_LOG_DAYS, pruneDeliveryLog } from "../../../src/modules/webhooks/prune-deliveries";
-import { startWebhookReceiver } from "../../support/webhook-receiver";
-import { notesDatabaseForThisFile } from "../../support/notes-database";
-import { jobQueueForThisFile } from "../../support/job-queue";
+import { webhookDeliveryForThisFile } from "../../support/webhook-delivery";
 
 const NOW = Date.UTC(2026, 10, 27, 12);
 const HOUR = 3_600_000;
-const database = await notesDatabaseForThisFile();
-const queue = await jobQueueForThisFile(database.db, { allowPrivateNetworks: true });
-const receiver = startWebhookReceiver();
-afterAll(() => receiver.stop());
-let run: DeliveryRun;
-
-beforeAll(async () => {
-  await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('alice', 'alice', 'x', 0)");
-  receiver.answer = () => 500;
-  run = { db: database.db, post: createSafePoster({ allowPrivateNetworks: true, timeoutMs: 10_000, maxRedirects: 0 }), queue: webhookQueueOn(queue), retryDelaysMs: [HOUR, 6 * HOUR], now: () => NOW };
-});
+const { database, queue, receiver, run } = await webhookDeliveryForThisFile({ now: NOW, retryDelaysMs: [HOUR, 6 * HOUR] });
+receiver.answer = () => 500;
 
 let events = 0;
 async function failingWebhook(failingSince: number | null) {
