@@ -1,8 +1,8 @@
 import { afterAll } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { openNotesDatabase, type NotesDatabase } from "../../src/db/client";
+import { temporaryDirectory } from "./temporary-directory";
 
 export interface TemporaryNotesDatabase extends NotesDatabase {
   /** The directory that holds it, for anything else the test keeps beside it (files, other databases). */
@@ -15,7 +15,7 @@ export interface TemporaryNotesDatabase extends NotesDatabase {
 
 /** A notes database in a new temp directory, opened (so migrated and set up) as the service opens its own. */
 export async function openTemporaryNotesDatabase(prefix = "rhizome-notes-"): Promise<TemporaryNotesDatabase> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = temporaryDirectory(prefix);
   const file = path.join(dir, "rhizome.db");
   const database = await openNotesDatabase({ url: `file:${file}` }).catch((error: unknown) => {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,5 @@
 import { afterAll } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../src/config";
 import { setLogLevel } from "../../src/log";
@@ -8,6 +7,7 @@ import { startServer, type RunningServer } from "../../src/server";
 import { createClient, type Client } from "@libsql/client";
 import { Api } from "./api";
 import { freshQueueDatabase } from "./postgres";
+import { temporaryDirectory } from "./temporary-directory";
 
 setLogLevel((process.env.TEST_LOG_LEVEL as "error" | undefined) ?? "silent");
 
@@ -27,7 +27,7 @@ export interface TestServer extends RunningServer {
  * database in the test run's one Postgres, so no server's worker takes another server's jobs.
  */
 export async function startTestServer(environment: Record<string, string> = {}): Promise<TestServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-test-"));
+  const dataDir = temporaryDirectory("rhizome-test-");
   const config = loadConfig({
     DATA_DIR: dataDir,
     PORT: "0",
