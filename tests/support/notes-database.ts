@@ -37,8 +37,8 @@ export async function openTemporaryNotesDatabase(prefix = "rhizome-notes-"): Pro
  * the top of a test file (`const database = await notesDatabaseForThisFile()`), where Bun registers
  * the removal for the whole file; inside a hook Bun runs it too early.
  */
-export async function notesDatabaseForThisFile(prefix?: string): Promise<TemporaryNotesDatabase> {
-  const database = await openTemporaryNotesDatabase(prefix);
+export async function notesDatabaseForThisFile(): Promise<TemporaryNotesDatabase> {
+  const database = await openTemporaryNotesDatabase();
   afterAll(() => database.remove());
   return database;
 }
