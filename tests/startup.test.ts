@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { describe, expect, test } from "bun:test";
+import { mkdir, stat, writeFile } from "node:fs/promises";
 import { type Socket, createServer } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { freshQueueDatabase } from "./support/postgres";
+import { directoryForThisFile } from "./support/temporary-directory";
 
 const MAIN = path.resolve(import.meta.dir, "../src/main.ts");
-let scratch: string;
-
-beforeAll(async () => {
-  scratch = await mkdtemp(path.join(tmpdir(), "rhizome-startup-"));
-  await chmod(scratch, 0o755);
-});
-afterAll(async () => {
-  await rm(scratch, { recursive: true, force: true });
-});
+const scratch = directoryForThisFile("rhizome-startup-", { mode: 0o755 });
 
 const exists = (file: string) => stat(file).then(
   () => true,

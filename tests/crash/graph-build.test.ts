@@ -1,13 +1,11 @@
 // kill -9 of the whole service (its embedded Postgres included) in the middle of a graph build, then a restart on the
 // same data directory: the build resumes and completes, and the extractions saved before the kill are not redone.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
+import { afterAll, expect, test } from "bun:test";
 import path from "node:path";
 import { createClient } from "@libsql/client";
 import { Api } from "../support/api";
 import { startFakeAnthropic } from "../support/fake-anthropic";
-import { startServiceProcess, type ServiceProcess } from "../support/service-process";
+import { serviceDataDirForThisFile, startServiceProcess, type ServiceProcess } from "../support/service-process";
 import { until } from "../support/until";
 
 const NOTES = 40;
@@ -30,7 +28,7 @@ const fake = await startFakeAnthropic({ latencyMs: LLM_LATENCY_MS });
 /** Calls the fake has received but not yet answered. */
 const callsInFlight = () => fake.calls - fake.requests.length;
 
-let dataDir: string;
+const dataDir = serviceDataDirForThisFile("rhizome-crash-graph-");
 let service: ServiceProcess | undefined;
 const environment = {
   GRAPH_EXTRACTOR: "anthropic",
@@ -39,16 +37,7 @@ const environment = {
   GRAPH_LLM_CONCURRENCY: "4",
 };
 
-beforeAll(() => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-crash-graph-"));
-  fs.chmodSync(dataDir, 0o711); // run as root, the embedded Postgres drops to a `postgres` user
-});
-
-afterAll(async () => {
-  await service?.stop();
-  await fake.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => fake.stop());
 
 async function status(api: Api): Promise<BuildStatus> {
   const response = await api.get("/api/knowledge-graph/status");

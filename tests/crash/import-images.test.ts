@@ -2,15 +2,14 @@
 // import already done), then a restart on the same data directory: every import completes, every
 // file row is one a note refers to, every row's bytes are whole, and no temporary or unclaimed
 // file is left. (Rows pending for a task that dies before its note: tests/modules/files/pending-files.test.ts.)
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { createClient } from "@libsql/client";
 import { Api } from "../support/api";
 import { imageBytes } from "../support/images";
-import { startServiceProcess, type ServiceProcess } from "../support/service-process";
+import { serviceDataDirForThisFile, startServiceProcess, type ServiceProcess } from "../support/service-process";
 import { until } from "../support/until";
 
 const IMPORTS = 3;
@@ -55,18 +54,9 @@ const host = Bun.serve({
 });
 const origin = `http://127.0.0.1:${host.port}`;
 
-let dataDir: string;
+const dataDir = serviceDataDirForThisFile("rhizome-crash-images-");
 let service: ServiceProcess | undefined;
-
-beforeAll(() => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-crash-images-"));
-  fs.chmodSync(dataDir, 0o711); // run as root, the embedded Postgres drops to a `postgres` user
-});
-afterAll(async () => {
-  await service?.stop();
-  host.stop(true);
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => host.stop(true));
 
 const dbClient = () => createClient({ url: `file:${path.join(dataDir, "rhizome.db")}` });
 

@@ -1,13 +1,10 @@
 // kill -9 of the whole service (its embedded Postgres included) while URL imports are in flight, then a restart on
 // the same data directory: every task still ends completed with exactly one note of its own.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { readFixture } from "../fixtures/platforms/web/fixture-server";
+import { afterAll, expect, test } from "bun:test";
+import { readFixture } from "../support/platform-fixtures";
 import { Api } from "../support/api";
 import { startPlatformServer } from "../support/platform-server";
-import { startServiceProcess, type ServiceProcess } from "../support/service-process";
+import { serviceDataDirForThisFile, startServiceProcess, type ServiceProcess } from "../support/service-process";
 import { until } from "../support/until";
 
 const IMPORTS = 40;
@@ -41,19 +38,9 @@ const site = startPlatformServer(async (url) => {
   });
 });
 
-let dataDir: string;
+const dataDir = serviceDataDirForThisFile("rhizome-crash-imports-");
 let service: ServiceProcess | undefined;
-
-beforeAll(() => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-crash-imports-"));
-  fs.chmodSync(dataDir, 0o711); // run as root, the embedded Postgres drops to a `postgres` user
-});
-
-afterAll(async () => {
-  await service?.stop();
-  site.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => site.stop());
 
 async function listTasks(api: Api): Promise<Task[]> {
   const response = await api.get(`/api/tasks?size=100`);

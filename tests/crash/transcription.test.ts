@@ -1,13 +1,12 @@
 // kill -9 of the whole service while a recording is being transcribed piece by piece, then a restart on the same
 // data directory: the pieces already transcribed are not sent again, and the note is whole.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { recordingBytes } from "../support/aac-audio";
 import { Api } from "../support/api";
 import { startFakeStt } from "../support/fake-stt";
-import { startServiceProcess, type ServiceProcess } from "../support/service-process";
+import { serviceDataDirForThisFile, startServiceProcess, type ServiceProcess } from "../support/service-process";
 import { settleTask } from "../support/settle-task";
 import { until } from "../support/until";
 
@@ -17,19 +16,9 @@ const CHUNK = 60;
 const ANSWERED_BEFORE_KILL = 4;
 
 const stt = startFakeStt();
-let dataDir: string;
+const dataDir = serviceDataDirForThisFile("rhizome-crash-stt-");
 let service: ServiceProcess | undefined;
-
-beforeAll(() => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-crash-stt-"));
-  fs.chmodSync(dataDir, 0o711); // run as root, the embedded Postgres drops to a `postgres` user
-});
-
-afterAll(async () => {
-  await service?.stop();
-  stt.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => stt.stop());
 
 test(
   "after kill -9 mid-transcription and a restart, transcribed pieces are not sent again and the note is whole",

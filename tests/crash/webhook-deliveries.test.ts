@@ -1,29 +1,21 @@
 // kill -9 of the worker between delivery attempts: every event still arrives, under its own
 // webhook-id, once a new worker runs. The API process (ROLE=api) only queues; workers deliver.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import path from "node:path";
 import { Api } from "../support/api";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { until } from "../support/until";
 import { webhookJobs } from "../support/webhook-jobs";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
+import { startWebhookReceiver } from "../support/webhook-receiver";
 
 const EVENTS = 6;
 const ENTRY = path.resolve(import.meta.dir, "../../src/main.ts");
 /** Far longer than any test step: the kill lands while every retry waits in the queue, which the test then makes due. */
 const RETRY_DELAYS = "1h,1h";
 
-let api: TestServer;
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-  receiver = startWebhookReceiver();
-  api = await startTestServer({ ROLE: "api", IMPORT_ALLOW_PRIVATE_NETWORKS: "true", WEBHOOK_RETRY_DELAYS: RETRY_DELAYS });
-});
-afterAll(async () => {
-  await api?.stop();
-  receiver?.stop();
-});
+const receiver = startWebhookReceiver();
+afterAll(() => receiver.stop());
+const { server: api } = await serverForThisFile({ ROLE: "api", IMPORT_ALLOW_PRIVATE_NETWORKS: "true", WEBHOOK_RETRY_DELAYS: RETRY_DELAYS });
 
 function startWorker() {
   return Bun.spawn([process.execPath, "run", ENTRY], {

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
+import { describe, expect, test } from "bun:test";
 import path from "node:path";
 import { type Client, createClient } from "@libsql/client";
 import { createLocalFileClient } from "../../src/db/local-file-client";
 import { sqliteErrorCode } from "../../src/db/errors";
+import { directoryForThisFile } from "../support/temporary-directory";
 
-let dir: string;
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-local-client-"));
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const dir = directoryForThisFile("rhizome-local-client-");
 
 /** A client with a 50 ms busy timeout on a fresh WAL database with one table, and a second client to hold the lock. */
 async function lockedPair(name: string): Promise<{ client: Client; other: Client }> {

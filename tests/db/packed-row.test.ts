@@ -1,24 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import fc from "fast-check";
-import { openNotesDatabase, type NotesDatabase } from "../../src/db/client";
 import { packedRow } from "../../src/db/packed-row";
 import { notes, sessions, users } from "../../src/db/schema";
+import { notesDatabaseForThisFile } from "../support/notes-database";
 
-let dir: string;
-let database: NotesDatabase;
-
-beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-packed-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "test.db")}` });
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const database = await notesDatabaseForThisFile();
 
 describe("packedRow", () => {
   test("reads back what a plain select reads: text of any kind, integers and nulls", async () => {

@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import Libsql from "libsql";
 import { eq, gte, sql } from "drizzle-orm";
-import { openNotesDatabase, type NotesDatabase } from "../../src/db/client";
+import { openNotesDatabase } from "../../src/db/client";
 import { ReadStatements, readStatements } from "../../src/db/read-statements";
 import { sqliteErrorCode } from "../../src/db/errors";
 import { users } from "../../src/db/schema";
+import { notesDatabaseForThisFile } from "../support/notes-database";
 
-let dir: string;
-let database: NotesDatabase;
-let file: string;
-
-beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-reads-"));
-  file = path.join(dir, "test.db");
-  database = await openNotesDatabase({ url: `file:${file}` });
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const database = await notesDatabaseForThisFile();
+const { dir, file } = database;
 
 async function addUser(name: string, createdAt: number): Promise<number> {
   const [user] = await database.db.insert(users).values({ username: name, usernameKey: name, passwordHash: "x", createdAt }).returning({ id: users.id });

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import Libsql from "libsql";
 import { eq, sql } from "drizzle-orm";
@@ -9,20 +7,17 @@ import { sqliteErrorCode } from "../../src/db/errors";
 import { batchStep, runBatch } from "../../src/db/prepared";
 import { WriteBatches, writeBatches } from "../../src/db/write-batches";
 import { users } from "../../src/db/schema";
+import { notesDatabaseForThisFile } from "../support/notes-database";
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
+const { dir } = database;
 let memory: NotesDatabase;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-writes-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "test.db")}` });
   memory = await openNotesDatabase({ url: ":memory:" });
 });
 afterAll(() => {
-  database.close();
   memory.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const insertUser = (notes: NotesDatabase) =>

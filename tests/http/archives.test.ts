@@ -21,20 +21,11 @@ import { importArchive, uploadArchive as upload } from "../support/archive-impor
 import { settleTask as settle } from "../support/settle-task";
 import { allNotes, exportZip } from "../support/read-back";
 import { backdateNote } from "../support/backdate-note";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile, startTestServer, type TestServer } from "../support/server";
 import { unheardChanges } from "../support/changes";
 import { buildZip, type ZipEntrySpec } from "../support/zip-builder";
 
-let server: TestServer;
-let api: Api;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server.stop();
-});
+const { server, api } = await serverForThisFile();
 
 const archivedFiles = () => (fs.existsSync(path.join(server.dataDir, "archives")) ? fs.readdirSync(path.join(server.dataDir, "archives")) : []);
 const noTime = ({ id: _id, updated_at: _u, ...rest }: Record<string, unknown>) => rest;

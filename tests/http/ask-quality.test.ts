@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Api } from "../support/api";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { askEval, seedAskEval } from "../fixtures/ask-eval/through-api";
 import { formatScores, LANGUAGES, loadAskEvalSet, scoreAnswers } from "../fixtures/ask-eval/score";
 
@@ -11,11 +11,7 @@ const RECORDED = {
   zh: { recallAt5: 1, mrr: 0.95, answerHeld: 1 },
 };
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
+const { server } = await serverForThisFile();
 
 test("retrieval over the evaluation set keeps recall@5, MRR and answers held per language", async () => {
   const set = loadAskEvalSet();

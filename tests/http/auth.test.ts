@@ -1,28 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Client } from "@libsql/client";
 import { Api, expectError, expectUnauthorized } from "../support/api";
 import { sha256Hex } from "../support/sha256";
 import { uniqueName } from "../support/unique-name";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile, startTestServer, type TestServer } from "../support/server";
 
 // Failed logins on this server stay well under the per-address limit of 20 (see the counter below);
 // the per-address throttle gets its own server at the end of the file.
 const DAY_MS = 24 * 60 * 60 * 1000;
 const TWO_MIB = 2 * 1024 * 1024;
 
-let server: TestServer;
-let api: Api;
-let db: Client;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-  db = server.openNotesClient();
-});
-afterAll(async () => {
-  db.close();
-  await server.stop();
-});
+const { server, api, db } = await serverForThisFile();
 
 async function sessionExpiry(token: string): Promise<number | undefined> {
   const result = await db.execute({ sql: "select expires_at from sessions where id = ?", args: [sha256Hex(token)] });

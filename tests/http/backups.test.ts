@@ -1,53 +1,30 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import Libsql from "libsql";
 import { holdBackupLock } from "../../src/modules/history/backup-lock";
 import { listBackups, takeBackup, takeDueBackup, type BackupPlace } from "../../src/modules/history/backups";
 import { restoreBackup } from "../../src/modules/history/restore-backup";
 import { Api } from "../support/api";
-import { startFakeEmbeddings, type FakeEmbeddings } from "../support/fake-embeddings";
+import { awaitEmbedded as embedded } from "../support/await-embedded";
+import { startFakeEmbeddings } from "../support/fake-embeddings";
 import { imageBytes } from "../support/images";
 import { readLine } from "../support/read-line";
 import { sha256Hex } from "../support/sha256";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile, startTestServer } from "../support/server";
+import { directoryForThisFile } from "../support/temporary-directory";
 import { until } from "../support/until";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
-let embeddings: FakeEmbeddings;
+const embeddings = startFakeEmbeddings({ dimensions: 64, dense: true });
+afterAll(() => embeddings.stop());
 /** Search by meaning is on: the backups hold its vectors and their DiskANN indexes. */
-let MEANING: Record<string, string>;
-let server: TestServer;
-let api: Api;
-let scratch: string;
-
-beforeAll(async () => {
-  embeddings = startFakeEmbeddings({ dimensions: 64, dense: true });
-  MEANING = { EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed" };
-  server = await startTestServer(MEANING);
-  api = new Api(server.url);
-  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-backups-"));
-});
-afterAll(async () => {
-  await server.stop();
-  await embeddings.stop();
-  fs.rmSync(scratch, { recursive: true, force: true });
-});
+const MEANING: Record<string, string> = { EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed" };
+const { server, api } = await serverForThisFile(MEANING);
+const scratch = directoryForThisFile("rhizome-backups-");
 
 function place(name: string, keep = 7): BackupPlace {
   return { dbFile: server.dbFile, filesDir: path.join(server.dataDir, "files"), backupDir: path.join(scratch, name), keep };
-}
-
-/** Waits until every one of the user's notes is embedded (the status says so). */
-async function embedded(user: Api) {
-  return until(
-    async () => {
-      const status = (await user.get("/api/search/status")).body;
-      return status.pending === 0 && status.mode === "hybrid" ? status : null;
-    },
-    { what: "the user's notes to be embedded", timeoutMs: 30_000, intervalMs: 100 },
-  );
 }
 
 function integrity(file: string): string {

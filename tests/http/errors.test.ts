@@ -3,19 +3,11 @@ import pg from "pg";
 import { getTestPostgres, withDatabaseClosed } from "../support/postgres";
 import { Api, expectError } from "../support/api";
 import { askStreamed } from "../support/ask-stream";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile, startTestServer, type TestServer } from "../support/server";
 import { until } from "../support/until";
 
-let server: TestServer;
-let api: Api;
-let user: Api;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-  user = (await api.newUser("errors")).api;
-});
-afterAll(() => server.stop());
+const { server, api } = await serverForThisFile();
+const user = (await api.newUser("errors")).api;
 
 const MIB = 1024 * 1024;
 const limit = 2 * MIB;

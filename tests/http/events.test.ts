@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
-import type { Client } from "@libsql/client";
 import pg from "pg";
 import { buildOpenApiDocument } from "../../src/http/openapi-document";
 import { KEEP_ALIVE_MS } from "../../src/modules/events/change-feed";
@@ -8,29 +7,16 @@ import { appRouter } from "../../src/trpc/root";
 import { LISTENER_APPLICATION_NAME } from "../../src/modules/events/change-listener";
 import { Api, expectError } from "../support/api";
 import { openEventStream, type EventStreamReader, type StreamMessage } from "../support/event-stream";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile, startTestServer } from "../support/server";
 import { startHttpApp, type HttpApp } from "../support/http-app";
 import { manualClock } from "../support/manual-clock";
 import { sha256Hex } from "../support/sha256";
 import { until } from "../support/until";
 
-let server: TestServer;
-let api: Api;
-let db: Client;
-let queueDb: pg.Client;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-  db = server.openNotesClient();
-  queueDb = new pg.Client({ connectionString: server.databaseUrl });
-  await queueDb.connect();
-});
-afterAll(async () => {
-  await queueDb.end();
-  db.close();
-  await server.stop();
-});
+const { server, api, db } = await serverForThisFile();
+const queueDb = new pg.Client({ connectionString: server.databaseUrl });
+await queueDb.connect();
+afterAll(() => queueDb.end());
 
 const streams: EventStreamReader[] = [];
 async function stream(client: Api, baseUrl = server.url): Promise<EventStreamReader> {

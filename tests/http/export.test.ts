@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import path from "node:path";
+import { describe, expect, test } from "bun:test";
 import { load } from "js-yaml";
 import { parse } from "yaml";
 import { createAccessToken } from "../support/access-tokens";
-import { Api, expectError } from "../support/api";
-import { startTestServer, type TestServer } from "../support/server";
+import { expectError } from "../support/api";
+import { readFixture } from "../support/platform-fixtures";
+import { serverForThisFile } from "../support/server";
 import { settleTask } from "../support/settle-task";
 import { trpcClient, trpcFailure } from "../support/trpc";
 import { exportZip } from "../support/read-back";
 
-let server: TestServer;
-let api: Api;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-});
-afterAll(() => server.stop());
+const { server, api } = await serverForThisFile();
 
 function readFrontMatter(file: Uint8Array) {
   const text = new TextDecoder().decode(file);
@@ -78,7 +70,7 @@ describe("POST /api/notes/export", () => {
 
   test("an imported note's front matter says where it came from; a note written here has no source fields", async () => {
     const { api: alice } = await api.newUser("sources");
-    const page = fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms/web/blog-article.html"), "utf8");
+    const page = readFixture("web", "blog-article.html");
     const task = (await alice.post("/api/tasks", { platform: "web", url: "https://blog.example.com/sqlite", content: page })).body;
     const settled = await settleTask(alice, task.id);
     expect(settled.status).toBe("completed");

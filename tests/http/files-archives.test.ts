@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { strFromU8 } from "fflate";
 import { Api } from "../support/api";
 import { importArchive } from "../support/archive-import";
 import { imageBytes } from "../support/images";
 import { allNotes, exportZip, fileBytes } from "../support/read-back";
 import { sha256Hex } from "../support/sha256";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { buildZip } from "../support/zip-builder";
 
-let server: TestServer;
-let api: Api;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server.stop();
-});
+const { api } = await serverForThisFile();
 
 const sha256 = sha256Hex;
 

@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { Api, expectError } from "../support/api";
 import { imageBytes } from "../support/images";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 
-let server: TestServer;
-let api: Api;
-
-beforeAll(async () => {
-  server = await startTestServer({ FILES_MAX_BYTES_PER_USER: String(64 * 1024) });
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server.stop();
-});
+const { server, api } = await serverForThisFile({ FILES_MAX_BYTES_PER_USER: String(64 * 1024) });
 
 function upload(client: Api, bytes: Uint8Array | string, contentType = "application/octet-stream") {
   return client.request("POST", "/api/files", { body: bytes as BodyInit, headers: { "content-type": contentType } });

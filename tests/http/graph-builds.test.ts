@@ -3,24 +3,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { drizzle } from "drizzle-orm/libsql";
 import * as schema from "../../src/db/schema";
 import { Api } from "../support/api";
-import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
+import { startFakeAnthropic } from "../support/fake-anthropic";
 import { graphSnapshot } from "../support/graph-snapshot";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { awaitBuild } from "../support/await-build";
 
-let fake: FakeAnthropic;
-let server: TestServer;
-let api: Api;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic({ latencyMs: 5 });
-  server = await startTestServer({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MODEL: "claude-haiku-4-5" });
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server.stop();
-  await fake.stop();
-});
+const fake = await startFakeAnthropic({ latencyMs: 5 });
+afterAll(() => fake.stop());
+const { server, api } = await serverForThisFile({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MODEL: "claude-haiku-4-5" });
 
 const patch = (client: Api, path: string, json: unknown) => client.request("PATCH", path, { json });
 

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { conceptKey } from "../../src/modules/graph/concept-key";
 import { NEWCOMER_NOTES } from "../fixtures/graph-newcomer/notes";
-import { Api } from "../support/api";
 import { awaitBuild } from "../support/await-build";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 
 // Issue 33's newcomer trial, through the API with the local extractor: the ten notes of
 // tests/fixtures/graph-newcomer, one full build, the whole graph read back as a user sees it.
@@ -23,13 +22,12 @@ interface Edge {
   note_ids: number[];
 }
 
-let server: TestServer;
+const { api } = await serverForThisFile();
 let nodes: Node[];
 let edges: Edge[];
 
 beforeAll(async () => {
-  server = await startTestServer();
-  const { api: user } = await new Api(server.url).newUser("newcomer");
+  const { api: user } = await api.newUser("newcomer");
   for (const note of NEWCOMER_NOTES) expect((await user.post("/api/notes", note)).status).toBe(201);
   expect((await user.post("/api/knowledge-graph/build", { mode: "full" })).status).toBe(202);
   const { status } = await awaitBuild(user, { timeoutMs: 50_000 });
@@ -37,9 +35,6 @@ beforeAll(async () => {
   const graph = (await user.get("/api/knowledge-graph?limit=5000")).body;
   nodes = graph.nodes;
   edges = graph.edges;
-});
-afterAll(async () => {
-  await server.stop();
 });
 
 const written = NEWCOMER_NOTES.map((note) => [note.title, note.content, ...note.tags].join("\n"));

@@ -2,28 +2,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Api } from "../support/api";
 import { defaultRespond, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
 import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile, startTestServer, type TestServer } from "../support/server";
 import { awaitBuild } from "../support/await-build";
 
 // A note whose text carries this word gets an unusable answer every time.
 const UNANSWERABLE = "Unanswerable";
 
-let fake: FakeOpenAi;
-let server: TestServer;
-let api: Api;
-
-beforeAll(async () => {
-  fake = await startFakeOpenAi({
-    latencyMs: 5,
-    respond: (request) => (request.noteText?.includes(UNANSWERABLE) ? { content: "I would rather not." } : defaultRespond(request as never)),
-  });
-  server = await startTestServer({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "qwen3:8b" });
-  api = new Api(server.url);
+const fake = await startFakeOpenAi({
+  latencyMs: 5,
+  respond: (request) => (request.noteText?.includes(UNANSWERABLE) ? { content: "I would rather not." } : defaultRespond(request as never)),
 });
-afterAll(async () => {
-  await server.stop();
-  await fake.stop();
-});
+afterAll(() => fake.stop());
+const { api } = await serverForThisFile({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "qwen3:8b" });
 
 async function build(client: Api, counter: { calls: number }, body: Record<string, unknown> = {}) {
   const before = counter.calls;

@@ -10,26 +10,14 @@ import { graphJobKey } from "../../src/modules/graph/graph-queue";
 import { reconcileGraphBuilds } from "../../src/modules/graph/reconcile-builds";
 import { defaultRespond, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
 import { writeGraph } from "../support/graph-seed";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile, startTestServer, type TestServer } from "../support/server";
 import { awaitBuild } from "../support/await-build";
 import { unheardChanges } from "../support/changes";
 
-let fake: FakeAnthropic;
-let server: TestServer;
-let local: TestServer;
-let api: Api;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic({ latencyMs: 20 });
-  server = await startTestServer({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MODEL: "claude-haiku-4-5" });
-  local = await startTestServer();
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server.stop();
-  await local.stop();
-  await fake.stop();
-});
+const fake = await startFakeAnthropic({ latencyMs: 20 });
+afterAll(() => fake.stop());
+const { server, api } = await serverForThisFile({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MODEL: "claude-haiku-4-5" });
+const { server: local } = await serverForThisFile();
 
 async function build(client: Api, mode?: "full" | "incremental") {
   const before = fake.calls;

@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import type { Client } from "@libsql/client";
 import { unzipSync } from "fflate";
 import { createAccessToken } from "../support/access-tokens";
 import { importArchive } from "../support/archive-import";
 import { Api, expectError } from "../support/api";
 import { imageBytes } from "../support/images";
-import { startTestServer, type TestServer } from "../support/server";
+import { readFixture } from "../support/platform-fixtures";
+import { serverForThisFile } from "../support/server";
 import { buildZip } from "../support/zip-builder";
 import { backdateNote } from "../support/backdate-note";
 import { openNotesDatabase } from "../../src/db/client";
@@ -16,29 +16,16 @@ import { releaseUnshownFiles } from "../../src/modules/history/version-files";
 import { blobPath } from "../../src/modules/files/blob-store";
 import { settleTask } from "../support/settle-task";
 
-let server: TestServer;
-let api: Api;
-let db: Client;
-let site: ReturnType<typeof Bun.serve>;
 /** What the loopback stand-in for a blog serves at /post, changed by a test to make its source change. */
-let article = fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms/web/blog-article.html"), "utf8");
-
-beforeAll(async () => {
-  site = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch: (request) =>
-      new URL(request.url).pathname === "/post" ? new Response(article, { headers: { "content-type": "text/html; charset=utf-8" } }) : new Response("Not Found", { status: 404 }),
-  });
-  server = await startTestServer({ NOTE_VERSIONS_MAX: "5", TRASH_DAYS: "30", IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
-  api = new Api(server.url);
-  db = server.openNotesClient();
+let article = readFixture("web", "blog-article.html");
+const site = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch: (request) =>
+    new URL(request.url).pathname === "/post" ? new Response(article, { headers: { "content-type": "text/html; charset=utf-8" } }) : new Response("Not Found", { status: 404 }),
 });
-afterAll(async () => {
-  db.close();
-  site?.stop(true);
-  await server.stop();
-});
+afterAll(() => site.stop(true));
+const { server, api, db } = await serverForThisFile({ NOTE_VERSIONS_MAX: "5", TRASH_DAYS: "30", IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
 
 /** Moves a note's last write back past the 60 s coalescing window, as if time had gone by. */
 const aMinuteLater = (noteId: number) => backdateNote(server, noteId);

@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { Api } from "../support/api";
 import { imageBytes } from "../support/images";
+import { readFixture as fixture } from "../support/platform-fixtures";
 import { fileBytes } from "../support/read-back";
 import { sha256Hex } from "../support/sha256";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { settleTask } from "../support/settle-task";
 
-const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms", name), "utf8");
 const sha256 = sha256Hex;
 
 // What each stand-in host serves: WeChat's CDN shows other sites a placeholder, as mmbiz.qpic.cn does.
@@ -19,8 +19,6 @@ const XHS = (n: number) => imageBytes("webp", 10_000 + n, 30 + n);
 const WEB = imageBytes("gif", 5_000, 24);
 const SHARED = imageBytes("jpeg", 6_000, 26);
 
-let server: TestServer;
-let api: Api;
 const seen: { path: string; referer: string | null }[] = [];
 let imageDelayMs = 0;
 
@@ -53,15 +51,8 @@ const host = Bun.serve({
   },
 });
 const origin = `http://127.0.0.1:${host.port}`;
-
-beforeAll(async () => {
-  server = await startTestServer({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server.stop();
-  host.stop(true);
-});
+afterAll(() => host.stop(true));
+const { server, api } = await serverForThisFile({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
 
 async function importPasted(client: Api, input: { platform: string; content: string; url?: string }, onPoll?: (task: any) => void) {
   const created = await client.post("/api/tasks", input);

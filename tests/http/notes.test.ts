@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { Api, expectError } from "../support/api";
 import { backdateNote } from "../support/backdate-note";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 
-let server: TestServer;
-let api: Api;
-let alice: Api;
-let bob: Api;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-  alice = (await api.newUser("alice")).api;
-  bob = (await api.newUser("bob")).api;
-});
-afterAll(() => server.stop());
+const { server, api } = await serverForThisFile();
+const alice = (await api.newUser("alice")).api;
+const bob = (await api.newUser("bob")).api;
 
 describe("creating notes", () => {
   test("returns 201 with the note, title trimmed and tags normalised in order", async () => {

@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { buildOpenApiDocument } from "../../src/http/openapi-document";
 import { appRouter } from "../../src/trpc/root";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 
 const root = path.resolve(import.meta.dir, "../..");
 const committedFile = path.join(root, "openapi/openapi.json");
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
+const { server } = await serverForThisFile();
 
 describe("the OpenAPI document", () => {
   test("the committed openapi/openapi.json is what the routers generate (run `bun run generate:openapi`)", () => {

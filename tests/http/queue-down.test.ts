@@ -1,28 +1,21 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import pg from "pg";
 import { Api, expectError } from "../support/api";
 import { getTestPostgres, withDatabaseClosed } from "../support/postgres";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { settleTask } from "../support/settle-task";
 import { until } from "../support/until";
 
 // CONTRACT "Errors": creating a task or starting a build while the queue is unreachable is a 503
 // with Retry-After, and nothing is half-created.
 
-let server: TestServer;
-let admin: pg.Client;
-let queueDatabase: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  queueDatabase = new URL(server.databaseUrl).pathname.slice(1);
-  admin = new pg.Client({ connectionString: (await getTestPostgres()).connectionString });
-  await admin.connect();
-});
+const { server } = await serverForThisFile();
+const queueDatabase = new URL(server.databaseUrl).pathname.slice(1);
+const admin = new pg.Client({ connectionString: (await getTestPostgres()).connectionString });
+await admin.connect();
 afterAll(async () => {
   await admin.query(`alter database ${queueDatabase} allow_connections true`).catch(() => {});
   await admin.end();
-  await server.stop();
 });
 
 /** Runs `body` while the server's queue database refuses connections, and lets them in again after. */

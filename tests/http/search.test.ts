@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../../src/trpc/root";
 import { Api, expectError } from "../support/api";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 
-let server: TestServer;
-let alice: Api;
-let bob: Api;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  const api = new Api(server.url);
-  alice = (await api.newUser("alice")).api;
-  bob = (await api.newUser("bob")).api;
-});
-afterAll(() => server.stop());
+const { server, api } = await serverForThisFile();
+const alice = (await api.newUser("alice")).api;
+const bob = (await api.newUser("bob")).api;
 
 async function create(user: Api, note: { title: string; content?: string; tags?: string[] }): Promise<number> {
   const response = await user.post("/api/notes", note);

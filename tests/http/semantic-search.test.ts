@@ -4,36 +4,24 @@ import { SCHEMA } from "../../src/jobs/graphile-internals";
 import { Api, expectError } from "../support/api";
 import { importArchive } from "../support/archive-import";
 import { awaitBuild } from "../support/await-build";
+import { awaitEmbedded as embedded } from "../support/await-embedded";
 import { buildZip } from "../support/zip-builder";
-import { startFakeEmbeddings, type FakeEmbeddings } from "../support/fake-embeddings";
-import { startTestServer, type TestServer } from "../support/server";
+import { startFakeEmbeddings } from "../support/fake-embeddings";
+import { serverForThisFile } from "../support/server";
 import { until } from "../support/until";
 
-let embeddings: FakeEmbeddings;
-let server: TestServer;
-let alice: Api;
-let aliceId: number;
-let bob: Api;
-let queueDb: pg.Client;
-
-beforeAll(async () => {
-  embeddings = startFakeEmbeddings({ dimensions: 64, apiKey: "sk-test" });
-  // Without the one-minute sweep (it would embed what nobody asked for), so each test sees only the change events' own jobs, at any second of a minute.
-  server = await startTestServer(
-    { EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed", EMBEDDINGS_API_KEY: "sk-test", EMBEDDINGS_BATCH: "8", GRAPH_EXTRACTOR: "local" },
-    { unscheduled: ["semantic-sweep"] },
-  );
-  const api = new Api(server.url);
-  ({ api: alice, id: aliceId } = await api.newUser("alice"));
-  bob = (await api.newUser("bob")).api;
-  queueDb = new pg.Client({ connectionString: server.databaseUrl });
-  await queueDb.connect();
-});
-afterAll(async () => {
-  await queueDb?.end();
-  await server.stop();
-  await embeddings.stop();
-});
+const embeddings = startFakeEmbeddings({ dimensions: 64, apiKey: "sk-test" });
+afterAll(() => embeddings.stop());
+// Without the one-minute sweep (it would embed what nobody asked for), so each test sees only the change events' own jobs, at any second of a minute.
+const { server, api } = await serverForThisFile(
+  { EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed", EMBEDDINGS_API_KEY: "sk-test", EMBEDDINGS_BATCH: "8", GRAPH_EXTRACTOR: "local" },
+  { unscheduled: ["semantic-sweep"] },
+);
+const { api: alice, id: aliceId } = await api.newUser("alice");
+const bob = (await api.newUser("bob")).api;
+const queueDb = new pg.Client({ connectionString: server.databaseUrl });
+await queueDb.connect();
+afterAll(() => queueDb.end());
 
 async function create(user: Api, note: { title: string; content?: string; tags?: string[] }): Promise<number> {
   const response = await user.post("/api/notes", note);
@@ -65,17 +53,6 @@ async function removalPending(noteId: number): Promise<boolean> {
   } finally {
     notes.close();
   }
-}
-
-/** Waits until every one of the user's notes is embedded (the status says so). */
-async function embedded(user: Api) {
-  return until(
-    async () => {
-      const status = (await user.get("/api/search/status")).body;
-      return status.pending === 0 && status.mode === "hybrid" ? status : null;
-    },
-    { what: "the user's notes to be embedded", timeoutMs: 30_000, intervalMs: 100 },
-  );
 }
 
 describe("search by meaning", () => {

@@ -1,27 +1,18 @@
 // Share links: made, listed and revoked through the API; the public page at /s/<token>, its
 // Markdown and its pictures; every link that does not work is the same 404 page.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { openNotesDatabase } from "../../src/db/client";
 import { sweepDeadShareLinks } from "../../src/modules/shares/sweep-share-links";
 import { RenderedPages } from "../../src/modules/shares/rendered-pages";
 import { createShareRoutes, SHARE_RATE_LIMIT } from "../../src/http/share-routes";
 import { Api, expectError } from "../support/api";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 
 const DOT = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 
-let server: TestServer;
-let alice: Api;
-let bob: Api;
-
-beforeAll(async () => {
-  server = await startTestServer({ PUBLIC_URL: "https://notes.example.com" });
-  alice = (await new Api(server.url).newUser("share-a")).api;
-  bob = (await new Api(server.url).newUser("share-b")).api;
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const { server, api } = await serverForThisFile({ PUBLIC_URL: "https://notes.example.com" });
+const alice = (await api.newUser("share-a")).api;
+const bob = (await api.newUser("share-b")).api;
 
 async function newNote(api: Api, content = "Some **bold** words.", title = "Shared note") {
   const created = await api.post("/api/notes", { title, content, tags: ["t"] });

@@ -1,22 +1,13 @@
 // GET /api/tags (the user's tags with counts, most used first, then by name) and PUT /api/notes/{id}
 // with `expected_updated_at` (a note changed since is a 409 CONFLICT that writes nothing), over REST
 // and tRPC alike.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import type { AppRouter } from "../../src/trpc/root";
-import { Api, expectError, expectUnauthorized } from "../support/api";
-import { startTestServer, type TestServer } from "../support/server";
+import { expectError, expectUnauthorized } from "../support/api";
+import { serverForThisFile } from "../support/server";
 
-let server: TestServer;
-let api: Api;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server.stop();
-});
+const { server, api } = await serverForThisFile();
 
 describe("GET /api/tags", () => {
   test("lists the user's tags with counts, most used first then by name, following writes and deletes", async () => {

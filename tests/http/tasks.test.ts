@@ -1,7 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import path from "node:path";
-import type { Client } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import * as schema from "../../src/db/schema";
 import { createJobCatalogue, importQueueOn } from "../../src/jobs/catalogue";
@@ -13,20 +10,18 @@ import { runImportTask } from "../../src/modules/imports/run-import";
 import { createSafeFetcher } from "../../src/modules/imports/safe-fetch";
 import type { Fetcher, ImportedDocument } from "../../src/modules/imports/platforms/types";
 import { Api, expectError } from "../support/api";
+import { readFixture as fixture } from "../support/platform-fixtures";
 import { startPlatformServer } from "../support/platform-server";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { settleTask } from "../support/settle-task";
 import { unheardChanges } from "../support/changes";
 
-const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms", name), "utf8");
 const WECHAT_CANONICAL =
   "https://mp.weixin.qq.com/s?__biz=MzI5NjQ0MzM1Mg==&mid=2247491234&idx=1&sn=3f2a9c1e7b8d4f6a0c5e2b1d9f8a7c6e&chksm=ec4c1a2fdb3b93391f2e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a";
 
-let server: TestServer;
-let guarded: TestServer;
-let api: Api;
-let alice: Api;
-let db: Client;
+const { server, api, db } = await serverForThisFile({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
+const { server: guarded } = await serverForThisFile();
+const alice = (await api.newUser("importer")).api;
 let site: ReturnType<typeof Bun.serve>;
 const hits = new Map<string, number>();
 
@@ -50,17 +45,9 @@ beforeAll(async () => {
       return html("<h1>Not found</h1>", 404);
     },
   });
-  server = await startTestServer({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
-  guarded = await startTestServer();
-  api = new Api(server.url);
-  alice = (await api.newUser("importer")).api;
-  db = server.openNotesClient();
 });
 afterAll(async () => {
-  db.close();
   site.stop(true);
-  await server.stop();
-  await guarded.stop();
 });
 
 const siteUrl = (pathname: string) => `http://127.0.0.1:${site.port}${pathname}`;

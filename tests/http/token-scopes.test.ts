@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { AnyProcedure, AnyRouter } from "@trpc/server";
 import { buildOpenApiDocument } from "../../src/http/openapi-document";
 import { appRouter } from "../../src/trpc/root";
 import { ALL_SCOPES, createAccessToken } from "../support/access-tokens";
-import { Api } from "../support/api";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 
 // The scope matrix, on two faces. REST: every operation the OpenAPI document lists as taking a
 // bearer token (plain routes included). tRPC: every procedure of the router, those without a REST
@@ -71,16 +70,9 @@ const CONTRACT_ACCESS: Record<string, string> = {
 
 const procedures = (appRouter as AnyRouter)._def.procedures as Record<string, AnyProcedure>;
 
-let server: TestServer;
-let session: Api;
-let noteId: number;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ api: session } = await new Api(server.url).newUser("matrix"));
-  noteId = (await session.post("/api/notes", { title: "Matrix", content: "a note" })).body.id;
-});
-afterAll(() => server.stop());
+const { server, api } = await serverForThisFile();
+const { api: session } = await api.newUser("matrix");
+const noteId: number = (await session.post("/api/notes", { title: "Matrix", content: "a note" })).body.id;
 
 interface Operation {
   method: string;

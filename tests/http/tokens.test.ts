@@ -1,25 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Client } from "@libsql/client";
+import { describe, expect, test } from "bun:test";
 import { currentTotpStep, TOTP_PERIOD_SECONDS, totpCodeAt } from "../../src/modules/auth/totp";
 import { ALL_SCOPES, createAccessToken } from "../support/access-tokens";
-import { Api, expectError, expectUnauthorized } from "../support/api";
-import { startTestServer, type TestServer } from "../support/server";
+import { expectError, expectUnauthorized } from "../support/api";
+import { serverForThisFile } from "../support/server";
 import { sha256Hex } from "../support/sha256";
 import { awayFromStepBoundary } from "../support/totp-steps";
 
-let server: TestServer;
-let api: Api;
-let db: Client;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-  db = server.openNotesClient();
-});
-afterAll(async () => {
-  db.close();
-  await server.stop();
-});
+const { server, api, db } = await serverForThisFile();
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

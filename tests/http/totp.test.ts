@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Client } from "@libsql/client";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { decodeBase32IgnorePadding } from "@oslojs/encoding";
 import { currentTotpStep, TOTP_PERIOD_SECONDS, totpCodeAt } from "../../src/modules/auth/totp";
 import { Api, expectError, expectUnauthorized } from "../support/api";
 import { sha256Hex } from "../support/sha256";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { awayFromStepBoundary } from "../support/totp-steps";
 
 // Replay rule: each user accepts a time step once and never one older than the last accepted, within
@@ -15,19 +14,7 @@ import { awayFromStepBoundary } from "../support/totp-steps";
 const STEP_MS = TOTP_PERIOD_SECONDS * 1000;
 const TWO_MIB = 2 * 1024 * 1024;
 
-let server: TestServer;
-let api: Api;
-let db: Client;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-  db = server.openNotesClient();
-});
-afterAll(async () => {
-  db.close();
-  await server.stop();
-});
+const { server, api, db } = await serverForThisFile();
 
 interface EnrolledUser {
   api: Api;

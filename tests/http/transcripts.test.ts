@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { drizzle } from "drizzle-orm/libsql";
-import type { Client } from "@libsql/client";
 import * as schema from "../../src/db/schema";
 import { ImportError } from "../../src/modules/imports/import-error";
 import { createImporters } from "../../src/modules/imports/platforms";
@@ -14,9 +12,7 @@ import type { Downloader } from "../../src/modules/imports/platforms/types";
 import { runImportTask } from "../../src/modules/imports/run-import";
 import { reconcileImportTasks } from "../../src/modules/imports/reconcile-tasks";
 import { createSttClient } from "../../src/modules/llm/speech-to-text";
-import { createJobCatalogue, importQueueOn, type JobCatalogue } from "../../src/jobs/catalogue";
-import { silentLog } from "../../src/jobs/log";
-import { createQueue, type Queue } from "../../src/jobs/queue";
+import { importQueueOn } from "../../src/jobs/catalogue";
 import { importJobKey, transcriptionJobKey } from "../../src/modules/imports/import-queue";
 import { runTranscriptionTask, type SttLimits } from "../../src/modules/transcripts/run-transcription";
 import { mixinKey, signWbi } from "../../src/modules/imports/platforms/bilibili/wbi";
@@ -25,13 +21,14 @@ import { Api, expectError } from "../support/api";
 import { unheardChanges } from "../support/changes";
 import { startFakeStt } from "../support/fake-stt";
 import { type HostileRecording, writeHostileRecording } from "../support/hostile-recording";
+import { jobQueueForThisFile, openJobQueue } from "../support/job-queue";
+import { readFixture as fixture } from "../support/platform-fixtures";
 import { startPlatformServer } from "../support/platform-server";
-import { freshQueueDatabase } from "../support/postgres";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { settleTask } from "../support/settle-task";
+import { directoryForThisFile } from "../support/temporary-directory";
 import { until } from "../support/until";
 
-const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms", name), "utf8");
 const json = (body: unknown, status = 200) => new Response(typeof body === "string" ? body : JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8" } });
 
 const BVID = "BV1Xb421E7Lm";
@@ -114,12 +111,11 @@ const download: Downloader = async (url, options, consume) => {
   return consume(response.body as unknown as AsyncIterable<Uint8Array>, { url, status: response.status, contentType: response.headers.get("content-type") ?? "" });
 };
 
-let server: TestServer;
+const { server, api, db } = await serverForThisFile({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true", STT_BASE_URL: stt.baseUrl, STT_MODEL: "whisper-1" });
 /** A real queue (graphile-worker on a database of its own) whose jobs no worker takes: the test runs them. */
-let idleQueue: Queue<JobCatalogue>;
-let db: Client;
-let alice: Api;
-let bob: Api;
+const idleQueue = await jobQueueForThisFile(drizzle(db, { schema }), { allowPrivateNetworks: true });
+const alice = (await api.newUser("alice")).api;
+const bob = (await api.newUser("bob")).api;
 let limits: SttLimits;
 
 beforeAll(async () => {
@@ -129,24 +125,12 @@ beforeAll(async () => {
     recordingBytes({ seconds: 1299.5, fragmented: true }),
     recordingBytes({ seconds: 60, offsetSeconds: 50_000 }),
   ]);
-  server = await startTestServer({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true", STT_BASE_URL: stt.baseUrl, STT_MODEL: "whisper-1" });
-  db = server.openNotesClient();
-  idleQueue = createQueue({ connectionString: await freshQueueDatabase(), tasks: jobCatalogue(), log: silentLog });
-  await idleQueue.migrate();
-  alice = (await new Api(server.url).newUser("alice")).api;
-  bob = (await new Api(server.url).newUser("bob")).api;
   limits = { chunkSeconds: 600, maxBytes: 24 * 1024 * 1024, maxSeconds: 180 * 60, mediaDir: path.join(server.dataDir, "media") };
 });
 afterAll(async () => {
-  await idleQueue.close();
-  db.close();
-  await server.stop();
   platforms.stop();
   stt.stop();
 });
-
-/** The service's job catalogue, for a queue this test opens (enqueueing checks payloads against it). */
-const jobCatalogue = () => createJobCatalogue({ db: drizzle(db, { schema }), imports: { allowPrivateNetworks: true }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} }, changes: unheardChanges });
 
 const apiBase = () => `${platforms.origin}/api.bilibili.com`;
 const importers = () => ({
@@ -376,7 +360,7 @@ describe("limits and bookkeeping", () => {
     let answer = () => {};
     stt.state.gate = new Promise((resolve) => (answer = resolve));
     stt.state.holdAfter = stt.state.uploads.length;
-    const queue = createQueue({ connectionString: server.databaseUrl, tasks: jobCatalogue(), log: silentLog });
+    const queue = openJobQueue(drizzle(db, { schema }), server.databaseUrl, { allowPrivateNetworks: true });
     try {
       const result = await reconcileImportTasks(drizzle(db, { schema }), importQueueOn(queue), unheardChanges);
       expect(result.requeued).toBeGreaterThanOrEqual(1);
@@ -477,11 +461,7 @@ describe("POST /api/tasks/audio", () => {
 
 describe("a hostile recording", () => {
   const MIB = 1024 * 1024;
-  let dir: string;
-  beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-hostile-"));
-  });
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = directoryForThisFile("rhizome-hostile-");
 
   test.each([
     ["many-boxes", "two million 8-byte moof boxes", "it has more than 200000 boxes"],

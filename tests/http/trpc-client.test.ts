@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { TRPCClientError } from "@trpc/client";
 import type { AppRouter } from "../../src/trpc/root";
 import { Api } from "../support/api";
 import { imageBytes } from "../support/images";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 import { trpcClient, trpcFailure } from "../support/trpc";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
+const { server } = await serverForThisFile();
 
 const client = (token?: string) => trpcClient(server.url, token);
 

@@ -3,24 +3,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { createAccessToken } from "../support/access-tokens";
 import { Api, expectError } from "../support/api";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile, startTestServer, type TestServer } from "../support/server";
 import { until } from "../support/until";
 import { webhookJobs } from "../support/webhook-jobs";
 import { trpcClient, trpcFailure } from "../support/trpc";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
+import { startWebhookReceiver } from "../support/webhook-receiver";
 
-let server: TestServer;
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-  receiver = startWebhookReceiver();
-  // Loopback stands in for the receiver's public address; retries a fraction of a second apart.
-  server = await startTestServer({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true", WEBHOOK_RETRY_DELAYS: "100ms,100ms,100ms" });
-});
-afterAll(async () => {
-  await server?.stop();
-  receiver?.stop();
-});
+const receiver = startWebhookReceiver();
+afterAll(() => receiver.stop());
+// Loopback stands in for the receiver's public address; retries a fraction of a second apart.
+const { server } = await serverForThisFile({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true", WEBHOOK_RETRY_DELAYS: "100ms,100ms,100ms" });
 beforeEach(() => {
   receiver.answer = () => 200;
 });

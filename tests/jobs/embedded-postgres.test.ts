@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
@@ -8,17 +8,11 @@ import pg from "pg";
 import { startEmbeddedPostgres } from "../../src/jobs/embedded-postgres";
 import { testLog } from "../support/postgres";
 import { readLine } from "../support/read-line";
+import { directoryForThisFile } from "../support/temporary-directory";
 import { until } from "../support/until";
 
-let dataDir: string;
-beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), "rhizome-embedded-pg-test-"));
-  // mkdtemp makes it private; open like a DATA_DIR in a project folder, so as root the cluster stays inside it.
-  await chmod(dataDir, 0o755);
-});
-afterAll(async () => {
-  await rm(dataDir, { recursive: true, force: true });
-});
+// Open like a DATA_DIR in a project folder, so as root the cluster stays inside it.
+const dataDir = directoryForThisFile("rhizome-embedded-pg-test-", { mode: 0o755 });
 
 async function query<T extends pg.QueryResultRow>(connectionString: string, sql: string): Promise<T[]> {
   const client = new pg.Client({ connectionString });

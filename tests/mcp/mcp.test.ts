@@ -8,8 +8,8 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { ALL_SCOPES, createAccessToken } from "../support/access-tokens";
-import { Api, expectError } from "../support/api";
-import { startTestServer, type TestServer } from "../support/server";
+import { expectError } from "../support/api";
+import { serverForThisFile } from "../support/server";
 import { startServiceProcess } from "../support/service-process";
 import { awaitBuild } from "../support/await-build";
 import { until } from "../support/until";
@@ -19,27 +19,21 @@ import { until } from "../support/until";
 // own (Ajv, draft 2020-12), not the service's Zod schemas.
 
 const ALLOWED_ORIGIN = "https://agent.example.com";
-let server: TestServer;
-let api: Api;
-let alice: Api;
-let bob: Api;
+const { server, api } = await serverForThisFile({ MCP_ALLOWED_ORIGINS: ALLOWED_ORIGIN });
+const { api: alice } = await api.newUser("mcpalice");
+const { api: bob } = await api.newUser("mcpbob");
 let aliceToken: string;
 let bobNoteId: number;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 
 beforeAll(async () => {
-  server = await startTestServer({ MCP_ALLOWED_ORIGINS: ALLOWED_ORIGIN });
-  api = new Api(server.url);
-  ({ api: alice } = await api.newUser("mcpalice"));
-  ({ api: bob } = await api.newUser("mcpbob"));
   await alice.post("/api/notes", { title: "Anchoring effect", content: "# Anchoring\n\nThe **anchoring effect** biases estimates toward a first number. See [[Kahneman]].", tags: ["psychology"] });
   await alice.post("/api/notes", { title: "锚定效应", content: "锚定效应是一种认知偏差：人们过分依赖最先得到的信息。", tags: ["心理学"] });
   await alice.post("/api/notes", { title: "Kahneman", content: "Daniel Kahneman wrote about the anchoring effect and loss aversion." });
   bobNoteId = (await bob.post("/api/notes", { title: "Bob's secret", content: "anchoring secrets of bob" })).body.id;
   aliceToken = await createAccessToken(alice, ALL_SCOPES);
 });
-afterAll(() => server.stop());
 
 async function connect(token: string, url = server.url, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: "rhizome-test", version: "1.0.0" });

@@ -4,26 +4,22 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Browser } from "playwright-core";
 import { currentTotpStep, totpCodeAt } from "../../src/modules/auth/totp";
-import { Api, expectError } from "../support/api";
-import { launchChromium, watchPage } from "../support/browser";
+import { expectError } from "../support/api";
+import { chromiumForThisFile, logIn, watchPage } from "../support/browser";
 import { postForm } from "../support/oauth";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile } from "../support/server";
 
 // A connector as claude.ai runs one, end to end: the MCP SDK's own client-side OAuth (`auth()` with
 // an OAuthClientProvider) discovers, registers and exchanges; Chromium is the person's browser on
 // the authorization page; a loopback listener receives the code.
 
-let server: TestServer;
-let api: Api;
-let browser: Browser;
+const browser = await chromiumForThisFile();
+const { server, api } = await serverForThisFile();
 let callback: ReturnType<typeof Bun.serve>;
 const received: URL[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
   callback = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -33,12 +29,9 @@ beforeAll(async () => {
       return new Response("<!doctype html><title>Connected</title><p>You can close this window.</p>", { headers: { "content-type": "text/html" } });
     },
   });
-  browser = await launchChromium();
 });
 afterAll(async () => {
-  await browser?.close();
   callback?.stop(true);
-  await server?.stop();
 });
 
 /** What an agent keeps between steps, as an OAuthClientProvider. */
@@ -107,9 +100,7 @@ async function consentInBrowser(url: URL, user: { username: string; password: st
     const response = await page.goto(url.href);
     expect(response!.status()).toBe(200);
     expect(response!.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
-    await page.getByLabel("Username").fill(user.username);
-    await page.getByLabel("Password").fill(user.password);
-    await page.getByRole("button", { name: "Log in" }).click();
+    await logIn(page, user);
     if (user.totpSecret) {
       await page.getByLabel("Code").fill(totpCodeAt(user.totpSecret));
       await page.getByRole("button", { name: "Verify" }).click();

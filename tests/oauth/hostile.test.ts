@@ -1,26 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Api, expectError } from "../support/api";
 import { codeFor, csrfOf, loginForm, pageLogin, pkcePair, postForm, registerClient } from "../support/oauth";
-import { startTestServer, type TestServer } from "../support/server";
+import { serverForThisFile, startTestServer } from "../support/server";
 
 // The authorization server against clients and pages that misbehave: every case a clear answer,
 // never a redirect to an untrusted URI, never a 500.
 
-let server: TestServer;
-let api: Api;
-let user: { username: string; password: string; api: Api };
+const { server, api } = await serverForThisFile();
+const user = await api.newUser("oauthhostile");
 const REDIRECT = "http://127.0.0.1:9/callback";
-let clientId: string;
-let otherClientId: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-  user = await api.newUser("oauthhostile");
-  clientId = (await registerClient(server.url, [REDIRECT])).body.client_id;
-  otherClientId = (await registerClient(server.url, ["https://other.example.com/cb"])).body.client_id;
-});
-afterAll(() => server.stop());
+const clientId: string = (await registerClient(server.url, [REDIRECT])).body.client_id;
+const otherClientId: string = (await registerClient(server.url, ["https://other.example.com/cb"])).body.client_id;
 
 function authorizeRequest(overrides: Record<string, string | null> = {}): { params: Record<string, string>; verifier: string } {
   const { verifier, challenge } = pkcePair();

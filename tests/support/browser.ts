@@ -1,5 +1,6 @@
 // Headless Chromium for the page tests and the viewer benchmark: Debian's /usr/bin/chromium driven
 // by playwright-core, with software WebGL (SwiftShader) so sigma draws on a machine with no GPU.
+import { afterAll } from "bun:test";
 import fs from "node:fs";
 import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 
@@ -27,6 +28,23 @@ export async function launchChromium(): Promise<Browser> {
     throw new Error(`Chromium is missing at ${CHROMIUM_PATH}: the browser tests need it (apt-get install -y chromium, or set CHROMIUM_PATH)`);
   }
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+/**
+ * Chromium for this file's tests, closed once they are done. Call it at the top of a test file, first
+ * (without Chromium the file fails at once and starts nothing); inside a hook Bun runs the close too early.
+ */
+export async function chromiumForThisFile(): Promise<Browser> {
+  const browser = await launchChromium();
+  afterAll(() => browser.close());
+  return browser;
+}
+
+/** Types the user into the page's login form (the app's, the graph view's or the authorization page's) and presses Log in. */
+export async function logIn(page: Page, user: { username: string; password: string }): Promise<void> {
+  await page.getByLabel("Username").fill(user.username);
+  await page.getByLabel("Password").fill(user.password);
+  await page.getByRole("button", { name: "Log in" }).click();
 }
 
 export interface PageWatch {

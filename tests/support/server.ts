@@ -1,11 +1,13 @@
+import { afterAll } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../src/config";
 import { setLogLevel } from "../../src/log";
 import { startServer, type RunningServer, type ServerOptions } from "../../src/server";
 import { createClient, type Client } from "@libsql/client";
+import { Api } from "./api";
 import { freshQueueDatabase } from "./postgres";
+import { temporaryDirectory } from "./temporary-directory";
 
 setLogLevel((process.env.TEST_LOG_LEVEL as "error" | undefined) ?? "silent");
 
@@ -25,7 +27,7 @@ export interface TestServer extends RunningServer {
  * database in the test run's one Postgres, so no server's worker takes another server's jobs.
  */
 export async function startTestServer(environment: Record<string, string> = {}, options: ServerOptions = {}): Promise<TestServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-test-"));
+  const dataDir = temporaryDirectory("rhizome-test-");
   const config = loadConfig({
     DATA_DIR: dataDir,
     PORT: "0",
@@ -52,6 +54,30 @@ export async function startTestServer(environment: Record<string, string> = {}, 
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface ServerForFile {
+  server: TestServer;
+  /** A client with no token; `api.newUser()` registers and logs in a user and gives its client. */
+  api: Api;
+  /** A connection to the notes database behind the API, for a test to read or change it. */
+  db: Client;
+}
+
+/**
+ * A test server for this file's tests, stopped once they are done. Call it at the top of a test file
+ * (`const { server, api, db } = await serverForThisFile()`), where Bun registers the stop for the
+ * whole file; inside a hook Bun runs it too early. `options` go to startServer as startTestServer's do
+ * (e.g. `{ unscheduled: ["semantic-sweep"] }`).
+ */
+export async function serverForThisFile(environment: Record<string, string> = {}, options: ServerOptions = {}): Promise<ServerForFile> {
+  const server = await startTestServer(environment, options);
+  const db = server.openNotesClient();
+  afterAll(async () => {
+    db.close();
+    await server.stop();
+  });
+  return { server, api: new Api(server.url), db };
 }
 
 /** startServer bounds every step itself; this only turns a regression into one failed file instead of a hung suite. */

@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { directoryForThisFile } from "./temporary-directory";
 
 export interface ServiceProcess {
   pid: number;
@@ -94,7 +95,7 @@ export async function startServiceProcess({
     return child.exitCode !== null || child.signalCode !== null || (await Promise.race([exited, timedOut])) !== "timed out";
   };
 
-  return {
+  const service: ServiceProcess = {
     pid,
     url,
     dataDir,
@@ -114,6 +115,26 @@ export async function startServiceProcess({
       await exited;
     },
   };
+  started.add(service);
+  void exited.then(() => started.delete(service));
+  return service;
+}
+
+/** Every service process started here that has not exited yet. */
+const started = new Set<ServiceProcess>();
+
+/**
+ * A data directory for the service processes this file starts, removed once its tests are done and
+ * every service still running in it has stopped. Call it at the top of a test file, as directoryForThisFile.
+ */
+export function serviceDataDirForThisFile(prefix = "rhizome-service-"): string {
+  const dataDir: string = directoryForThisFile(prefix, {
+    mode: 0o711,
+    beforeRemoval: async () => {
+      for (const service of [...started]) if (service.dataDir === dataDir) await service.stop();
+    },
+  });
+  return dataDir;
 }
 
 function killGroup(pid: number): void {

@@ -2,17 +2,16 @@
 // the answer streams into the `Answer` region, a citation opens the note with its quote in <mark>,
 // and a named concept is selected in the graph.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
-import { Api } from "../support/api";
-import { launchChromium, watchPage } from "../support/browser";
-import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic";
-import { startTestServer, type TestServer } from "../support/server";
+import { chromiumForThisFile, logIn, watchPage } from "../support/browser";
+import { startFakeAnthropic } from "../support/fake-anthropic";
+import { serverForThisFile } from "../support/server";
 import { awaitBuild } from "../support/await-build";
 
-let server: TestServer;
-let fake: FakeAnthropic;
-let browser: Browser;
-let alice: { api: Api; username: string; password: string };
+const browser = await chromiumForThisFile();
+const fake = await startFakeAnthropic();
+afterAll(() => fake.stop());
+const { server, api } = await serverForThisFile({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MODEL: "claude-haiku-4-5" });
+const alice = await api.newUser("viewer");
 
 const NOTES = [
   { title: "Learning plan", content: "Study [[Machine Learning]] with [[Andrew Ng]].\n\nThen read about [[Neural Networks]] and backpropagation." },
@@ -20,18 +19,9 @@ const NOTES = [
 ];
 
 beforeAll(async () => {
-  browser = await launchChromium();
-  fake = await startFakeAnthropic();
-  server = await startTestServer({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MODEL: "claude-haiku-4-5" });
-  alice = await new Api(server.url).newUser("viewer");
   for (const note of NOTES) expect((await alice.api.post("/api/notes", note)).status).toBe(201);
   expect((await alice.api.post("/api/knowledge-graph/build", { mode: "full" })).status).toBe(202);
   expect((await awaitBuild(alice.api)).status.status).toBe("completed");
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await fake?.stop();
 });
 
 test("ask in the viewer: the answer streams in, a citation opens the note with the quote marked, the named concept is selected", async () => {
@@ -40,9 +30,7 @@ test("ask in the viewer: the answer streams in, a citation opens the note with t
   const watch = watchPage(page);
   try {
     await page.goto(`${server.url}/graph`);
-    await page.getByLabel("Username").fill(alice.username);
-    await page.getByLabel("Password").fill(alice.password);
-    await page.getByRole("button", { name: "Log in" }).click();
+    await logIn(page, alice);
     await page.locator('[aria-label="Knowledge graph"][data-layout="settled"]').waitFor({ timeout: 30_000 });
 
     const calls = fake.calls;

@@ -2,21 +2,17 @@
 // notes app): `Search notes` results were white on white; once a concept was selected, the `Answer`
 // region and the results shrank to a sliver of the side panel; `[[wikilinks]]` in an opened note
 // were plain text; passages in `Concept details` showed raw Markdown.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { Api } from "../support/api";
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import type { BrowserContext, Page } from "playwright-core";
 import { awaitBuild } from "../support/await-build";
-import { launchChromium, watchPage, type PageWatch } from "../support/browser";
-import { startTestServer, type TestServer } from "../support/server";
+import { chromiumForThisFile, logIn, watchPage, type PageWatch } from "../support/browser";
+import { serverForThisFile } from "../support/server";
 
-let server: TestServer;
-let browser: Browser;
-let alice: { api: Api; username: string; password: string };
+const browser = await chromiumForThisFile();
+const { server, api } = await serverForThisFile();
+const alice = await api.newUser("graphfixes");
 
 beforeAll(async () => {
-  browser = await launchChromium();
-  server = await startTestServer();
-  alice = await new Api(server.url).newUser("graphfixes");
   const notes = [
     { title: "Kahneman", content: "**System 1** is fast and [[System 2]] is slow; both shape [[Loss Aversion]].\n\nLosses loom larger than gains." },
     { title: "Learning plan", content: "Study [[Machine Learning]] with [[Andrew Ng]], one week at a time." },
@@ -29,10 +25,6 @@ beforeAll(async () => {
   for (const note of notes) expect((await alice.api.post("/api/notes", note)).status).toBe(201);
   expect((await alice.api.post("/api/knowledge-graph/build", { mode: "incremental" })).status).toBe(202);
   expect((await awaitBuild(alice.api)).status.status).toBe("completed");
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
 });
 
 const opened: { context: BrowserContext; watch: PageWatch }[] = [];
@@ -48,9 +40,7 @@ async function openGraph(): Promise<Page> {
   const page = await context.newPage();
   opened.push({ context, watch: watchPage(page) });
   await page.goto(`${server.url}/graph`);
-  await page.getByLabel("Username").fill(alice.username);
-  await page.getByLabel("Password").fill(alice.password);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await logIn(page, alice);
   await page.locator('[aria-label="Knowledge graph"][data-drawn]').waitFor({ timeout: 30_000 });
   await page.locator('ul[aria-label="Concepts"]:not([aria-busy])').waitFor();
   return page;

@@ -1,18 +1,18 @@
 // The /graph page in real headless Chromium: log in, see the graph drawn, search, read a concept's
 // notes, open a note, filter and resize, build from the page; never a request off the origin, a
 // token in a URL, or an error in the console.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import type { BrowserContext, Page } from "playwright-core";
 import { Api } from "../support/api";
-import { launchChromium, pixelVariety, watchPage, type PageWatch } from "../support/browser";
-import { startTestServer, type TestServer } from "../support/server";
+import { chromiumForThisFile, logIn, pixelVariety, watchPage, type PageWatch } from "../support/browser";
+import { serverForThisFile } from "../support/server";
 import { awaitBuild } from "../support/await-build";
 import { until } from "../support/until";
 
-let server: TestServer;
-let browser: Browser;
-let decoder: Page;
-let alice: { api: Api; username: string; password: string };
+const browser = await chromiumForThisFile(); // first: without Chromium, fail at once and start nothing
+const { server, api } = await serverForThisFile();
+const decoder = await browser.newPage();
+const alice = await api.newUser("viewer");
 
 const NOTES = [
   { title: "Learning plan", content: "Study [[Machine Learning]] with [[Andrew Ng]].\n\nThen read about [[Neural Networks]].", tags: ["study"] },
@@ -27,17 +27,8 @@ const NOTES = [
 ];
 
 beforeAll(async () => {
-  browser = await launchChromium(); // first: without Chromium, fail at once and start nothing
-  server = await startTestServer();
-  decoder = await browser.newPage();
-  const api = new Api(server.url);
-  alice = await api.newUser("viewer");
   for (const note of NOTES) expect((await alice.api.post("/api/notes", note)).status).toBe(201);
   await buildAndWait(alice.api);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
 });
 
 async function buildAndWait(api: Api) {
@@ -74,12 +65,6 @@ async function openViewer(options: { viewport?: { width: number; height: number 
 /** The element labelled `Knowledge graph` that holds the rendering. */
 function graphOf(page: Page) {
   return page.getByLabel("Knowledge graph", { exact: true });
-}
-
-async function logIn(page: Page, user: { username: string; password: string }) {
-  await page.getByLabel("Username").fill(user.username);
-  await page.getByLabel("Password").fill(user.password);
-  await page.getByRole("button", { name: "Log in" }).click();
 }
 
 /** Waits until sigma has drawn the graph, its layout has settled and the Concepts list is complete. */

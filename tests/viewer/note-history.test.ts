@@ -1,23 +1,13 @@
 // The page shows an opened note's history: an earlier version can be shown in place of the note and
 // restored. `/graph#note=<id>` (the link MCP's search and fetch give) opens the note after login.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
+import { expect, test } from "bun:test";
 import { Api } from "../support/api";
-import { launchChromium, watchPage } from "../support/browser";
-import { startTestServer, type TestServer } from "../support/server";
+import { chromiumForThisFile, logIn, watchPage } from "../support/browser";
+import { serverForThisFile } from "../support/server";
 import { backdateNote } from "../support/backdate-note";
 
-let server: TestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const browser = await chromiumForThisFile();
+const { server } = await serverForThisFile();
 
 test("a note's earlier version is listed, shown, and restored from the page", async () => {
   const alice = await new Api(server.url).newUser("pagehistory");
@@ -31,9 +21,7 @@ test("a note's earlier version is listed, shown, and restored from the page", as
   const watch = watchPage(page);
   page.on("dialog", (dialog) => void dialog.accept());
   await page.goto(`${server.url}/graph#note=${note.id}`);
-  await page.getByLabel("Username").fill(alice.username);
-  await page.getByLabel("Password").fill(alice.password);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await logIn(page, alice);
   const article = page.getByRole("article", { name: "Recipe (ruined)" });
   await article.waitFor();
   await article.getByText("History").click();

@@ -1,25 +1,15 @@
 // The /graph page shows a note's stored pictures: fetched with the bearer header (never a token in a
 // URL), shown as blob URLs; pictures from elsewhere are never loaded.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
+import { expect, test } from "bun:test";
 import { Api } from "../support/api";
-import { launchChromium, watchPage } from "../support/browser";
-import { startTestServer, type TestServer } from "../support/server";
+import { chromiumForThisFile, logIn, watchPage } from "../support/browser";
+import { serverForThisFile } from "../support/server";
 
 // A real 1×1 PNG, so the browser decodes it.
 const DOT = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 
-let server: TestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const browser = await chromiumForThisFile();
+const { server } = await serverForThisFile();
 
 test("a note's stored picture is shown from a blob URL fetched with the token; a remote one is not loaded", async () => {
   const alice = await new Api(server.url).newUser("pictures");
@@ -36,9 +26,7 @@ test("a note's stored picture is shown from a blob URL fetched with the token; a
     if (request.url().includes("/api/files/")) fileRequests.push(request.headers().authorization);
   });
   await page.goto(`${server.url}/graph`);
-  await page.getByLabel("Username").fill(alice.username);
-  await page.getByLabel("Password").fill(alice.password);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await logIn(page, alice);
   const search = page.getByRole("searchbox", { name: "Search notes" });
   await search.fill("dot");
   await search.press("Enter");

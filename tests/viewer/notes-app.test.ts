@@ -7,29 +7,27 @@
 // to the console or send a request off the origin.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { unzipSync, strFromU8 } from "fflate";
-import { Api } from "../support/api";
-import { launchChromium, watchPage, type PageWatch } from "../support/browser";
-import { startTestServer, type TestServer } from "../support/server";
+import { chromiumForThisFile, logIn as submitLogin, watchPage, type PageWatch } from "../support/browser";
+import { readFixture } from "../support/platform-fixtures";
+import { serverForThisFile } from "../support/server";
+import { directoryForThisFile } from "../support/temporary-directory";
 import { awaitBuild } from "../support/await-build";
 import { until } from "../support/until";
 
+const browser = await chromiumForThisFile();
 // A run's own directory unless asked for: two runs at once must not write over each other's files.
-const SHOTS = process.env.SHOTS_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-shots-"));
-const ARTICLE = fs.readFileSync(path.resolve(import.meta.dir, "../fixtures/platforms/web/blog-article.html"), "utf8");
+const SHOTS = process.env.SHOTS_DIR ?? directoryForThisFile("rhizome-shots-");
+const ARTICLE = readFixture("web", "blog-article.html");
 const DESKTOP = { width: 1400, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
-let server: TestServer;
-let browser: Browser;
+const { server, api } = await serverForThisFile({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
 let site: ReturnType<typeof Bun.serve>;
-let api: Api;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   // A loopback stand-in for a blog: its article page, served slowly enough that `pending` and
   // `running` can be seen before `completed`.
   site = Bun.serve({
@@ -41,15 +39,10 @@ beforeAll(async () => {
       return new Response(ARTICLE, { headers: { "content-type": "text/html; charset=utf-8" } });
     },
   });
-  server = await startTestServer({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
-  api = new Api(server.url);
   fs.mkdirSync(SHOTS, { recursive: true });
 });
 afterAll(async () => {
-  await browser?.close();
   site?.stop(true);
-  await server?.stop();
-  if (!process.env.SHOTS_DIR) fs.rmSync(SHOTS, { recursive: true, force: true });
 });
 
 interface Opened {
@@ -72,9 +65,7 @@ async function openApp(viewport = DESKTOP, context?: BrowserContext): Promise<Op
 }
 
 async function logIn(page: Page, user: { username: string; password: string }) {
-  await page.getByLabel("Username").fill(user.username);
-  await page.getByLabel("Password").fill(user.password);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await submitLogin(page, user);
   await page.locator('ul[aria-label="Notes"][data-loaded]').waitFor();
 }
 

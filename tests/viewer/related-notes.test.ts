@@ -1,26 +1,15 @@
 // The page lists the notes related to the open one (by meaning, with the embeddings stand-in), and opens one.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
+import { afterAll, expect, test } from "bun:test";
 import { Api } from "../support/api";
-import { launchChromium, watchPage } from "../support/browser";
-import { startFakeEmbeddings, type FakeEmbeddings } from "../support/fake-embeddings";
-import { startTestServer, type TestServer } from "../support/server";
+import { chromiumForThisFile, logIn, watchPage } from "../support/browser";
+import { startFakeEmbeddings } from "../support/fake-embeddings";
+import { serverForThisFile } from "../support/server";
 import { until } from "../support/until";
 
-let server: TestServer;
-let browser: Browser;
-let embeddings: FakeEmbeddings;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  embeddings = startFakeEmbeddings();
-  server = await startTestServer({ EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed" });
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await embeddings?.stop();
-});
+const browser = await chromiumForThisFile();
+const embeddings = startFakeEmbeddings();
+afterAll(() => embeddings.stop());
+const { server } = await serverForThisFile({ EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed" });
 
 test("an open note shows its related notes, each opening in the page", async () => {
   const alice = await new Api(server.url).newUser("pagerelated");
@@ -36,9 +25,7 @@ test("an open note shows its related notes, each opening in the page", async () 
   const page = await context.newPage();
   const watch = watchPage(page);
   await page.goto(`${server.url}/graph#note=${note.id}`);
-  await page.getByLabel("Username").fill(alice.username);
-  await page.getByLabel("Password").fill(alice.password);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await logIn(page, alice);
   const article = page.getByRole("article", { name: "Weekend" });
   await article.waitFor();
   const related = page.getByRole("list", { name: "Related notes" });

@@ -1,10 +1,9 @@
 // A shared note full of XSS payloads, opened in Chromium: it reads as a page, nothing of the
 // payloads is live in the DOM, nothing runs, and the browser logs no CSP violation.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
+import { expect, test } from "bun:test";
 import { Api } from "../support/api";
-import { launchChromium, watchPage } from "../support/browser";
-import { startTestServer, type TestServer } from "../support/server";
+import { chromiumForThisFile, watchPage } from "../support/browser";
+import { serverForThisFile } from "../support/server";
 
 const PAYLOADS = `Plain words first, then *every* trick.
 
@@ -42,17 +41,8 @@ const PAYLOADS = `Plain words first, then *every* trick.
 
 Last line.`;
 
-let server: TestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const browser = await chromiumForThisFile();
+const { server } = await serverForThisFile();
 
 test("a note full of XSS payloads shows as text: no script, handler, javascript: link, frame, object, form or style is live, and no CSP violation is logged", async () => {
   const { api } = await new Api(server.url).newUser("xss");

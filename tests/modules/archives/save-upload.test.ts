@@ -1,11 +1,10 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { saveUpload, UploadTooLargeError } from "../../../src/modules/archives/save-upload";
+import { directoryForThisFile } from "../../support/temporary-directory";
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-upload-"));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const dir = directoryForThisFile("rhizome-upload-");
 
 function chunked(chunks: number, size: number): ReadableStream<Uint8Array> {
   let sent = 0;

@@ -1,12 +1,11 @@
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { BrokenArchiveError, ZipArchive } from "../../../src/modules/archives/zip-archive";
+import { directoryForThisFile } from "../../support/temporary-directory";
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-zip-"));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const dir = directoryForThisFile("rhizome-zip-");
 
 test("every entry reads back exactly, small ones sharing a cached block and large ones across and past it", async () => {
   const files: Record<string, Uint8Array> = {};

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
+import type { NotesDatabase } from "../../../src/db/client";
 import { recoveryCodes, users } from "../../../src/db/schema";
 import {
   consumeRecoveryCode,
@@ -12,6 +10,7 @@ import {
   replaceRecoveryCodes,
 } from "../../../src/modules/auth/recovery-codes";
 import { createSecretBox, type SecretBox } from "../../../src/modules/auth/secret-box";
+import { openTemporaryNotesDatabase, type TemporaryNotesDatabase } from "../../support/notes-database";
 import { sha256Hex } from "../../support/sha256";
 
 const box = (secretKey: string) => createSecretBox({ secretKey, dataDir: os.tmpdir() });
@@ -66,20 +65,15 @@ describe("hashing recovery codes", () => {
 });
 
 describe("storing and consuming recovery codes", () => {
-  let dir: string;
-  let database: NotesDatabase;
+  let database: TemporaryNotesDatabase;
   let ctx: { db: NotesDatabase["db"]; secretBox: SecretBox };
   let nextUser = 0;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-recovery-"));
-    database = await openNotesDatabase({ url: `file:${path.join(dir, "test.db")}` });
+    database = await openTemporaryNotesDatabase();
     ctx = { db: database.db, secretBox: await box("a server key of at least thirty-two characters") };
   });
-  afterAll(() => {
-    database.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => database.remove());
 
   async function newUserId(): Promise<number> {
     const name = `u${++nextUser}`;

@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
+import { describe, expect, test } from "bun:test";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { sessions, users } from "../../../src/db/schema";
 import { createSession, PENDING_TOTP_LIFETIME_MS, SESSION_LIFETIME_MS, validateSessionToken } from "../../../src/modules/auth/sessions";
+import { directoryForThisFile } from "../../support/temporary-directory";
 
 const DAY = 24 * 60 * 60 * 1000;
 
-let dir: string;
 const databases: NotesDatabase[] = [];
+const dir = directoryForThisFile("rhizome-sessions-", { beforeRemoval: async () => databases.forEach((database) => database.close()) });
 
 async function openWithUser(name: string) {
   const database = await openNotesDatabase({ url: `file:${path.join(dir, `${name}.db`)}` });
@@ -23,14 +22,6 @@ async function storedExpiry(db: NotesDatabase["db"], id: string) {
   const [row] = await db.select({ expiresAt: sessions.expiresAt }).from(sessions).where(eq(sessions.id, id));
   return row?.expiresAt;
 }
-
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-sessions-"));
-});
-afterAll(() => {
-  for (const database of databases) database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 describe("validateSessionToken", () => {
   test("gives the session and its user, and writes nothing while more than 15 days are left", async () => {

@@ -1,10 +1,6 @@
 import { unheardChanges } from "../../support/changes";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { inArray } from "drizzle-orm";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { sessions, throttles, users } from "../../../src/db/schema";
 import { createJobCatalogue } from "../../../src/jobs/catalogue";
 import { createQueue } from "../../../src/jobs/queue";
@@ -12,25 +8,19 @@ import { sweepExpiredAuthRows } from "../../../src/modules/auth/sweep-expired";
 import { assertNotThrottled, LOGIN_PER_USERNAME, recordFailure } from "../../../src/modules/auth/throttle";
 import { getTestPostgres, testLog } from "../../support/postgres";
 import { until } from "../../support/until";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
 const HOUR = 60 * 60 * 1000;
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
 let userId: number;
 let nextId = 0;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-sweep-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "test.db")}` });
   [{ id: userId }] = (await database.db
     .insert(users)
     .values({ username: "sweeper", usernameKey: "sweeper", passwordHash: "x", createdAt: Date.now() })
     .returning({ id: users.id })) as [{ id: number }];
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** An expired full session, an abandoned pending TOTP login, and two live ones; a spent throttle row, a blocking one, a recent one. */

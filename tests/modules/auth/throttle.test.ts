@@ -1,9 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { throttles } from "../../../src/db/schema";
 import { TooManyRequestsError } from "../../../src/modules/errors";
 import {
@@ -16,22 +12,13 @@ import {
   throttleKeys,
   type ThrottlePolicy,
 } from "../../../src/modules/auth/throttle";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
 const POLICY: ThrottlePolicy = { freeFailures: 3, windowMs: 10_000, baseBlockMs: 1_000, maxBlockMs: 8_000 };
 const T0 = 1_800_000_000_000;
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
 let nextKey = 0;
-
-beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-throttle-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "test.db")}` });
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 const freshKey = () => `test:key:${++nextKey}`;
 

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
+import { openNotesDatabase } from "../../../src/db/client";
 import { readStatements } from "../../../src/db/read-statements";
 import { createSession } from "../../../src/modules/auth/sessions";
 import { ChangeFeed } from "../../../src/modules/events/change-feed";
@@ -11,9 +9,10 @@ import type { StreamCredential } from "../../../src/modules/events/stream-creden
 import { openEventStream } from "../../support/event-stream";
 import { manualClock } from "../../support/manual-clock";
 import { until } from "../../support/until";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
-let dataDir: string;
-let notes: NotesDatabase;
+const notes = await notesDatabaseForThisFile();
+const { dir: dataDir } = notes;
 let feed: ChangeFeed;
 let server: ReturnType<typeof Bun.serve>;
 const users: number[] = [];
@@ -21,8 +20,6 @@ const users: number[] = [];
 const logins = new Map<number, StreamCredential>();
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-stream-"));
-  notes = await openNotesDatabase({ url: `file:${path.join(dataDir, "rhizome.db")}` });
   for (const name of ["ada", "bob"]) {
     const result = await notes.client.execute({ sql: "insert into users (username, username_key, password_hash, created_at) values (?, ?, 'x', 0) returning id", args: [name, name] });
     const userId = Number(result.rows[0]!.id);
@@ -43,8 +40,6 @@ beforeAll(async () => {
 afterAll(() => {
   feed.closeAll();
   server.stop(true);
-  notes.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 const open = (userId: number) => openEventStream(`http://127.0.0.1:${server.port}/?user=${userId}`);

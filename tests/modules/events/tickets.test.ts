@@ -1,30 +1,21 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
+import { beforeAll, describe, expect, test } from "bun:test";
+import type { NotesDatabase } from "../../../src/db/client";
 import { eventTickets } from "../../../src/db/schema";
 import { createSession } from "../../../src/modules/auth/sessions";
 import { authenticateEventStream } from "../../../src/modules/events/authenticate-stream";
 import { issueEventTicket, redeemEventTicket } from "../../../src/modules/events/tickets";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
-let dataDir: string;
-let notes: NotesDatabase;
+const notes = await notesDatabaseForThisFile();
 let ctx: { db: NotesDatabase["db"]; userId: number; session: { id: string } };
 let token: string;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-tickets-"));
-  notes = await openNotesDatabase({ url: `file:${path.join(dataDir, "rhizome.db")}` });
   const result = await notes.client.execute("insert into users (username, username_key, password_hash, created_at) values ('ada', 'ada', 'x', 0) returning id");
   const userId = Number(result.rows[0]!.id);
   const created = await createSession(notes.db, userId, { pendingTotp: false });
   token = created.token;
   ctx = { db: notes.db, userId, session: { id: created.session.id } };
-});
-afterAll(() => {
-  notes.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("event tickets", () => {

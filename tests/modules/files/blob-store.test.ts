@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { BlobTooLargeError, blobPath, stageBlob, sweepStaleTemps } from "../../../src/modules/files/blob-store";
+import { directoryForThisFile } from "../../support/temporary-directory";
 
-let dir: string;
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-blobs-"));
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const dir = directoryForThisFile("rhizome-blobs-");
 
 async function* chunks(...parts: string[]) {
   for (const part of parts) yield Buffer.from(part);

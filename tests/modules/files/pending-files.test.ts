@@ -3,10 +3,8 @@
 // already names is never dropped.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { blobPath, type FileStorage } from "../../../src/modules/files/blob-store";
 import { releasePendingFiles } from "../../../src/modules/files/release-files";
 import { storeFile } from "../../../src/modules/files/store-file";
@@ -16,6 +14,7 @@ import { storeNoteImages } from "../../../src/modules/imports/store-images";
 import { unheardChanges } from "../../support/changes";
 import { insertNote, insertUser } from "../../support/graph-seed";
 import { imageBytes } from "../../support/images";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
 const host = Bun.serve({
   hostname: "127.0.0.1",
@@ -25,21 +24,17 @@ const host = Bun.serve({
 const origin = `http://127.0.0.1:${host.port}`;
 const download = createSafeDownloader({ allowPrivateNetworks: true });
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
+const { dir } = database;
 let storage: FileStorage;
 let userId: number;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-pending-files-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
   storage = { dir: path.join(dir, "files"), maxBytesPerUser: 1024 ** 3 };
   userId = await insertUser(database.db, "pending");
 });
 afterAll(() => {
   host.stop(true);
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 async function runningTask(): Promise<number> {

@@ -1,11 +1,9 @@
 // Bytes on disk that no file row claims (a process killed between placing them and writing their
 // row, or between deleting the last row and removing them) are removed by the daily sweep once
 // they are old enough that no write in progress can own them; claimed bytes are never touched.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { blobPath, stageBlob, type FileStorage } from "../../../src/modules/files/blob-store";
 import { removeUnclaimedBlobs } from "../../../src/modules/files/release-files";
 import { storeFile } from "../../../src/modules/files/store-file";
@@ -13,19 +11,14 @@ import { createNote } from "../../../src/modules/notes/create-note";
 import { sweepUnclaimedBlobs } from "../../../src/modules/files/sweep-unclaimed-blobs";
 import { insertUser } from "../../support/graph-seed";
 import { imageBytes } from "../../support/images";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
+const { dir } = database;
 let storage: FileStorage;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-sweep-blobs-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
   storage = { dir: path.join(dir, "files"), maxBytesPerUser: 1024 ** 3 };
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** Bytes placed under their address with no row, as a killed writer leaves them. */

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { NotFoundError } from "../../../src/modules/errors";
 import { getGraph } from "../../../src/modules/graph/get-graph";
 import { EXCERPT_MAX_CHARS, getGraphNode, toExcerpt } from "../../../src/modules/graph/get-graph-node";
 import { getGraphInput, graphNodeDetailSchema, graphNodeIdInput } from "../../../src/modules/graph/read-schemas";
 import { insertNote, insertUser, seedGraph, writeGraph, type SeededGraph } from "../../support/graph-seed";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
 let alice: number;
 let bob: number;
 let ids: Map<string, number>;
@@ -20,8 +16,6 @@ const notes: Record<string, number> = {};
 const T0 = 1_800_000_000_000;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-get-graph-node-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "test.db")}` });
   alice = await insertUser(database.db, "alice");
   bob = await insertUser(database.db, "bob");
   notes.old = await insertNote(database.db, alice, { title: "Old reading notes", updatedAt: T0 });
@@ -58,10 +52,6 @@ beforeAll(async () => {
     ],
   });
   await database.db.run(sql`delete from notes where id = ${notes.doomed!}`);
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const detail = (userId: number, id: number) => getGraphNode({ ctx: { db: database.db, userId }, input: { id } });

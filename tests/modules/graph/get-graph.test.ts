@@ -1,32 +1,22 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { NotFoundError } from "../../../src/modules/errors";
 import { getGraph } from "../../../src/modules/graph/get-graph";
 import { getGraphInput, type KnowledgeGraph } from "../../../src/modules/graph/read-schemas";
 import { insertUser, seedGraph, writeGraph, type SeededGraph } from "../../support/graph-seed";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
 let alice: number;
 let bob: number;
 let aliceGraph: SeededGraph;
 let bobGraph: SeededGraph;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-get-graph-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "test.db")}` });
   alice = await insertUser(database.db, "alice");
   bob = await insertUser(database.db, "bob");
   aliceGraph = await seedGraph(database.db, alice, { nodes: 600, edges: 2400, seed: 1 });
   bobGraph = await seedGraph(database.db, bob, { nodes: 300, edges: 1200, seed: 2 });
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const read = (userId: number, input: Record<string, unknown> = {}) => getGraph({ ctx: { db: database.db, userId }, input: getGraphInput.parse(input) });

@@ -1,11 +1,7 @@
 import { unheardChanges } from "../../support/changes";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { and, eq, sql } from "drizzle-orm";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { graphBuilds, notes } from "../../../src/db/schema";
 import { applyGraphChanges } from "../../../src/modules/graph/apply-graph-changes";
 import { runGraphBuild } from "../../../src/modules/graph/build-graph";
@@ -14,19 +10,10 @@ import type { StoredExtraction } from "../../../src/modules/graph/stored-extract
 import { trashNote } from "../../../src/modules/history/trash";
 import { insertNote, insertUser } from "../../support/graph-seed";
 import { graphSnapshot } from "../../support/graph-snapshot";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
 let users = 0;
-
-beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-incremental-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "test.db")}` });
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 // A small vocabulary with case variants and aliases, so notes share, merge and split concepts.
 const NAMES = ["Rust", "rust", "Cargo", "Zig", "Kyoto", "kyoto ", "Memex", "Hypertext", "LLVM"];

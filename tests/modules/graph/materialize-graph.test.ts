@@ -1,27 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import type { Database } from "../../../src/db/client";
 import { materializeGraph } from "../../../src/modules/graph/materialize-graph";
 import type { StoredExtraction } from "../../../src/modules/graph/stored-extraction";
 import { trashNote } from "../../../src/modules/history/trash";
 import { insertNote, insertUser } from "../../support/graph-seed";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
 let alice: number;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-materialize-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "test.db")}` });
   alice = await insertUser(database.db, "alice");
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const mention = (start: number, name: string) => ({ start, end: start + name.length, passage: `${name} here.` });

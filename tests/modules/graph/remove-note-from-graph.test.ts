@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { NotFoundError } from "../../../src/modules/errors";
 import { computeGraphMetrics } from "../../../src/modules/graph/graph-metrics";
 import { trashNote } from "../../../src/modules/history/trash";
 import { insertUser, seedGraph, type SeededGraph } from "../../support/graph-seed";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
 interface NodeRow {
   id: number;
@@ -26,8 +23,7 @@ interface EdgeRow {
   note_ids: string;
 }
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
 let alice: number;
 let bob: number;
 let seeded: SeededGraph;
@@ -41,16 +37,10 @@ const snapshot = async () => ({
 const listed = (row: { note_ids: string }, noteId: number) => (JSON.parse(row.note_ids) as number[]).includes(noteId);
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-remove-note-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "test.db")}` });
   alice = await insertUser(database.db, "alice");
   bob = await insertUser(database.db, "bob");
   seeded = await seedGraph(database.db, alice, { nodes: 600, edges: 2400, notes: 120, seed: 7 });
   bobs = await seedGraph(database.db, bob, { nodes: 50, edges: 100, notes: 10, seed: 8 });
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe("deleting a note", () => {

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { classifyAddress } from "../../../src/modules/imports/address-policy";
 import { createSafeDownloader, type SafeFetcherOptions } from "../../../src/modules/imports/safe-fetch";
 import { IMAGE_RETRIES_PER_NOTE, MAX_IMAGES_PER_NOTE, storeNoteImages, type ImageStoreRun } from "../../../src/modules/imports/store-images";
@@ -12,6 +10,7 @@ import { insertUser } from "../../support/graph-seed";
 import { imageBytes } from "../../support/images";
 import { loopbackOnly } from "../../support/loopback-only";
 import { until } from "../../support/until";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
 // Tests only ever touch loopback; 127.0.0.2 plays "a public host" through the injected policy.
 const FAKE_PUBLIC = "127.0.0.2";
@@ -51,22 +50,18 @@ const host = Bun.serve({
 });
 const origin = `http://${FAKE_PUBLIC}:${host.port}`;
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
+const { dir } = database;
 let storage: FileStorage;
 let userId: number;
 let taskIds = 0;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-store-images-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
   storage = { dir: path.join(dir, "files"), maxBytesPerUser: 1024 ** 3 };
   userId = await insertUser(database.db, "pictures");
 });
 afterAll(() => {
   host.stop(true);
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function run(download: ImageStoreRun["download"], extra: Partial<ImageStoreRun> = {}): ImageStoreRun {

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { createSttClient, MAX_ANSWER_BYTES, readTime, readTranscript, retryDelay, SttRequestError, VERBOSE_RETRY_MS } from "../../../src/modules/llm/speech-to-text";
 import { recordingFile } from "../../support/aac-audio";
 import { startFakeStt } from "../../support/fake-stt";
 import { manualClock } from "../../support/manual-clock";
+import { directoryForThisFile } from "../../support/temporary-directory";
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-stt-"));
+const dir = directoryForThisFile("rhizome-stt-");
 const piece = path.join(dir, "piece.m4a");
 const stt = startFakeStt();
 const noSleep = async () => {};
@@ -15,10 +14,7 @@ const noSleep = async () => {};
 beforeAll(async () => {
   await recordingFile(piece, { seconds: 32, offsetSeconds: 100 });
 });
-afterAll(() => {
-  stt.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stt.stop());
 
 const client = (extra: { apiKey?: string; language?: string } = {}) => createSttClient({ baseURL: stt.baseUrl, model: "whisper-1", ...extra }, { sleep: noSleep });
 

@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { unzipSync } from "fflate";
 import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { newNoteRow } from "../../../src/modules/notes/create-note";
 import { exportNotes } from "../../../src/modules/notes/export-notes";
 import { notes } from "../../../src/db/schema";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
-let dir: string;
-let onFile: NotesDatabase;
+const onFile = await notesDatabaseForThisFile();
 let inMemory: NotesDatabase;
 
 // More than one page (100 notes), with text in several scripts and an empty note.
@@ -20,8 +17,6 @@ const NOTES = Array.from({ length: 230 }, (_, index) => ({
 }));
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-export-"));
-  onFile = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
   inMemory = await openNotesDatabase({ url: ":memory:" });
   for (const database of [onFile, inMemory]) {
     await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('a', 'a', 'x', 0)");
@@ -29,9 +24,7 @@ beforeAll(async () => {
   }
 });
 afterAll(() => {
-  onFile.close();
   inMemory.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 async function exported(database: NotesDatabase, input: object = {}): Promise<Uint8Array> {

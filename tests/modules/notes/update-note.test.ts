@@ -1,24 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
+import { afterEach, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import { writeBatches, type WriteBatches } from "../../../src/db/write-batches";
 import { NotFoundError, UnavailableError } from "../../../src/modules/errors";
 import { createNote } from "../../../src/modules/notes/create-note";
 import { updateNote } from "../../../src/modules/notes/update-note";
 import { searchNotes } from "../../../src/modules/search/search-notes";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
 const ALICE = 1;
 const BOB = 2;
 let writes: WriteBatches;
 let originalRun: WriteBatches["run"];
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-update-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
   await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('alice', 'alice', 'x', 0), ('bob', 'bob', 'x', 0)");
   writes = writeBatches(database.db);
   originalRun = writes.run.bind(writes);
@@ -26,10 +20,6 @@ beforeAll(async () => {
 afterEach(() => {
   writes.run = originalRun;
   setSystemTime();
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const as = (userId: number) => ({ db: database.db, userId });

@@ -1,6 +1,5 @@
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
@@ -8,9 +7,9 @@ import { migrate } from "drizzle-orm/libsql/migrator";
 import { openNotesDatabase } from "../../../src/db/client";
 import { catchUpSearchIndex } from "../../../src/modules/search/index-notes";
 import { searchNotes } from "../../../src/modules/search/search-notes";
+import { directoryForThisFile } from "../../support/temporary-directory";
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-backfill-"));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const dir = directoryForThisFile("rhizome-backfill-");
 
 /** The migrations folder as it was before the migration tagged `*_${tag}`: its journal cut there. */
 function migrationsBefore(tag: string): string {

@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
+import { beforeAll, expect, test } from "bun:test";
 import { UnavailableError } from "../../../src/modules/errors";
 import { searchIndexReady } from "../../../src/modules/search/index-ready";
 import { searchNotes } from "../../../src/modules/search/search-notes";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
 // A large backlog (an archive import, the index rebuilt by an upgrade) must not hold a search past
 // the request deadline: the search answers 503 with what is left while indexing goes on.
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
 const NOTES = 1500;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-index-ready-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
   await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('a', 'a', 'x', 0), ('b', 'b', 'x', 0)");
   const rows = Array.from({ length: NOTES }, (_, index) => [`Imported ${index}`, `A note about pangolins and their scales, number ${index}.`]);
   await database.client.execute({
@@ -23,10 +17,6 @@ beforeAll(async () => {
     args: [JSON.stringify(rows)],
   });
   await database.client.execute("insert into notes (user_id, title, content, excerpt, tags, created_at, updated_at) values (2, 'Mine', 'pangolins', '', '[]', 0, 0)");
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test("past its budget a search is a 503 saying how much is left; the indexing goes on and the next search finds everything", async () => {

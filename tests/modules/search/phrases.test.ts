@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { createNote } from "../../../src/modules/notes/create-note";
 import { searchNotes } from "../../../src/modules/search/search-notes";
 import { parseQuery } from "../../../src/modules/search/parse-query";
 import { searchExpressions } from "../../../src/modules/search/search-expression";
 import { GAP, pairToken, pairTokens } from "../../../src/modules/search/word-pairs";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
 // Quoted phrases are matched through the index's word pairs (word-pairs.ts): these are the cases
 // where a pair index could go wrong and a phrase of positions would not.
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
 const ids: Record<string, number> = {};
 
 async function note(userId: number, name: string, input: { title: string; content: string; tags?: string[] }) {
@@ -28,8 +24,6 @@ async function found(q: string, userId = 1): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-phrases-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
   await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('a', 'a', 'x', 0), ('b', 'b', 'x', 0)");
   await note(1, "adjacent", { title: "Reading", content: "Working memory attention spans are short." });
   await note(1, "reversed", { title: "Reading", content: "Attention, memory: the other way round." });
@@ -42,10 +36,6 @@ beforeAll(async () => {
   await note(1, "chinese", { title: "读书", content: "知识图谱构建的方法，用 Redis 做缓存" });
   await note(1, "interrupted", { title: "Mixed", content: "deep learning 笔记 learning rate" });
   await note(2, "other user", { title: "Memory attention", content: "memory attention span" });
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe("a phrase matches its words in order, side by side, within one field", () => {

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { catchUpSearchIndex } from "../../../src/modules/search/index-notes";
 import { RANKED_MATCHES, RANKED_QUERY_MATCHES, searchNotes } from "../../../src/modules/search/search-notes";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
-let dir: string;
-let database: NotesDatabase;
+const database = await notesDatabaseForThisFile();
 const NOTES = RANKED_MATCHES + 150;
 
 /** Written as an import would write them: straight into the table, indexed from the backlog. */
@@ -32,15 +28,9 @@ async function allPages(userId: number, q: string, size: number, total: number):
 }
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-search-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
   await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('a', 'a', 'x', 0), ('b', 'b', 'x', 0), ('c', 'c', 'x', 0)");
   await insertNotes(1, Array.from({ length: NOTES }, (_, index) => [`Note ${index}`, index % 500 === 7 ? "lemur lemur lemur" : "lemur and other words"]));
   expect(await catchUpSearchIndex(database.db)).toBe(NOTES);
-});
-afterAll(() => {
-  database.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe("a query matching more notes than are ranked", () => {

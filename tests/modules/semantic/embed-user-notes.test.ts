@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { openNotesDatabase } from "../../../src/db/client";
 import { createEmbeddingsClient } from "../../../src/modules/llm/providers/openai-embeddings";
@@ -11,15 +9,12 @@ import { findSpace, previousLayoutKey, spaceKey } from "../../../src/modules/sem
 import { usersToEmbed } from "../../../src/modules/semantic/sweep";
 import { nearestVectors, vectorBlob } from "../../../src/modules/semantic/vector-store";
 import { startFakeEmbeddings } from "../../support/fake-embeddings";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
 const server = startFakeEmbeddings({ dimensions: 48 });
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-embed-"));
-const notes = await openNotesDatabase({ url: `file:${path.join(dir, "rhizome.db")}` });
-afterAll(async () => {
-  notes.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-  await server.stop();
-});
+afterAll(() => server.stop());
+const notes = await notesDatabaseForThisFile();
+const { dir } = notes;
 
 const modelA = createEmbeddingsClient({ baseURL: server.url, model: "model-a", batchSize: 16, maxRetries: 0 });
 const modelB = createEmbeddingsClient({ baseURL: server.url, model: "model-b", batchSize: 16, maxRetries: 0 });

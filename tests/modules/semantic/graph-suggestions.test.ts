@@ -1,8 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { openNotesDatabase } from "../../../src/db/client";
 import { createEmbeddingsClient } from "../../../src/modules/llm/providers/openai-embeddings";
 import { embedUserNotes } from "../../../src/modules/semantic/embed-user-notes";
 import { mergeSuggestions } from "../../../src/modules/semantic/merge-suggestions";
@@ -11,15 +7,11 @@ import { findSpace } from "../../../src/modules/semantic/space";
 import { startFakeEmbeddings } from "../../support/fake-embeddings";
 import { usersToEmbed } from "../../../src/modules/semantic/sweep";
 import { insertNote, insertUser, writeGraph } from "../../support/graph-seed";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
 const server = startFakeEmbeddings({ dimensions: 48 });
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-suggest-"));
-const notes = await openNotesDatabase({ url: `file:${path.join(dir, "rhizome.db")}` });
-afterAll(async () => {
-  notes.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-  await server.stop();
-});
+afterAll(() => server.stop());
+const notes = await notesDatabaseForThisFile();
 const client = createEmbeddingsClient({ baseURL: server.url, model: "fake-embed", batchSize: 16, maxRetries: 0 });
 const semantic = { client };
 

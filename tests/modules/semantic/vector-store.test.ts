@@ -1,17 +1,9 @@
-import { afterAll, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { openNotesDatabase } from "../../../src/db/client";
+import { expect, test } from "bun:test";
 import { ensureSpace } from "../../../src/modules/semantic/space";
 import { blobVector, nearestVectors, storedVector, vectorBlob } from "../../../src/modules/semantic/vector-store";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-vectors-"));
-const notes = await openNotesDatabase({ url: `file:${path.join(dir, "rhizome.db")}` });
-afterAll(() => {
-  notes.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const notes = await notesDatabaseForThisFile();
 
 test("a vector bound as a statement's only parameter, by name or inside an array, round-trips (libsql would abort on a lone typed array)", async () => {
   const vector = new Float32Array([0.25, -1, 3.5]);

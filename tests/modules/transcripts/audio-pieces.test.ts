@@ -1,21 +1,20 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { ALL_FORMATS, EncodedPacketSink, FilePathSource, Input } from "mediabunny";
 import { openAudio, planPieces, writePiece } from "../../../src/modules/transcripts/audio-pieces";
 import { TranscriptError } from "../../../src/modules/transcripts/transcript-error";
 import { adtsRecording, frameTime, recordingFile } from "../../support/aac-audio";
 import { writeHostileRecording } from "../../support/hostile-recording";
+import { directoryForThisFile } from "../../support/temporary-directory";
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-pieces-"));
+const dir = directoryForThisFile("rhizome-pieces-");
 const threeHours = path.join(dir, "three-hours.m4a");
 const MIB = 1024 * 1024;
 
 beforeAll(async () => {
   await recordingFile(threeHours, { seconds: 10_800 });
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 async function readPiece(file: string) {
   const input = new Input({ source: new FilePathSource(file), formats: ALL_FORMATS });

@@ -1,55 +1,21 @@
 // A group job (the first attempts of several events at one webhook) against a real notes database,
 // the real queue and a loopback receiver: one failure is retried alone under its webhook-id, a run
 // again skips what the log shows sent, and a receiver that stops answering hands the rest back.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import fs from "node:fs";
+import { expect, test } from "bun:test";
 import net from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { asc, eq } from "drizzle-orm";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { webhookDeliveries, webhooks } from "../../../src/db/schema";
-import { createJobCatalogue, webhookQueueOn } from "../../../src/jobs/catalogue";
-import { silentLog } from "../../../src/jobs/log";
-import { createQueue } from "../../../src/jobs/queue";
-import { createSafePoster, keepConnections } from "../../../src/modules/imports/safe-fetch";
-import { deliverWebhookEvent, type DeliveryRun } from "../../../src/modules/webhooks/deliver";
+import { createSafePoster } from "../../../src/modules/imports/safe-fetch";
+import { deliverWebhookEvent } from "../../../src/modules/webhooks/deliver";
 import { deliverWebhookGroup } from "../../../src/modules/webhooks/deliver-group";
 import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
 import { deliveryJobKey, type DeliveryGroup } from "../../../src/modules/webhooks/webhook-queue";
-import { unheardChanges } from "../../support/changes";
 import { sessionCredential } from "../../support/credentials";
-import { freshQueueDatabase } from "../../support/postgres";
-import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver";
+import { webhookDeliveryForThisFile } from "../../support/webhook-delivery";
 
 const NOW = Date.UTC(2026, 10, 27, 12);
 const HOUR = 3_600_000;
-let dir: string;
-let database: NotesDatabase;
-let receiver: WebhookReceiver;
-let queue: ReturnType<typeof createQueue>;
-let run: DeliveryRun;
-
-beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-webhook-groups-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
-  await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('alice', 'alice', 'x', 0)");
-  receiver = startWebhookReceiver();
-  queue = createQueue({
-    connectionString: await freshQueueDatabase(),
-    tasks: createJobCatalogue({ db: database.db, imports: { allowPrivateNetworks: true }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} }, changes: unheardChanges }),
-    log: silentLog,
-  });
-  await queue.migrate();
-  const post = createSafePoster({ allowPrivateNetworks: true, timeoutMs: 10_000, maxRedirects: 0 });
-  run = { db: database.db, post, keepConnections, queue: webhookQueueOn(queue), retryDelaysMs: [HOUR, 6 * HOUR], now: () => NOW };
-});
-afterAll(async () => {
-  receiver?.stop();
-  await queue?.close();
-  database?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const { database, queue, receiver, run } = await webhookDeliveryForThisFile({ now: NOW, retryDelaysMs: [HOUR, 6 * HOUR], keepConnections: true });
 
 let made = 0;
 async function groupOf(count: number, url?: string) {

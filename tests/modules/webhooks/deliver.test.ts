@@ -1,53 +1,19 @@
 // One delivery attempt against a real notes database, the real queue and a loopback receiver: the
 // log, the next attempt, and the 3-day rule that turns a failing webhook off.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { accessTokens, webhookDeliveries, webhooks } from "../../../src/db/schema";
-import { createJobCatalogue, webhookQueueOn } from "../../../src/jobs/catalogue";
-import { silentLog } from "../../../src/jobs/log";
-import { createQueue } from "../../../src/jobs/queue";
-import { createSafePoster } from "../../../src/modules/imports/safe-fetch";
-import { deliverWebhookEvent, DISABLE_AFTER_MS, type DeliveryRun } from "../../../src/modules/webhooks/deliver";
+import { deliverWebhookEvent, DISABLE_AFTER_MS } from "../../../src/modules/webhooks/deliver";
 import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
 import { deliveryJobKey } from "../../../src/modules/webhooks/webhook-queue";
 import { DELIVERY_LOG_DAYS, pruneDeliveryLog } from "../../../src/modules/webhooks/prune-deliveries";
-import { unheardChanges } from "../../support/changes";
 import { sessionCredential, tokenCredential } from "../../support/credentials";
-import { freshQueueDatabase } from "../../support/postgres";
-import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver";
+import { webhookDeliveryForThisFile } from "../../support/webhook-delivery";
 
 const NOW = Date.UTC(2026, 10, 27, 12);
 const HOUR = 3_600_000;
-let dir: string;
-let database: NotesDatabase;
-let receiver: WebhookReceiver;
-let queue: ReturnType<typeof createQueue>;
-let run: DeliveryRun;
-
-beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-webhooks-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
-  await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('alice', 'alice', 'x', 0)");
-  receiver = startWebhookReceiver();
-  receiver.answer = () => 500;
-  queue = createQueue({
-    connectionString: await freshQueueDatabase(),
-    tasks: createJobCatalogue({ db: database.db, imports: { allowPrivateNetworks: true }, graph: { extractor: "local", llmConcurrency: 1, anthropic: {} }, changes: unheardChanges }),
-    log: silentLog,
-  });
-  await queue.migrate();
-  run = { db: database.db, post: createSafePoster({ allowPrivateNetworks: true, timeoutMs: 10_000, maxRedirects: 0 }), queue: webhookQueueOn(queue), retryDelaysMs: [HOUR, 6 * HOUR], now: () => NOW };
-});
-afterAll(async () => {
-  receiver?.stop();
-  await queue?.close();
-  database?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const { database, queue, receiver, run } = await webhookDeliveryForThisFile({ now: NOW, retryDelaysMs: [HOUR, 6 * HOUR] });
+receiver.answer = () => 500;
 
 let events = 0;
 async function failingWebhook(failingSince: number | null) {

@@ -1,45 +1,35 @@
 // When the job queue's Postgres does not answer, webhook events wait in the outbox of the notes
 // database, and the relay moves them into the queue once it does: none is lost.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import pg from "pg";
-import { openNotesDatabase, type NotesDatabase } from "../../../src/db/client";
 import { webhookOutbox } from "../../../src/db/schema";
-import { createJobCatalogue, webhookQueueOn } from "../../../src/jobs/catalogue";
-import { silentLog } from "../../../src/jobs/log";
+import { webhookQueueOn } from "../../../src/jobs/catalogue";
 import { SCHEMA } from "../../../src/jobs/graphile-internals";
-import { createQueue } from "../../../src/jobs/queue";
 import { setLogLevel } from "../../../src/log";
 import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
 import { startOutboxRelay } from "../../../src/modules/webhooks/outbox-relay";
 import { createWebhookOutlet } from "../../../src/modules/webhooks/outlet";
-import { unheardChanges } from "../../support/changes";
 import { sessionCredential } from "../../support/credentials";
 import { freshQueueDatabase } from "../../support/postgres";
 import { until } from "../../support/until";
+import { notesDatabaseForThisFile } from "../../support/notes-database";
+import { LOCAL_GRAPH, openJobQueue } from "../../support/job-queue";
 
-const graph = { extractor: "local" as const, llmConcurrency: 1, anthropic: {} };
-let dir: string;
-let database: NotesDatabase;
-const queues: ReturnType<typeof createQueue>[] = [];
+const graph = LOCAL_GRAPH;
+const database = await notesDatabaseForThisFile();
+const queues: ReturnType<typeof openJobQueue>[] = [];
 const queueOn = (connectionString: string) => {
-  const queue = createQueue({ connectionString, tasks: createJobCatalogue({ db: database.db, imports: { allowPrivateNetworks: true }, graph, changes: unheardChanges }), log: silentLog, connectTimeoutMs: 2_000 });
+  const queue = openJobQueue(database.db, connectionString, { allowPrivateNetworks: true, connectTimeoutMs: 2_000 });
   queues.push(queue);
   return queue;
 };
 
 beforeAll(async () => {
   setLogLevel("silent");
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-outbox-"));
-  database = await openNotesDatabase({ url: `file:${path.join(dir, "notes.db")}` });
   await database.client.execute("insert into users (username, username_key, password_hash, created_at) values ('alice', 'alice', 'x', 0), ('bob', 'bob', 'x', 0)");
 });
 afterAll(async () => {
   for (const queue of queues) await queue.close();
-  database?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test("events the queue does not take are kept in the outbox, then relayed once it answers, under their first webhook-id", async () => {

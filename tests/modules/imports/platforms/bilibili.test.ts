@@ -1,15 +1,13 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { ImportError, PASTE_INSTEAD } from "../../../../src/modules/imports/import-error";
 import { bilibiliImporter, createBilibiliImporter } from "../../../../src/modules/imports/platforms/bilibili";
 import { timestamp } from "../../../../src/modules/imports/platforms/bilibili/video-document";
 import type { Fetcher } from "../../../../src/modules/imports/platforms/types";
 import { importFailureOf, importRejectionOf } from "../../../support/import-failure";
+import { readFixture } from "../../../support/platform-fixtures";
 import { startPlatformServer } from "../../../support/platform-server";
 
-const fixture = (name: string) =>
-  readFileSync(path.join(import.meta.dir, "../../../fixtures/platforms/bilibili", name), "utf8");
+const fixture = (name: string) => readFixture("bilibili", name);
 
 const BVID = "BV1Xb421E7Lm";
 const AID = 1205938427;

@@ -1,14 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { ImportError, PASTE_INSTEAD } from "../../../../src/modules/imports/import-error";
 import { createDouyinImporter, douyinImporter } from "../../../../src/modules/imports/platforms/douyin";
 import type { Fetcher } from "../../../../src/modules/imports/platforms/types";
 import { importFailureOf, importRejectionOf } from "../../../support/import-failure";
+import { readFixture } from "../../../support/platform-fixtures";
 import { startPlatformServer } from "../../../support/platform-server";
 
-const fixture = (name: string) =>
-  readFileSync(path.join(import.meta.dir, "../../../fixtures/platforms/douyin", name), "utf8");
+const fixture = (name: string) => readFixture("douyin", name);
 
 const VIDEO = "7380912345678901234";
 const NOTE = "7392345678901234567";

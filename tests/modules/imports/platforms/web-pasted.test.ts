@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { documentFromPastedText } from "../../../../src/modules/imports/pasted-text";
 import type { ImportedDocument } from "../../../../src/modules/imports/platforms/types";
 import { webImporter } from "../../../../src/modules/imports/platforms/web";
-import { readFixture } from "../../../fixtures/platforms/web/fixture-server";
+import { readFixture } from "../../../support/platform-fixtures";
 import { importFailureOf as failureOf } from "../../../support/import-failure";
 
 const BLOG_URL = "https://fieldnotes.example.com/2025/03/sqlite-is-enough/";

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { ImportError, PASTE_INSTEAD } from "../../../../src/modules/imports/import-error";
 import type { Fetcher } from "../../../../src/modules/imports/platforms/types";
 import { wechatImporter } from "../../../../src/modules/imports/platforms/wechat";
-import { readFixture, startFixtureServer } from "../../../fixtures/platforms/web/fixture-server";
+import { startFixtureServer } from "../../../fixtures/platforms/web/fixture-server";
+import { readFixture } from "../../../support/platform-fixtures";
 import { importRejectionOf as failureOf } from "../../../support/import-failure";
 
 const WECHAT = "https://mp.weixin.qq.com";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { PASTE_INSTEAD } from "../../../../src/modules/imports/import-error";
 import type { ImportedDocument } from "../../../../src/modules/imports/platforms/types";
 import { wechatImporter } from "../../../../src/modules/imports/platforms/wechat";
-import { readFixture } from "../../../fixtures/platforms/web/fixture-server";
+import { readFixture } from "../../../support/platform-fixtures";
 import { importFailureOf as failureOf } from "../../../support/import-failure";
 
 const ARTICLE_URL = "https://mp.weixin.qq.com/s/Lq1fJ8h2cZ3xVYn0KmTr4w";

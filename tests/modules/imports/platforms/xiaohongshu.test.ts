@@ -1,15 +1,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { ImportError, PASTE_INSTEAD } from "../../../../src/modules/imports/import-error";
 import type { Fetcher } from "../../../../src/modules/imports/platforms/types";
 import { xiaohongshuImporter } from "../../../../src/modules/imports/platforms/xiaohongshu";
 import { plainDesc, topicsInDesc } from "../../../../src/modules/imports/platforms/xiaohongshu/note-text";
 import { importFailureOf, importRejectionOf } from "../../../support/import-failure";
+import { readFixture } from "../../../support/platform-fixtures";
 import { startPlatformServer } from "../../../support/platform-server";
 
-const fixture = (name: string) =>
-  readFileSync(path.join(import.meta.dir, "../../../fixtures/platforms/xiaohongshu", name), "utf8");
+const fixture = (name: string) => readFixture("xiaohongshu", name);
 
 const NOTE = "6650a4f5000000001e0230d5";
 const VIDEO_NOTE = "66f1c2a3000000002c02a1b7";
