@@ -10,7 +10,7 @@ import { accessTokens, webhookDeliveries, webhooks } from "../../../src/db/schem
 import { createJobCatalogue, webhookQueueOn } from "../../../src/jobs/catalogue";
 import { silentLog } from "../../../src/jobs/log";
 import { createQueue } from "../../../src/jobs/queue";
-import { createSafePoster } from "../../../src/modules/imports/safe-fetch";
+import { createSafePoster } from "../../../src/modules/imports/safe-fetch/post-json";
 import { deliverWebhookEvent, DISABLE_AFTER_MS, type DeliveryRun } from "../../../src/modules/webhooks/deliver";
 import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
 import { deliveryJobKey } from "../../../src/modules/webhooks/webhook-queue";
