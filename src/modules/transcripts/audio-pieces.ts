@@ -1,5 +1,7 @@
 import { openWithMediabunny } from "./mediabunny-audio";
-import { copyBlocks, readMp4SoundTrack, type Mp4SoundTrack, writeMp4Piece } from "./mp4-audio";
+import { readMp4SoundTrack } from "./mp4/read-sound-track";
+import type { Mp4SoundTrack } from "./mp4/sample-table";
+import { copyBlocks, writeMp4Piece } from "./mp4/write-piece";
 import { TranscriptError } from "./transcript-error";
 
 /** One piece of the recording, on the recording's clock (seconds). */

@@ -11,7 +11,7 @@ import {
 } from "mediabunny";
 import fs from "node:fs";
 import type { AudioFile, PiecePlan } from "./audio-pieces";
-import { MAX_SAMPLES } from "./mp4-audio";
+import { MAX_SAMPLES } from "./mp4/sample-table";
 import { TranscriptError } from "./transcript-error";
 
 /**
