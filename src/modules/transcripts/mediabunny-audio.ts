@@ -10,7 +10,7 @@ import {
   Output,
 } from "mediabunny";
 import fs from "node:fs";
-import type { AudioFile, PiecePlan } from "./audio-pieces";
+import type { AudioFile, PiecePlan } from "./audio-file";
 import { MAX_SAMPLES } from "./mp4/sample-table";
 import { TranscriptError } from "./transcript-error";
 
