@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { openNotesDatabase } from "../../../src/db/client";
 import { ensureSpace } from "../../../src/modules/semantic/space";
-import { blobVector, nearestVectors, storedVector, vectorBlob } from "../../../src/modules/semantic/vector-store";
+import { blobVector, storedVector, vectorBlob } from "../../../src/modules/semantic/stored-vector";
+import { nearestVectors } from "../../../src/modules/semantic/vector-store";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhizome-vectors-"));
 const notes = await openNotesDatabase({ url: `file:${path.join(dir, "rhizome.db")}` });
