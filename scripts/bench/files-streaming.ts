@@ -6,7 +6,7 @@ import os from "node:os";
 import fs from "node:fs";
 import path from "node:path";
 import { stageBlob } from "../../src/modules/files/blob-store";
-import { createSafeDownloader } from "../../src/modules/imports/safe-fetch";
+import { createSafeDownloader } from "../../src/modules/imports/safe-fetch/download-file";
 
 const BODY_BYTES = 100 * 1024 * 1024;
 const MiB = 1024 * 1024;

@@ -71,8 +71,12 @@ export function createJobCatalogue(deps: JobDependencies) {
   // enqueues never carries them.
   let importTools: Promise<Pick<ImportRun, "fetcher" | "importers" | "download">> | undefined;
   const loadImportTools = () =>
-    (importTools ??= Promise.all([import("../modules/imports/safe-fetch"), import("../modules/imports/platforms")]).then(
-      ([{ createSafeDownloader, createSafeFetcher }, { createImporters }]) => {
+    (importTools ??= Promise.all([
+      import("../modules/imports/safe-fetch/fetch-page"),
+      import("../modules/imports/safe-fetch/download-file"),
+      import("../modules/imports/platforms"),
+    ]).then(
+      ([{ createSafeFetcher }, { createSafeDownloader }, { createImporters }]) => {
         const network = {
           allowPrivateNetworks: deps.imports.allowPrivateNetworks,
           ...(deps.imports.resolveOverrides?.size ? { resolve: resolverWith(deps.imports.resolveOverrides) } : {}),
@@ -88,7 +92,7 @@ export function createJobCatalogue(deps: JobDependencies) {
   // The transcriber (mediabunny, the speech-to-text client) loads with the first transcription job.
   let transcriber: Promise<Pick<import("../modules/transcripts/run-transcription").TranscriptionRun, "stt" | "downloadMedia">> | undefined;
   const loadTranscriber = (stt: SttSettings & SttLimits) =>
-    (transcriber ??= Promise.all([import("../modules/llm/speech-to-text"), import("../modules/imports/safe-fetch")]).then(([{ createSttClient }, { createSafeDownloader }]) => ({
+    (transcriber ??= Promise.all([import("../modules/llm/speech-to-text"), import("../modules/imports/safe-fetch/download-file")]).then(([{ createSttClient }, { createSafeDownloader }]) => ({
       stt: createSttClient(stt),
       downloadMedia: createSafeDownloader({
         allowPrivateNetworks: deps.imports.allowPrivateNetworks,
@@ -100,7 +104,7 @@ export function createJobCatalogue(deps: JobDependencies) {
   // Webhook deliveries obey the import address rules, checked after DNS at each attempt; no redirect is followed.
   let poster: Promise<Pick<import("../modules/webhooks/deliver").DeliveryRun, "post" | "keepConnections">> | undefined;
   const loadPoster = () =>
-    (poster ??= import("../modules/imports/safe-fetch").then(({ createSafePoster, keepConnections }) => ({
+    (poster ??= Promise.all([import("../modules/imports/safe-fetch/post-json"), import("../modules/imports/safe-fetch/kept-connections")]).then(([{ createSafePoster }, { keepConnections }]) => ({
       post: createSafePoster({
         allowPrivateNetworks: deps.imports.allowPrivateNetworks,
         timeoutMs: DELIVERY_TIMEOUT_MS,

@@ -7,7 +7,7 @@ import { TooManyRequestsError } from "../modules/errors";
 import { ImportError } from "../modules/imports/import-error";
 import type { Fetcher } from "../modules/imports/platforms/types";
 import { type ResolveOverrides, resolverWith } from "../modules/imports/resolve-overrides";
-import { createSafeFetcher } from "../modules/imports/safe-fetch";
+import { createSafeFetcher } from "../modules/imports/safe-fetch/fetch-page";
 import { OAuthError } from "./oauth-error";
 import { MAX_REDIRECT_URIS, redirectUriProblem } from "./redirect-uris";
 

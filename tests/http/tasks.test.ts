@@ -7,7 +7,7 @@ import { silentLog } from "../../src/jobs/log";
 import { createImporters } from "../../src/modules/imports/platforms";
 import { reconcileImportTasks } from "../../src/modules/imports/reconcile-tasks";
 import { runImportTask } from "../../src/modules/imports/run-import";
-import { createSafeFetcher } from "../../src/modules/imports/safe-fetch";
+import { createSafeFetcher } from "../../src/modules/imports/safe-fetch/fetch-page";
 import type { Fetcher, ImportedDocument } from "../../src/modules/imports/platforms/types";
 import { Api, expectError } from "../support/api";
 import { readFixture as fixture } from "../support/platform-fixtures";

@@ -1,6 +1,7 @@
 import { afterAll } from "bun:test";
 import { webhookQueueOn } from "../../src/jobs/catalogue";
-import { createSafePoster, keepConnections } from "../../src/modules/imports/safe-fetch";
+import { keepConnections } from "../../src/modules/imports/safe-fetch/kept-connections";
+import { createSafePoster } from "../../src/modules/imports/safe-fetch/post-json";
 import type { DeliveryRun } from "../../src/modules/webhooks/deliver";
 import { jobQueueForThisFile } from "./job-queue";
 import { notesDatabaseForThisFile } from "./notes-database";

@@ -3,7 +3,7 @@ import type { Database } from "../../db/client";
 import { EmbeddingsRequestError, type EmbeddingsClient } from "../llm/providers/openai-embeddings";
 import { conceptText, noteUnits, textHash, type EmbeddingUnit } from "./note-units";
 import { ensureSpace, findPreviousLayout, findSpace, spaceKey, type VectorSpace } from "./space";
-import { blobVector, readVector, storedVector, vectorBlob } from "./vector-store";
+import { blobVector, readVector, storedVector, vectorBlob } from "./stored-vector";
 
 // Notes read and written per round: a round is one write transaction, short enough not to hold writers up.
 const NOTES_PER_ROUND = 32;

@@ -1,7 +1,7 @@
 import type { Database } from "../../db/client";
 import { conceptKey } from "../graph/concept-key";
 import { readySpace, requestEmbedding, type SemanticSettings } from "./semantic-search";
-import { blobVector, readVector } from "./vector-store";
+import { blobVector, readVector } from "./stored-vector";
 
 /**
  * Two labels at least this close in meaning are worth asking about. A label alone is short: one

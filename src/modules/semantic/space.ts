@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { semanticSpaces } from "../../db/schema";
 import type { EmbeddingsSettings } from "../llm/providers/openai-embeddings";
-import { STORED_VECTOR_TYPE } from "./vector-store";
+import { STORED_VECTOR_TYPE } from "./stored-vector";
 
 /** What decides which vectors may be compared. */
 export type SpaceSettings = Pick<EmbeddingsSettings, "model" | "dimensions" | "documentPrefix">;

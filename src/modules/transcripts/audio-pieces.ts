@@ -1,20 +1,9 @@
+import type { AudioFile, PiecePlan } from "./audio-file";
 import { openWithMediabunny } from "./mediabunny-audio";
-import { copyBlocks, readMp4SoundTrack, type Mp4SoundTrack, writeMp4Piece } from "./mp4-audio";
+import { readMp4SoundTrack } from "./mp4/read-sound-track";
+import type { Mp4SoundTrack } from "./mp4/sample-table";
+import { copyBlocks, writeMp4Piece } from "./mp4/write-piece";
 import { TranscriptError } from "./transcript-error";
-
-/** One piece of the recording, on the recording's clock (seconds). */
-export interface PiecePlan {
-  index: number;
-  /** Its first packet, by position in the recording. */
-  first: number;
-  /** Where the piece's audio starts; from the second piece on, `overlap` seconds before `from`. */
-  start: number;
-  /** Where this piece's own stretch begins (the previous piece covers up to here). */
-  from: number;
-  end: number;
-  packets: number;
-  bytes: number;
-}
 
 export interface PiecePlanOptions {
   /** STT_CHUNK_SECONDS: no piece is longer (plus its overlap). */
@@ -37,20 +26,6 @@ export interface AudioPlan {
 /** What an MP4 adds around its samples: boxes, and per sample its size, time and chunk entries. */
 const CONTAINER_BYTES = 4096;
 const PER_PACKET_BYTES = 16;
-
-/**
- * An opened recording: its sound's packet times (seconds) and sizes, and a way to copy a run of
- * packets into an M4A. MP4/M4A files (what video sites serve) are read from their sample tables;
- * other containers (MP3, WAV, Ogg, WebM, FLAC, ADTS) through mediabunny's demuxers.
- */
-export interface AudioFile {
-  times: Float64Array;
-  sizes: Uint32Array;
-  /** Where the last packet ends. */
-  end: number;
-  write(piece: PiecePlan, file: string): Promise<void>;
-  close(): void;
-}
 
 /**
  * `keepSeconds` (STT_MAX_MINUTES): packets past it are not kept, so what a recording costs in memory

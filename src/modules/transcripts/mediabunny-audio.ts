@@ -10,8 +10,8 @@ import {
   Output,
 } from "mediabunny";
 import fs from "node:fs";
-import type { AudioFile, PiecePlan } from "./audio-pieces";
-import { MAX_SAMPLES } from "./mp4-audio";
+import type { AudioFile, PiecePlan } from "./audio-file";
+import { MAX_SAMPLES } from "./mp4/sample-table";
 import { TranscriptError } from "./transcript-error";
 
 /**

@@ -7,7 +7,8 @@ import { relaxedWriteBatches } from "../../db/write-batches";
 import { accessTokens, webhookDeliveries, webhooks } from "../../db/schema";
 import { log } from "../../log";
 import { ImportError } from "../imports/import-error";
-import type { KeptConnections, Poster } from "../imports/safe-fetch";
+import type { KeptConnections } from "../imports/safe-fetch/kept-connections";
+import type { Poster } from "../imports/safe-fetch/post-json";
 import { signDelivery, signingKey } from "./signature";
 import type { DeliveryPayload, WebhookQueue } from "./webhook-queue";
 

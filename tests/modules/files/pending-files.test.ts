@@ -9,7 +9,7 @@ import { blobPath, type FileStorage } from "../../../src/modules/files/blob-stor
 import { releasePendingFiles } from "../../../src/modules/files/release-files";
 import { storeFile } from "../../../src/modules/files/store-file";
 import { markTaskFailed } from "../../../src/modules/imports/run-import";
-import { createSafeDownloader } from "../../../src/modules/imports/safe-fetch";
+import { createSafeDownloader } from "../../../src/modules/imports/safe-fetch/download-file";
 import { storeNoteImages } from "../../../src/modules/imports/store-images";
 import { unheardChanges } from "../../support/changes";
 import { insertNote, insertUser } from "../../support/graph-seed";

@@ -7,7 +7,8 @@ import { readySpace } from "../../../src/modules/semantic/semantic-search";
 import { noteUnits } from "../../../src/modules/semantic/note-units";
 import { findSpace, previousLayoutKey, spaceKey } from "../../../src/modules/semantic/space";
 import { usersToEmbed } from "../../../src/modules/semantic/sweep";
-import { nearestVectors, vectorBlob } from "../../../src/modules/semantic/vector-store";
+import { vectorBlob } from "../../../src/modules/semantic/stored-vector";
+import { nearestVectors } from "../../../src/modules/semantic/vector-store";
 import { startFakeEmbeddings } from "../../support/fake-embeddings";
 import { notesDatabaseForThisFile } from "../../support/notes-database";
 

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { ensureSpace } from "../../../src/modules/semantic/space";
-import { blobVector, nearestVectors, storedVector, vectorBlob } from "../../../src/modules/semantic/vector-store";
+import { nearestVectors } from "../../../src/modules/semantic/vector-store";
+import { blobVector, storedVector, vectorBlob } from "../../../src/modules/semantic/stored-vector";
 import { notesDatabaseForThisFile } from "../../support/notes-database";
 
 const notes = await notesDatabaseForThisFile();

@@ -5,7 +5,7 @@ import { expect, test } from "bun:test";
 import net from "node:net";
 import { asc, eq } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../../../src/db/schema";
-import { createSafePoster } from "../../../src/modules/imports/safe-fetch";
+import { createSafePoster } from "../../../src/modules/imports/safe-fetch/post-json";
 import { deliverWebhookEvent } from "../../../src/modules/webhooks/deliver";
 import { deliverWebhookGroup } from "../../../src/modules/webhooks/deliver-group";
 import { createWebhook } from "../../../src/modules/webhooks/manage-webhooks";
