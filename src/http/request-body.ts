@@ -1,3 +1,4 @@
+import { readCappedText } from "../read-capped-text";
 import { PayloadTooLargeError } from "./error-response";
 
 /**
@@ -9,21 +10,7 @@ export async function readBodyText(request: Request, limitBytes: number): Promis
   if (declared > limitBytes) throw new PayloadTooLargeError(limitBytes);
   // A declared length within the limit is all the server will read (it ends the body there): read it whole.
   if (Number.isFinite(declared)) return request.text();
-  if (!request.body) return "";
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > limitBytes) {
-      await reader.cancel().catch(() => {});
-      throw new PayloadTooLargeError(limitBytes);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return readCappedText(request.body, limitBytes, () => new PayloadTooLargeError(limitBytes));
 }
 
 export function mediaType(request: Request): string {

@@ -1,3 +1,5 @@
+import { readCappedText } from "../../read-capped-text";
+
 /** A provider's answer past the caller's cap: refused as it streams in, never held whole. */
 export class AnswerTooLargeError extends Error {
   override name = "AnswerTooLargeError";
@@ -16,19 +18,5 @@ export async function readAnswerText(response: Response, limitBytes: number): Pr
     await response.body?.cancel().catch(() => {});
     throw new AnswerTooLargeError(limitBytes);
   }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > limitBytes) {
-      await reader.cancel().catch(() => {});
-      throw new AnswerTooLargeError(limitBytes);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return readCappedText(response.body, limitBytes, () => new AnswerTooLargeError(limitBytes));
 }
