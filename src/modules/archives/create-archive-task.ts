@@ -1,13 +1,11 @@
 import type { Database } from "../../db/client";
 import type { ChangePublisher } from "../events/change";
-import { InvalidInputError } from "../errors";
 import { insertAndQueueTask } from "../imports/create-task";
 import type { ImportQueue } from "../imports/import-queue";
 import { type PendingUploads, withUploadRoom } from "../imports/pending-uploads";
 import type { TaskRecord } from "../imports/schemas";
 import { ARCHIVE_BODY_LIMIT, type ArchiveFormat } from "./limits";
-import { removeArchiveFile } from "./archive-file";
-import { saveUpload } from "./save-upload";
+import { saveCountedUpload } from "./save-upload";
 
 /**
  * POST /api/tasks/archive: saves the upload under DATA_DIR/archives, writes the task as pending
@@ -22,15 +20,8 @@ export async function createArchiveTask({
   input: { format: ArchiveFormat; body: ReadableStream<Uint8Array> | null; declaredBytes: number | null };
 }): Promise<TaskRecord> {
   return withUploadRoom(ctx, input.declaredBytes, async (room) => {
-    const upload = await saveUpload(input.body, ctx.archivesDir, ARCHIVE_BODY_LIMIT, { onProgress: room.grow });
-    const remove = () => removeArchiveFile(ctx.archivesDir, upload.name);
-    if (upload.bytes === 0) {
-      remove();
-      throw new InvalidInputError("The request body is empty: send the ZIP archive as the body (Content-Type: application/zip)");
-    }
-    await room.confirm(upload.bytes).catch((error: unknown) => {
-      remove();
-      throw error;
+    const { saved: upload, remove } = await saveCountedUpload(room, input.body, ctx.archivesDir, ARCHIVE_BODY_LIMIT, {
+      emptyMessage: "The request body is empty: send the ZIP archive as the body (Content-Type: application/zip)",
     });
     return insertAndQueueTask(ctx, { platform: "archive", archiveFile: upload.name, archiveFormat: input.format, uploadBytes: upload.bytes }, remove);
   });

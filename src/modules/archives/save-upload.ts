@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { InvalidInputError } from "../errors";
+import type { UploadRoom } from "../imports/pending-uploads";
 
 /** The upload went past its limit; nothing of it is kept. */
 export class UploadTooLargeError extends Error {
@@ -53,4 +55,29 @@ export async function saveUpload(
     await fs.promises.rm(file, { force: true });
     throw error;
   }
+}
+
+/**
+ * saveUpload counted against the user's waiting uploads (`room`): an empty body is refused with
+ * `emptyMessage`, and a file that fails either check is removed. `remove` deletes the saved file,
+ * for the caller whose task could not be made.
+ */
+export async function saveCountedUpload(
+  room: UploadRoom,
+  body: ReadableStream<Uint8Array> | null,
+  dir: string,
+  limitBytes: number,
+  { prefix, suffix, emptyMessage }: { prefix?: string; suffix?: string; emptyMessage: string },
+): Promise<{ saved: { name: string; bytes: number; sha256: string }; remove: () => void }> {
+  const saved = await saveUpload(body, dir, limitBytes, { prefix, suffix, onProgress: room.grow });
+  const remove = () => fs.rmSync(path.join(dir, saved.name), { force: true });
+  if (saved.bytes === 0) {
+    remove();
+    throw new InvalidInputError(emptyMessage);
+  }
+  await room.confirm(saved.bytes).catch((error: unknown) => {
+    remove();
+    throw error;
+  });
+  return { saved, remove };
 }

@@ -1,9 +1,6 @@
-import fs from "node:fs";
-import path from "node:path";
 import type { Database } from "../../db/client";
-import { saveUpload } from "../archives/save-upload";
+import { saveCountedUpload } from "../archives/save-upload";
 import type { ChangePublisher } from "../events/change";
-import { InvalidInputError } from "../errors";
 import { insertAndQueueTask } from "../imports/create-task";
 import type { ImportQueue } from "../imports/import-queue";
 import { type PendingUploads, withUploadRoom } from "../imports/pending-uploads";
@@ -29,15 +26,10 @@ export async function createAudioTask({
 }): Promise<TaskRecord> {
   return withUploadRoom(ctx, input.declaredBytes, async (room) => {
     // Too large: saveUpload's UploadTooLargeError, answered 413 by the route; past the user's pending cap, a 429.
-    const saved = await saveUpload(input.body, ctx.mediaDir, AUDIO_BODY_LIMIT, { prefix: "upload-", suffix: ".media", onProgress: room.grow });
-    const remove = () => fs.rmSync(path.join(ctx.mediaDir, saved.name), { force: true });
-    if (saved.bytes === 0) {
-      remove();
-      throw new InvalidInputError("The request body is empty: send the recording as the body (Content-Type: audio/… or video/mp4)");
-    }
-    await room.confirm(saved.bytes).catch((error: unknown) => {
-      remove();
-      throw error;
+    const { saved, remove } = await saveCountedUpload(room, input.body, ctx.mediaDir, AUDIO_BODY_LIMIT, {
+      prefix: "upload-",
+      suffix: ".media",
+      emptyMessage: "The request body is empty: send the recording as the body (Content-Type: audio/… or video/mp4)",
     });
     return queueTranscription(ctx, input, saved, remove);
   });
