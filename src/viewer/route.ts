@@ -27,7 +27,7 @@ const HEADERS = {
 };
 
 /**
- * GET / (the notes app) and GET /graph (the same page, opened on its graph view), and
+ * GET / (the notes app), GET /graph, /trash and /settings (the same page, opened on that view), and
  * GET /graph/assets/<file> (its script, layout worker and styles), bundled on the first request and
  * kept in memory. No auth: the page logs in, and its data calls carry the token.
  */
@@ -43,6 +43,8 @@ export function viewerRoutes() {
   return new Elysia({ name: "viewer" })
     .get("/", async ({ request }) => respond((await load()).page, request))
     .get("/graph", async ({ request }) => respond((await load()).page, request))
+    .get("/trash", async ({ request }) => respond((await load()).page, request))
+    .get("/settings", async ({ request }) => respond((await load()).page, request))
     .get("/graph/assets/:file", async ({ request, params }) => {
       const asset = (await load()).assets.get(params.file);
       if (!asset) return Response.json({ code: "NOT_FOUND", message: `No such file: /graph/assets/${params.file}` }, { status: 404 });
@@ -78,6 +80,24 @@ export const viewerOpenApiPaths = {
       summary: "The knowledge-graph viewer page (the app, opened on its graph view)",
       description:
         "An HTML page, served without auth, where a user logs in and explores their own graph. Its script and styles come from /graph/assets/ on this server; it calls only this API and keeps the token in sessionStorage.",
+      tags: ["viewer"],
+      security: [],
+      responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } } },
+    },
+  },
+  "/trash": {
+    get: {
+      operationId: "trash-page",
+      summary: "The app, opened on its Trash view (deleted notes: Restore, Delete forever, Empty trash)",
+      tags: ["viewer"],
+      security: [],
+      responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } } },
+    },
+  },
+  "/settings": {
+    get: {
+      operationId: "settings-page",
+      summary: "The app, opened on its Settings view (account, two-factor, sessions, access tokens, connected apps, webhooks, search by meaning)",
       tags: ["viewer"],
       security: [],
       responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } } },

@@ -5,6 +5,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Seconds a 429 or 503 asks to wait (its Retry-After), when it says. */
+    readonly retryAfter: number | null = null,
   ) {
     super(message);
   }
@@ -47,7 +49,8 @@ export async function request<T>(method: string, path: string, options: RequestO
       onUnauthorized();
     }
     const message = (parsed as { message?: unknown } | undefined)?.message;
-    throw new ApiError(response.status, typeof message === "string" ? message : `${response.status} ${response.statusText}`);
+    const wait = Number.parseInt(response.headers.get("retry-after") ?? "", 10);
+    throw new ApiError(response.status, typeof message === "string" ? message : `${response.status} ${response.statusText}`, Number.isFinite(wait) ? wait : null);
   }
   return parsed as T;
 }
@@ -62,6 +65,8 @@ export async function getBlob(path: string): Promise<Blob> {
   return response.blob();
 }
 export const post = <T>(path: string, json: unknown = {}) => request<T>("POST", path, { json });
+export const patch = <T>(path: string, json: unknown) => request<T>("PATCH", path, { json });
+export const del = (path: string) => request<void>("DELETE", path);
 
 function safeJson(text: string): unknown {
   try {

@@ -15,6 +15,8 @@ import { around, cachedLayout, computeLayout, LayoutSuperseded, saveLayout, seed
 import { setUpLogin } from "./login";
 import { setUpNoteSearch } from "./note-search";
 import { setUpNoteView } from "./note-view";
+import { setUpSettings } from "./settings/settings-view";
+import { setUpTrash } from "./trash/trash-view";
 import { forgetToken, readToken } from "./session";
 import { describeStatus } from "./status-line";
 import type { BuildStatus, GraphData, GraphNode, NodeDetail, Task, User } from "./types";
@@ -22,6 +24,8 @@ import type { BuildStatus, GraphData, GraphNode, NodeDetail, Task, User } from "
 const loginView = byId("login-view");
 const graphView = byId("graph-view");
 const notesView = byId("notes-view");
+const trashView = byId("trash-view");
+const settingsView = byId("settings-view");
 const nav = byId("views");
 const account = byId("account");
 const statusLine = byId("status");
@@ -34,6 +38,7 @@ const legend = byId<HTMLUListElement>("legend");
 const details = byId("details");
 const buildButton = byId<HTMLButtonElement>("build");
 const count = new Intl.NumberFormat("en");
+const TITLES: Record<ViewName, string> = { notes: "Notes", graph: "Knowledge graph", trash: "Trash", settings: "Settings" };
 
 let user: User | null = null;
 let currentView: ViewName = viewOfPath(location.pathname);
@@ -65,6 +70,8 @@ const asking = setUpAsk({
     if (first !== undefined) void select(first, true);
   },
 });
+const trash = setUpTrash({ restored: () => app.refresh() });
+const settings = setUpSettings([]);
 const login = setUpLogin(() => void enter());
 whenUnauthorized(() => leave("Your session has ended: log in again."));
 
@@ -73,7 +80,7 @@ typeSelect.addEventListener("change", () => view?.filterKind(typeSelect.value ||
 buildButton.addEventListener("click", () => void startBuild());
 byId("logout").addEventListener("click", () => void logOut());
 
-for (const link of [byId<HTMLAnchorElement>("to-notes"), byId<HTMLAnchorElement>("to-graph")]) {
+for (const link of nav.querySelectorAll<HTMLAnchorElement>("a")) {
   link.addEventListener("click", (event) => {
     if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return; // a new tab is the browser's
     event.preventDefault();
@@ -104,19 +111,22 @@ function show(next: ViewName) {
   currentView = next;
   placeShared(next);
   markNav(next);
-  document.title = next === "graph" ? "Rhizome · Knowledge graph" : "Rhizome · Notes";
+  document.title = `Rhizome · ${TITLES[next]}`;
   if (!user) return;
   notesView.hidden = next !== "notes";
   graphView.hidden = next !== "graph";
+  trashView.hidden = next !== "trash";
+  settingsView.hidden = next !== "settings";
   if (next === "graph") {
     view?.wake();
     void startGraph();
-  } else {
+  } else if (next === "notes") {
     // The editor holds the pane: a note opened meanwhile in the graph view gives way.
     if (app.editing()) notes.close();
     app.start();
-  }
-  noteSearch.again();
+  } else if (next === "trash") trash.show();
+  else settings.show(user);
+  if (next === "notes" || next === "graph") noteSearch.again();
 }
 
 function startGraph(): Promise<void> {
@@ -152,6 +162,8 @@ async function enter() {
     return;
   }
   loginView.hidden = true;
+  // Out of the page while logged in: Settings has Password and Code fields of its own, and each label names one thing.
+  loginView.remove();
   account.hidden = false;
   nav.hidden = false;
   const statusRead = get<BuildStatus>("/api/knowledge-graph/status").then(showStatus, () => {
@@ -209,6 +221,8 @@ function leave(message: string) {
   noteSearch.reset();
   asking.reset();
   app.reset();
+  trash.reset();
+  settings.reset();
   showing.textContent = "";
   showMessage("");
   delete graphElement.dataset.drawn;
@@ -216,9 +230,12 @@ function leave(message: string) {
   login.reset();
   graphView.hidden = true;
   notesView.hidden = true;
+  trashView.hidden = true;
+  settingsView.hidden = true;
   account.hidden = true;
   nav.hidden = true;
   loginView.hidden = false;
+  document.body.insertBefore(loginView, notesView);
   statusLine.textContent = message;
   byId<HTMLInputElement>("username").focus();
 }

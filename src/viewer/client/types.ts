@@ -94,6 +94,10 @@ export interface Task {
 export interface User {
   id: number;
   username: string;
+  created_at: string;
+  totp_enabled: boolean;
+  usage: { llm_calls: number; input_tokens: number; output_tokens: number; transcribed_seconds: number; stt_requests: number };
+  storage: { files: number; bytes: number };
 }
 
 export interface TokenAnswer {

@@ -13,6 +13,8 @@ import { setUpTagList } from "./tag-list";
 export interface NotesApp {
   /** Loads the list, the tags and the imports, once per login. */
   start(): void;
+  /** Reads the list and the tags again (a note came back from the trash). */
+  refresh(): void;
   reset(): void;
   openNote(id: number): void;
   edit(note: Note): void;
@@ -96,6 +98,11 @@ export function setUpNotesApp(note: NoteView, view: { showNotes(): void }): Note
       const warm = () => void renderMarkdown("# A\n\n**b** *c* [[d]] `e` [f](https://g.example)\n\n- h\n\n> i");
       if ("requestIdleCallback" in window) requestIdleCallback(warm, { timeout: 2000 });
       else setTimeout(warm, 200);
+    },
+    refresh() {
+      if (!started) return;
+      list.refresh();
+      void tags.load();
     },
     reset() {
       started = false;

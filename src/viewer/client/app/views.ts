@@ -1,14 +1,22 @@
-// The page's two views on one bundle: the notes app at `/` and the graph at `/graph`. The parts both
-// show (the ask and `Search notes` tools, a note's view) exist once and move into the view on show,
-// so every label names exactly one thing on the page.
+// The page's views on one bundle: the notes app at `/`, the graph at `/graph`, the trash at `/trash`
+// and the settings at `/settings`. The parts the notes and graph views both show (the ask and
+// `Search notes` tools, a note's view) exist once and move into the view on show, so every label
+// names exactly one thing on the page.
 import { byId } from "../dom";
 
-export type ViewName = "notes" | "graph";
+export const VIEWS = ["notes", "graph", "trash", "settings"] as const;
+export type ViewName = (typeof VIEWS)[number];
 
-export const viewOfPath = (pathname: string): ViewName => (/^\/graph\/?$/.test(pathname) ? "graph" : "notes");
-export const pathOf = (view: ViewName) => (view === "graph" ? "/graph" : "/");
+const PATHS: Record<ViewName, string> = { notes: "/", graph: "/graph", trash: "/trash", settings: "/settings" };
+
+export function viewOfPath(pathname: string): ViewName {
+  const trimmed = pathname.length > 1 ? pathname.replace(/\/$/, "") : pathname;
+  return VIEWS.find((view) => PATHS[view] === trimmed) ?? "notes";
+}
+export const pathOf = (view: ViewName) => PATHS[view];
 
 export function placeShared(view: ViewName): void {
+  if (view !== "notes" && view !== "graph") return;
   byId(view === "graph" ? "graph-tools-slot" : "app-tools-slot").append(byId("tools"));
   // A note's Related notes section sits right after its article (related-notes.ts), and moves with it.
   const related = document.getElementById("related-notes");
@@ -17,8 +25,9 @@ export function placeShared(view: ViewName): void {
 
 /** The header's links: the one for the view on show is marked current. */
 export function markNav(view: ViewName): void {
-  for (const [id, name] of [["to-notes", "notes"], ["to-graph", "graph"]] as const) {
-    if (name === view) byId(id).setAttribute("aria-current", "page");
-    else byId(id).removeAttribute("aria-current");
+  for (const name of VIEWS) {
+    const link = byId(`to-${name}`);
+    if (name === view) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
   }
 }
