@@ -15,6 +15,8 @@ import { around, cachedLayout, computeLayout, LayoutSuperseded, saveLayout, seed
 import { setUpLogin } from "./login";
 import { setUpNoteSearch } from "./note-search";
 import { setUpNoteView } from "./note-view";
+import { accountRegion } from "./settings/account";
+import { sessionsRegion } from "./settings/sessions";
 import { setUpSettings } from "./settings/settings-view";
 import { setUpTrash } from "./trash/trash-view";
 import { forgetToken, readToken } from "./session";
@@ -71,7 +73,10 @@ const asking = setUpAsk({
   },
 });
 const trash = setUpTrash({ restored: () => app.refresh() });
-const settings = setUpSettings([]);
+const settings = setUpSettings([
+  accountRegion({ deleted: () => leave("Your account and everything in it are deleted.") }),
+  sessionsRegion({ endedHere: () => leave("Logged out.") }),
+]);
 const login = setUpLogin(() => void enter());
 whenUnauthorized(() => leave("Your session has ended: log in again."));
 
