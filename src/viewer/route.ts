@@ -12,6 +12,7 @@ export const VIEWER_CSP = [
   "connect-src 'self'",
   "img-src 'self' data: blob:",
   "worker-src 'self'",
+  "manifest-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",
@@ -45,6 +46,17 @@ export function viewerRoutes() {
     .get("/graph", async ({ request }) => respond((await load()).page, request))
     .get("/trash", async ({ request }) => respond((await load()).page, request))
     .get("/settings", async ({ request }) => respond((await load()).page, request))
+    .get("/save", async ({ request }) => respond((await load()).page, request))
+    .get("/sw.js", async ({ request }) => respond((await load()).serviceWorker, request))
+    .get("/manifest.webmanifest", async ({ request }) => respond((await load()).manifest, request))
+    .get("/icons/:file", async ({ request, params }) => {
+      const icon = (await load()).icons.get(params.file);
+      if (!icon) return Response.json({ code: "NOT_FOUND", message: `No such file: /icons/${params.file}` }, { status: 404 });
+      return respond(icon, request);
+    })
+    // The share target without its service worker (a first visit): back to the app. The worker
+    // takes shares itself once installed; what reaches here was never kept, so nothing is lost.
+    .post("/share", () => new Response(null, { status: 303, headers: { location: "/", "cache-control": "no-store" } }), { parse: "none" })
     .get("/graph/assets/:file", async ({ request, params }) => {
       const asset = (await load()).assets.get(params.file);
       if (!asset) return Response.json({ code: "NOT_FOUND", message: `No such file: /graph/assets/${params.file}` }, { status: 404 });
@@ -101,6 +113,58 @@ export const viewerOpenApiPaths = {
       tags: ["viewer"],
       security: [],
       responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } } },
+    },
+  },
+  "/save": {
+    get: {
+      operationId: "save-page",
+      summary: "The bookmarklet's page: imports `url` (or `text`) with the login kept on this device and shows the task's status",
+      tags: ["viewer"],
+      security: [],
+      parameters: [
+        { name: "url", in: "query", required: false, schema: { type: "string" } },
+        { name: "title", in: "query", required: false, schema: { type: "string" } },
+        { name: "text", in: "query", required: false, schema: { type: "string" } },
+      ],
+      responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } } },
+    },
+  },
+  "/manifest.webmanifest": {
+    get: {
+      operationId: "web-app-manifest",
+      summary: "The Web App Manifest: name, icons, display and the share target (POST /share)",
+      tags: ["viewer"],
+      security: [],
+      responses: { "200": { description: "The manifest", content: { "application/manifest+json": { schema: { type: "object" } } } } },
+    },
+  },
+  "/sw.js": {
+    get: {
+      operationId: "service-worker",
+      summary: "The app's service worker: the shell precached by revision, shares kept in the outbox",
+      tags: ["viewer"],
+      security: [],
+      responses: { "200": { description: "The script", content: { "text/javascript": { schema: { type: "string" } } } } },
+    },
+  },
+  "/icons/{file}": {
+    get: {
+      operationId: "app-icon",
+      summary: "An icon of the installed app (PNG)",
+      tags: ["viewer"],
+      security: [],
+      parameters: [{ name: "file", in: "path", required: true, schema: { type: "string", enum: ["icon-192.png", "icon-512.png", "icon-maskable-512.png"] } }],
+      responses: { "200": { description: "The icon", content: { "image/png": { schema: { type: "string", format: "binary" } } } }, "404": { $ref: "#/components/responses/Error404" } },
+    },
+  },
+  "/share": {
+    post: {
+      operationId: "share-target",
+      summary: "The share target; the service worker takes it. Reaching the server (no worker yet), it is a 303 to the app",
+      tags: ["viewer"],
+      security: [],
+      requestBody: { content: { "multipart/form-data": { schema: { type: "object", properties: { title: { type: "string" }, text: { type: "string" }, url: { type: "string" }, files: { type: "array", items: { type: "string", format: "binary" } } } } } } },
+      responses: { "303": { description: "To the app at /" } },
     },
   },
   "/graph/assets/{file}": {

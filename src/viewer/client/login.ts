@@ -20,6 +20,7 @@ export function setUpLogin(onLoggedIn: () => void): { reset(): void; offerAccoun
   const code = byId<HTMLInputElement>("code");
   const error = byId("login-error");
   const submit = byId<HTMLButtonElement>("login-submit");
+  const keep = byId<HTMLInputElement>("keep-login");
   const switchLine = byId("login-switch");
   const switchHint = byId("switch-hint");
   const switchMode = byId<HTMLAnchorElement>("switch-mode");
@@ -53,7 +54,7 @@ export function setUpLogin(onLoggedIn: () => void): { reset(): void; offerAccoun
         error.textContent = "This account has a second factor: enter your code.";
         return;
       }
-      saveToken(answer.access_token);
+      saveToken(answer.access_token, keep.checked);
       reset();
       onLoggedIn();
     } catch (failure) {
@@ -86,6 +87,7 @@ export function setUpLogin(onLoggedIn: () => void): { reset(): void; offerAccoun
 
   function reset() {
     pendingToken = null;
+    keep.checked = false;
     password.value = "";
     code.value = "";
     code.required = false;

@@ -19,7 +19,11 @@ import { accountRegion } from "./settings/account";
 import { sessionsRegion } from "./settings/sessions";
 import { setUpSettings } from "./settings/settings-view";
 import { setUpTrash } from "./trash/trash-view";
-import { forgetToken, readToken } from "./session";
+import { keepUpToDate } from "./offline/app-updates";
+import { setOfflineAccount, unreachable } from "./offline/account";
+import { setUpOutbox } from "./offline/outbox";
+import { setUpSaveView } from "./save/save-view";
+import { forgetToken, readToken, rememberUser, rememberedUser, restoreKeptLogin } from "./session";
 import { describeStatus } from "./status-line";
 import type { BuildStatus, GraphData, GraphNode, NodeDetail, Task, User } from "./types";
 
@@ -28,6 +32,7 @@ const graphView = byId("graph-view");
 const notesView = byId("notes-view");
 const trashView = byId("trash-view");
 const settingsView = byId("settings-view");
+const saveView = byId("save-view");
 const nav = byId("views");
 const account = byId("account");
 const statusLine = byId("status");
@@ -40,7 +45,7 @@ const legend = byId<HTMLUListElement>("legend");
 const details = byId("details");
 const buildButton = byId<HTMLButtonElement>("build");
 const count = new Intl.NumberFormat("en");
-const TITLES: Record<ViewName, string> = { notes: "Notes", graph: "Knowledge graph", trash: "Trash", settings: "Settings" };
+const TITLES: Record<ViewName, string> = { notes: "Notes", graph: "Knowledge graph", trash: "Trash", settings: "Settings", save: "Save" };
 
 let user: User | null = null;
 let currentView: ViewName = viewOfPath(location.pathname);
@@ -73,6 +78,15 @@ const asking = setUpAsk({
   },
 });
 const trash = setUpTrash({ restored: () => app.refresh() });
+const saving = setUpSaveView();
+const outbox = setUpOutbox({
+  noteSaved: () => app.refresh(),
+  taskCreated: (task) => app.task(task),
+  conflict: (save) => {
+    go("notes");
+    app.conflict(save);
+  },
+});
 const settings = setUpSettings([
   accountRegion({ deleted: () => leave("Your account and everything in it are deleted.") }),
   sessionsRegion({ endedHere: () => leave("Logged out.") }),
@@ -102,8 +116,13 @@ document.addEventListener("click", (event) => {
 });
 
 show(currentView);
-if (readToken()) void enter();
-else leave("");
+keepUpToDate();
+void restoreKeptLogin().then(() => (readToken() ? enter() : leave("")));
+// Entered without a network: once it is back, the app starts again for real (status, events, outbox).
+let enteredOffline = false;
+window.addEventListener("online", () => {
+  if (enteredOffline && user) void enter();
+});
 
 /** Shows a view and records it in the address bar, so Back returns to the other. */
 function go(view: ViewName) {
@@ -122,6 +141,7 @@ function show(next: ViewName) {
   graphView.hidden = next !== "graph";
   trashView.hidden = next !== "trash";
   settingsView.hidden = next !== "settings";
+  saveView.hidden = next !== "save";
   if (next === "graph") {
     view?.wake();
     void startGraph();
@@ -130,6 +150,7 @@ function show(next: ViewName) {
     if (app.editing()) notes.close();
     app.start();
   } else if (next === "trash") trash.show();
+  else if (next === "save") saving.show();
   else settings.show(user);
   if (next === "notes" || next === "graph") noteSearch.again();
 }
@@ -160,25 +181,42 @@ async function follow(title: string, fromNote: boolean) {
 }
 
 async function enter() {
+  let offline = false;
   try {
     user = await get<User>("/api/auth/me");
+    void rememberUser(user);
   } catch (error) {
-    if (!(error instanceof ApiError && error.status === 401)) leave("The server could not be reached. Try again.");
-    return;
+    // Without a network, the account last seen with this login opens on the notes kept here.
+    const kept = unreachable(error) ? await rememberedUser() : null;
+    if (!kept) {
+      if (!(error instanceof ApiError && error.status === 401)) leave("The server could not be reached. Try again.");
+      return;
+    }
+    user = kept;
+    offline = true;
   }
+  enteredOffline = offline;
+  setOfflineAccount(user.id);
   loginView.hidden = true;
   // Out of the page while logged in: Settings has Password and Code fields of its own, and each label names one thing.
   loginView.remove();
   account.hidden = false;
   nav.hidden = false;
+  if (offline) {
+    show(currentView);
+    statusLine.textContent = "Offline: the notes kept on this device can be read, and what you write is sent once you are back online.";
+    return;
+  }
   const statusRead = get<BuildStatus>("/api/knowledge-graph/status").then(showStatus, () => {
     statusLine.textContent = "The build status could not be read.";
   });
   // The notes need no build status: they load while it is read. The graph waits for it (its
   // cached layout is kept per build).
   if (currentView === "notes") show("notes");
+  outbox.start(user);
   await statusRead;
   if (!user) return;
+  events?.close();
   events = followEvents({
     graph: (update) => {
       showStatus(update);
@@ -228,6 +266,10 @@ function leave(message: string) {
   app.reset();
   trash.reset();
   settings.reset();
+  saving.reset();
+  outbox.stop();
+  setOfflineAccount(null);
+  enteredOffline = false;
   showing.textContent = "";
   showMessage("");
   delete graphElement.dataset.drawn;
@@ -237,6 +279,7 @@ function leave(message: string) {
   notesView.hidden = true;
   trashView.hidden = true;
   settingsView.hidden = true;
+  saveView.hidden = true;
   account.hidden = true;
   nav.hidden = true;
   loginView.hidden = false;

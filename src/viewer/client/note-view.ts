@@ -1,7 +1,8 @@
 // A note's full text in the page (GET /api/notes/{id}), its Markdown rendered by markdown.ts.
-import { ApiError, get, getBlob } from "./api";
+import { ApiError, getBlob } from "./api";
 import { button, byId, make } from "./dom";
 import { renderMarkdown } from "./markdown";
+import { readNote } from "./offline/read-notes";
 import { setUpNoteHistory } from "./note-history";
 import { setUpRelatedNotes } from "./related-notes";
 import type { Note } from "./types";
@@ -93,9 +94,10 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
     body.replaceChildren();
     releasePictures();
     try {
-      const note = await get<Note>(`/api/notes/${id}`);
+      const { note, kept } = await readNote(id);
       if (attempt !== opening) return;
       shown = note;
+      if (kept) say("Offline: this is the copy kept on this device.");
       title.textContent = note.title;
       tags.textContent = note.tags.length ? `Tags: ${note.tags.join(", ")}` : "";
       if (note.source) tags.append(sourceLine(note.source));
@@ -103,8 +105,10 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
       // Which note is drawn (the benchmark and tests wait for it).
       article.dataset.note = String(note.id);
       showPictures(attempt);
-      void history.load(note);
-      void related.load(note.id);
+      if (!kept) {
+        void history.load(note);
+        void related.load(note.id);
+      }
       const marked = quote ? markQuote(body, quote) : null;
       title.tabIndex = -1;
       title.focus();

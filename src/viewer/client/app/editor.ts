@@ -4,6 +4,9 @@
 // `Keep mine` (save over the newer text, which stays in the history) and `Take newer`.
 import { ApiError, get, request } from "../api";
 import { byId } from "../dom";
+import { offlineAccount, unreachable } from "../offline/account";
+import { rememberNote } from "../offline/seen-notes";
+import { queueNoteSave, type OfflineNoteSave } from "../offline/store";
 import type { Note } from "../types";
 
 interface Fields {
@@ -14,6 +17,8 @@ interface Fields {
 
 export interface EditorActions {
   saved(note: Note): void;
+  /** Saved on this device, to be sent once online (the note's id, or null for a new note). */
+  savedOffline(id: number | null): void;
   deleted(id: number): void;
   cancelled(id: number | null): void;
 }
@@ -26,6 +31,8 @@ export interface Editor {
   dirty(): boolean;
   /** True when nothing unsaved would be lost, or the person agrees to lose it. */
   confirmLeave(): boolean;
+  /** An offline save the server refused as a conflict: its text, with the `Conflict` choice. */
+  conflict(save: OfflineNoteSave & { noteId: number }): void;
 }
 
 /** Commas (and the full-width comma typed with Chinese input) separate tags. */
@@ -42,7 +49,8 @@ export function setUpEditor(actions: EditorActions): Editor {
   const conflict = byId("conflict");
   const save = form.querySelector<HTMLButtonElement>("button[type=submit]")!;
   const remove = byId<HTMLButtonElement>("delete-note");
-  let editing: { id: number | null; updatedAt: string | null; saved: Fields } | null = null;
+  // `outboxId`: this note's save waiting in the outbox, replaced by the next offline save.
+  let editing: { id: number | null; updatedAt: string | null; saved: Fields; outboxId?: number } | null = null;
   let busy = false;
 
   const fields = (): Fields => ({ title: title.value, content: content.value, tags: tags.value });
@@ -106,13 +114,31 @@ export function setUpEditor(actions: EditorActions): Editor {
       title.focus();
       return;
     }
-    const note =
-      editing.id === null
-        ? await request<Note>("POST", "/api/notes", { json: body })
-        : await request<Note>("PUT", `/api/notes/${editing.id}`, { json: { ...body, expected_updated_at: expected } });
+    let note: Note;
+    try {
+      note =
+        editing.id === null
+          ? await request<Note>("POST", "/api/notes", { json: body })
+          : await request<Note>("PUT", `/api/notes/${editing.id}`, { json: { ...body, expected_updated_at: expected } });
+    } catch (failure) {
+      const account = offlineAccount();
+      if (!unreachable(failure) || account === null) throw failure;
+      await saveOffline(account, body);
+      return;
+    }
     editing = { id: note.id, updatedAt: note.updated_at, saved: fields() };
     conflict.hidden = true;
     actions.saved(note);
+  }
+
+  /** Offline: the save waits in the outbox, and the note's kept copy shows the new text meanwhile. */
+  async function saveOffline(account: number, body: { title: string; content: string; tags: string[] }) {
+    if (!editing) return;
+    const { id, updatedAt } = editing;
+    const outboxId = await queueNoteSave(account, { noteId: id, ...body, expectedUpdatedAt: updatedAt }, editing.outboxId ?? null);
+    if (id !== null && updatedAt) await rememberNote(account, { id, ...body, created_at: updatedAt, updated_at: updatedAt });
+    editing = { id, updatedAt, saved: fields(), outboxId };
+    actions.savedOffline(id);
   }
 
   form.addEventListener("submit", (event) => {
@@ -165,5 +191,18 @@ export function setUpEditor(actions: EditorActions): Editor {
     return !dirty() || confirm("You have unsaved changes in this note. Leave them?");
   }
 
-  return { edit, hide, isOpen: () => editing !== null, dirty, confirmLeave };
+  function showConflict(save: OfflineNoteSave & { noteId: number }) {
+    title.value = save.title;
+    content.value = save.content;
+    tags.value = save.tags.join(", ");
+    editing = { id: save.noteId, updatedAt: save.expectedUpdatedAt, saved: { title: "", content: "", tags: "" } };
+    form.dataset.note = String(save.noteId);
+    remove.hidden = false;
+    error.textContent = "";
+    form.hidden = false;
+    conflict.hidden = false;
+    byId("keep-mine").focus();
+  }
+
+  return { edit, hide, isOpen: () => editing !== null, dirty, confirmLeave, conflict: showConflict };
 }

@@ -3,6 +3,7 @@
 import { byId } from "../dom";
 import { renderMarkdown } from "../markdown";
 import type { NoteView } from "../note-view";
+import type { OfflineNoteSave } from "../offline/store";
 import type { Note, Task } from "../types";
 import { setUpEditor } from "./editor";
 import { setUpExport } from "./export-notes";
@@ -13,8 +14,10 @@ import { setUpTagList } from "./tag-list";
 export interface NotesApp {
   /** Loads the list, the tags and the imports, once per login. */
   start(): void;
-  /** Reads the list and the tags again (a note came back from the trash). */
+  /** Reads the list and the tags again (a note came back from the trash, the outbox sent one). */
   refresh(): void;
+  /** An offline save refused as a conflict: the editor shows it with `Conflict`. */
+  conflict(save: OfflineNoteSave & { noteId: number }): void;
   reset(): void;
   openNote(id: number): void;
   edit(note: Note): void;
@@ -34,6 +37,15 @@ export function setUpNotesApp(note: NoteView, view: { showNotes(): void }): Note
       list.refresh();
       void tags.load();
       show(saved.id);
+    },
+    savedOffline(id) {
+      list.refresh();
+      editorMessage("You are offline: the note is saved on this device, and sent when you are back online.");
+      if (id !== null) show(id);
+      else {
+        editor.hide();
+        note.close();
+      }
     },
     deleted() {
       list.refresh();
@@ -58,6 +70,7 @@ export function setUpNotesApp(note: NoteView, view: { showNotes(): void }): Note
   let started = false;
 
   byId("new-note").addEventListener("click", () => newNote());
+  const editorMessage = (text: string) => (byId("outbox-status").textContent = text);
 
   /** The note's rendered view in the pane (the editor closed). */
   function show(id: number) {
@@ -111,6 +124,12 @@ export function setUpNotesApp(note: NoteView, view: { showNotes(): void }): Note
       tags.reset();
       imports.reset();
       exporter.reset();
+    },
+    conflict(save) {
+      view.showNotes();
+      note.close();
+      list.markCurrent(save.noteId);
+      editor.conflict(save);
     },
     openNote,
     edit,

@@ -1,10 +1,14 @@
 // `Notes`: the user's notes, newest first, a page at a time as the list scrolls (an
 // IntersectionObserver on a sentinel after the last item); narrowed by a tag (`All tags`) and by
 // words (`Search notes`, then most relevant first, with the matched words marked).
-import { ApiError, get } from "../api";
+import { ApiError } from "../api";
+import { offlineAccount } from "../offline/account";
+import { keepListedTexts } from "../offline/keep-texts";
+import { readNotePage } from "../offline/read-notes";
+import { waitingNoteSaves } from "../offline/store";
 import { button, byId, make } from "../dom";
 import { snippetWithMarks } from "../note-search";
-import type { NoteListItem, NotePage } from "../types";
+import type { NoteListItem } from "../types";
 
 const PAGE_SIZE = 50;
 const count = new Intl.NumberFormat("en");
@@ -56,7 +60,7 @@ export function setUpNotesList(options: { open(id: number): void; filtered(filte
       const query = new URLSearchParams({ page: String(page + 1), size: String(PAGE_SIZE) });
       if (filter.tag) query.set("tag", filter.tag);
       if (filter.q) query.set("q", filter.q);
-      const result = await get<NotePage>(`/api/notes?${query}`);
+      const result = await readNotePage(query, filter);
       if (attempt !== generation) return;
       page = result.page;
       pages = result.pages;
@@ -65,7 +69,10 @@ export function setUpNotesList(options: { open(id: number): void; filtered(filte
       for (const note of result.items) items.append(item(note));
       list.insertBefore(items, sentinel);
       describe();
-      list.dataset.loaded = String(list.childElementCount - 1);
+      if (result.kept) summary.textContent = `Offline: ${summary.textContent} kept on this device.`;
+      else if (page === 1) keepListedTexts();
+      await markWaiting(attempt);
+      list.dataset.loaded = String(list.querySelectorAll("button.note-item").length);
     } catch (error) {
       if (attempt !== generation) return;
       pages = page; // no more attempts until the filter changes
@@ -80,6 +87,25 @@ export function setUpNotesList(options: { open(id: number): void; filtered(filte
         // A page that does not fill the view leaves the sentinel in sight: look again.
         observer.unobserve(sentinel);
         if (page < pages) observer.observe(sentinel);
+      }
+    }
+  }
+
+  /** Notes saved offline and not sent yet: marked `Waiting to sync`; new ones listed first. */
+  async function markWaiting(attempt: number) {
+    const account = offlineAccount();
+    const saves = account === null ? [] : await waitingNoteSaves(account);
+    if (attempt !== generation) return;
+    for (const chip of Array.from(list.querySelectorAll(".waiting"))) chip.remove();
+    for (const save of saves) {
+      const open = save.noteId === null ? null : list.querySelector<HTMLButtonElement>(`button.note-item[data-id="${save.noteId}"]`);
+      if (open) open.querySelector(".note-item-meta")?.prepend(make("span", "Waiting to sync", "chip waiting"));
+      else if (save.noteId === null && page === 1) {
+        const entry = make("li", undefined, "waiting");
+        const pending = make("div", undefined, "note-item");
+        pending.append(make("strong", save.title, "note-item-title"), make("span", "Waiting to sync", "chip"));
+        entry.append(pending);
+        list.prepend(entry);
       }
     }
   }

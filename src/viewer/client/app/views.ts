@@ -1,13 +1,13 @@
-// The page's views on one bundle: the notes app at `/`, the graph at `/graph`, the trash at `/trash`
-// and the settings at `/settings`. The parts the notes and graph views both show (the ask and
+// The page's views on one bundle: the notes app at `/`, the graph at `/graph`, the trash at `/trash`,
+// the settings at `/settings` and the bookmarklet's `/save`. The parts the notes and graph views both show (the ask and
 // `Search notes` tools, a note's view) exist once and move into the view on show, so every label
 // names exactly one thing on the page.
 import { byId } from "../dom";
 
-export const VIEWS = ["notes", "graph", "trash", "settings"] as const;
+export const VIEWS = ["notes", "graph", "trash", "settings", "save"] as const;
 export type ViewName = (typeof VIEWS)[number];
 
-const PATHS: Record<ViewName, string> = { notes: "/", graph: "/graph", trash: "/trash", settings: "/settings" };
+const PATHS: Record<ViewName, string> = { notes: "/", graph: "/graph", trash: "/trash", settings: "/settings", save: "/save" };
 
 export function viewOfPath(pathname: string): ViewName {
   const trimmed = pathname.length > 1 ? pathname.replace(/\/$/, "") : pathname;
@@ -26,7 +26,8 @@ export function placeShared(view: ViewName): void {
 /** The header's links: the one for the view on show is marked current. */
 export function markNav(view: ViewName): void {
   for (const name of VIEWS) {
-    const link = byId(`to-${name}`);
+    const link = document.getElementById(`to-${name}`); // `/save` (the bookmarklet's window) has no link
+    if (!link) continue;
     if (name === view) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
