@@ -41,7 +41,7 @@ afterEach(async () => {
   for (const { context, watches } of opened.splice(0)) {
     await context.close().catch(() => {});
     for (const watch of watches) {
-      expect(watch.requests.filter((url) => !url.startsWith(`${server.url}/`) && !/^(blob|data):/.test(url))).toEqual([]);
+      expect(watch.requests.filter((url) => !url.startsWith(`${server.url}/`) && !url.startsWith(`${ARTICLE_URL}`) && !/^(blob|data):/.test(url))).toEqual([]);
       expect(watch.errors.filter((error) => !allowed.some((pattern) => pattern.test(`${error.text} ${error.url}`)))).toEqual([]);
     }
   }
@@ -249,9 +249,21 @@ describe("staying logged in, and /save", () => {
     await logIn(page, erin);
     await notesLoaded(page);
     expect(await page.evaluate(() => sessionStorage.getItem("rhizome.access_token"))).toBeNull();
+    await page.getByRole("link", { name: "Settings" }).click();
+    const panel = page.getByRole("region", { name: "Save from anywhere" });
+    const bookmarklet = await panel.getByRole("link", { name: "Save to Rhizome" }).getAttribute("href");
+    expect(await panel.getByRole("link", { name: /Extension for Firefox/ }).getAttribute("href")).toBe("/extension/rhizome-extension-firefox.zip");
     await page.close();
 
-    const saver = await openPage(context, `/save?url=${encodeURIComponent(ARTICLE_URL)}&title=${encodeURIComponent("SQLite article")}`);
+    // The bookmarklet, clicked on the article's own page, opens /save in a small window.
+    const reader = await context.newPage();
+    opened.at(-1)!.watches.push(watchPage(reader));
+    await reader.goto(ARTICLE_URL);
+    expect(bookmarklet).toStartWith("javascript:");
+    const [saver] = await Promise.all([context.waitForEvent("page"), reader.evaluate(decodeURIComponent(bookmarklet!.slice("javascript:".length)))]);
+    opened.at(-1)!.watches.push(watchPage(saver));
+    await saver.waitForURL(/\/save\?url=/);
+    expect(new URL(saver.url()).searchParams.get("url")).toBe(ARTICLE_URL);
     await saver.getByRole("status").filter({ hasText: "completed" }).waitFor({ timeout: 30_000 });
     await saver.getByRole("link", { name: "Open the note" }).waitFor();
     expect((await erin.api.get("/api/tasks")).body.items[0].url).toBe(ARTICLE_URL);

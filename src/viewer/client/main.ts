@@ -16,6 +16,7 @@ import { setUpLogin } from "./login";
 import { setUpNoteSearch } from "./note-search";
 import { setUpNoteView } from "./note-view";
 import { accountRegion } from "./settings/account";
+import { saveAnywhereRegion } from "./settings/save-anywhere";
 import { sessionsRegion } from "./settings/sessions";
 import { setUpSettings } from "./settings/settings-view";
 import { setUpTrash } from "./trash/trash-view";
@@ -90,6 +91,7 @@ const outbox = setUpOutbox({
 const settings = setUpSettings([
   accountRegion({ deleted: () => leave("Your account and everything in it are deleted.") }),
   sessionsRegion({ endedHere: () => leave("Logged out.") }),
+  saveAnywhereRegion(),
 ]);
 const login = setUpLogin(() => void enter());
 whenUnauthorized(() => leave("Your session has ended: log in again."));
