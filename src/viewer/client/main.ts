@@ -15,7 +15,9 @@ import { around, cachedLayout, computeLayout, LayoutSuperseded, saveLayout, seed
 import { setUpLogin } from "./login";
 import { setUpNoteSearch } from "./note-search";
 import { setUpNoteView } from "./note-view";
+import { setUpSearchStatus } from "./settings/search-status";
 import { setUpSettings } from "./settings/settings-view";
+import { setUpWebhooks } from "./settings/webhooks";
 import { setUpTrash } from "./trash/trash-view";
 import { forgetToken, readToken } from "./session";
 import { describeStatus } from "./status-line";
@@ -71,7 +73,10 @@ const asking = setUpAsk({
   },
 });
 const trash = setUpTrash({ restored: () => app.refresh() });
-const settings = setUpSettings([]);
+const settings = setUpSettings([
+  setUpWebhooks(byId("settings-webhooks")),
+  setUpSearchStatus(byId("settings-search")),
+]);
 const login = setUpLogin(() => void enter());
 whenUnauthorized(() => leave("Your session has ended: log in again."));
 
