@@ -4,6 +4,7 @@ import { button, byId, make } from "./dom";
 import { renderMarkdown } from "./markdown";
 import { setUpNoteHistory } from "./note-history";
 import { setUpRelatedNotes } from "./related-notes";
+import { setUpShareLinks } from "./share-links";
 import type { Note } from "./types";
 
 export interface NoteView {
@@ -42,6 +43,7 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
     article.hidden = true;
     releasePictures();
     history.reset();
+    share.reset();
     related.reset();
   };
   const history = setUpNoteHistory({
@@ -57,6 +59,7 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
     note: (id) => void open(id),
   });
 
+  const share = setUpShareLinks(byId("note-history"));
   const related = setUpRelatedNotes(article, (id) => void open(id));
 
   /** Loads the note's stored pictures (a few at a time is the browser's business) into their <img>s. */
@@ -92,6 +95,7 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
     tags.textContent = "";
     body.replaceChildren();
     releasePictures();
+    share.reset();
     try {
       const note = await get<Note>(`/api/notes/${id}`);
       if (attempt !== opening) return;
@@ -104,6 +108,7 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
       article.dataset.note = String(note.id);
       showPictures(attempt);
       void history.load(note);
+      void share.load(note);
       void related.load(note.id);
       const marked = quote ? markQuote(body, quote) : null;
       title.tabIndex = -1;
