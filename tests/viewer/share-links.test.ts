@@ -8,6 +8,7 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { Api } from "../support/api";
 import { chromiumForThisFile, logIn, watchPage, type PageWatch } from "../support/browser";
+import { horizontalOverflow } from "../support/overflow";
 import { serverForThisFile } from "../support/server";
 
 const browser = await chromiumForThisFile();
@@ -135,7 +136,7 @@ test("at 390 px a note's view with Share and its links fits the screen", async (
   await share.getByRole("list", { name: "Live links" }).getByRole("listitem").nth(1).waitFor();
   await share.scrollIntoViewIfNeeded();
   await shot(page, "share-phone");
-  expect(await overflow(page)).toEqual([]);
+  expect(await horizontalOverflow(page, "#notes-view")).toEqual([]);
   await context.close();
   expect(watch.errors).toEqual([]);
 });
@@ -148,18 +149,4 @@ async function shot(page: Page, name: string) {
 /** Console errors besides the refusals a test provokes (Chromium logs every non-2xx response). */
 function errorsBesides(watch: PageWatch, expected: RegExp[]) {
   return watch.errors.filter((error) => !expected.some((pattern) => pattern.test(`${error.text} ${error.url}`)));
-}
-
-/** Whatever of the note's view sticks out past the screen's right edge (the page must never scroll sideways). */
-function overflow(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const wide: string[] = [];
-    if (document.documentElement.scrollWidth > width) wide.push(`the page is ${document.documentElement.scrollWidth} px wide`);
-    for (const element of document.querySelectorAll<HTMLElement>("#note *")) {
-      const box = element.getBoundingClientRect();
-      if (box.width > 0 && box.right > width + 0.5) wide.push(`${element.tagName.toLowerCase()}.${element.className} ends at ${Math.round(box.right)}`);
-    }
-    return wide;
-  });
 }
