@@ -70,7 +70,8 @@ export function setUpWebhooks(section: HTMLElement): Region {
         const made = await post<Webhook & { secret: string }>("/api/webhooks", { url: url.control.value.trim(), events: chosen, ...(text && { description: text }) });
         closeForm();
         showSecret(made);
-        await load();
+        // The form is gone: a list that cannot be read now says so in the region's own line.
+        void attempt(null, message, load);
       });
     });
     formSlot.replaceChildren(form);
