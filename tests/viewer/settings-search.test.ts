@@ -28,10 +28,30 @@ test("Search by meaning shows the model and how many of the person's notes are e
   const text = await region.textContent();
   expect(text).toContain("On");
   expect(text).not.toContain("EMBEDDINGS_BASE_URL");
-  expect(text).toContain("Notes embedded3 of 3");
-  expect(text).toContain("Pending0");
+  expect(text).toContain("3 of 3 notes embedded, 0 pending.");
   expect(text).toContain("Dimensions64");
   expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
   await context.close();
   expect(watch.errors).toEqual([]);
+});
+
+test("while notes wait to be embedded, Search by meaning follows the counts without a reload", async () => {
+  const bob = await new Api(server.url).newUser("page-search-pending");
+  // A slow embeddings server: the notes are still pending when the page first reads the status.
+  embeddings.mode.delayMs = 6000;
+  try {
+    for (const title of ["Kitten", "小猫"]) expect((await bob.api.post("/api/notes", { title, content: `A note about a ${title}.` })).status).toBe(201);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const watch = watchPage(page);
+    await page.goto(`${server.url}/settings`);
+    await logIn(page, bob);
+    const region = page.getByRole("region", { name: "Search by meaning" });
+    await region.getByText(/of 2 notes embedded, [12] pending/).waitFor();
+    await region.getByText("2 of 2 notes embedded, 0 pending.").waitFor({ timeout: 30_000 });
+    await context.close();
+    expect(watch.errors).toEqual([]);
+  } finally {
+    embeddings.mode.delayMs = 0;
+  }
 });

@@ -117,7 +117,7 @@ test("Search by meaning says it is off on a server without embeddings, and which
   const region = page.getByRole("region", { name: "Search by meaning" });
   await region.getByText("EMBEDDINGS_BASE_URL").waitFor();
   const text = await region.textContent();
-  expect(text).toContain("Off");
+  expect(text).toContain("search by meaning is off");
   expect(text).toContain("EMBEDDINGS_MODEL");
   await close();
   expect(watch.errors).toEqual([]);

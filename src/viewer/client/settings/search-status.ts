@@ -17,6 +17,7 @@ interface SearchStatus {
 }
 
 const count = new Intl.NumberFormat("en");
+const FOLLOW_MS = 3000;
 
 export function setUpSearchStatus(section: HTMLElement): Region {
   const body = make("div", undefined, "search-status");
@@ -33,6 +34,13 @@ export function setUpSearchStatus(section: HTMLElement): Region {
     if (mine !== generation) return;
     body.replaceChildren(...(status.model === null ? off() : on(status)));
     again.hidden = false;
+    // While notes wait to be embedded, the counts follow them as long as Settings is on show.
+    if (status.model !== null && status.pending > 0) setTimeout(() => void followPending(mine), FOLLOW_MS);
+  }
+
+  async function followPending(after: number) {
+    if (after !== generation || section.offsetParent === null) return;
+    await attempt(null, message, load);
   }
 
   return {
@@ -52,7 +60,7 @@ function off(): HTMLElement[] {
   const line = make("p");
   line.append(
     make("strong", "Off"),
-    ": this server has no embeddings model, so searches and Ask match your words only. Whoever runs the service turns it on by setting ",
+    ": search by meaning is off on this server (it has no embeddings model), so searches and Ask match your words only. Whoever runs the service turns it on by setting ",
     make("code", "EMBEDDINGS_BASE_URL"),
     " (an OpenAI-compatible embeddings server: OpenAI, Ollama, vLLM, …) and ",
     make("code", "EMBEDDINGS_MODEL"),
@@ -75,9 +83,8 @@ function on(status: SearchStatus): HTMLElement[] {
   const add = (term: string, value: string) => facts.append(make("dt", term), make("dd", value));
   add("Model", status.model ?? "");
   if (status.dimensions !== null) add("Dimensions", count.format(status.dimensions));
-  add("Notes embedded", `${count.format(status.notes_embedded)} of ${count.format(status.notes_total)}`);
-  add("Pending", status.pending === 0 ? "0: every note is embedded" : `${count.format(status.pending)} (embedded in the background, within seconds to minutes)`);
-  const shown = [lead, facts];
+  const counts = make("p", `${count.format(status.notes_embedded)} of ${count.format(status.notes_total)} notes embedded, ${count.format(status.pending)} pending${status.pending ? " (embedded in the background, within seconds to minutes)" : ""}.`, "counts");
+  const shown = [lead, facts, counts];
   if (status.error) shown.push(make("p", `Embedding stopped: ${status.error}`, "error"));
   return shown;
 }
