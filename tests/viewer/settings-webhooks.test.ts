@@ -1,6 +1,6 @@
 // `Webhooks` in Settings, in Chromium, against a receiver on loopback: a webhook made in the page,
 // its secret read from the page once, a test delivery whose Standard Webhooks signature verifies
-// under that secret and which shows under `Deliveries` without a reload, `Turn off`, `Delete`; the
+// under that secret and which shows under `Deliveries` without a reload, `Turn off`, `Delete`; a webhook the service turned off says why; the
 // server's refusals said in the region. `Search by meaning` on this server (no embeddings) says it is
 // off and how to turn it on; at 390 px nothing in Settings is wider than the screen.
 import { afterAll, expect, test } from "bun:test";
@@ -18,7 +18,7 @@ const browser = await chromiumForThisFile();
 const receiver = startWebhookReceiver();
 afterAll(() => receiver.stop());
 // Loopback stands in for the receiver's public address.
-const { server } = await serverForThisFile({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
+const { server, db } = await serverForThisFile({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
 
 async function openSettings(user: { username: string; password: string }, viewport = { width: 1400, height: 900 }): Promise<{ page: Page; watch: PageWatch; close(): Promise<void> }> {
   const context = await browser.newContext({ viewport });
@@ -82,6 +82,23 @@ test("a webhook made in Settings: its secret is shown once, Send test delivers a
   expect((await alice.api.get("/api/webhooks")).body.items).toEqual([]);
   await close();
   expect(errorsBesides(watch, [/status of 409 .*\/api\/webhooks\/\d+\/test$/])).toEqual([]);
+});
+
+test("a webhook the service turned off says why, and Turn on brings it back", async () => {
+  const erin = await new Api(server.url).newUser("page-hook-disabled");
+  const hook = (await erin.api.post("/api/webhooks", { url: "https://hooks.example.com/gone", events: ["note.deleted"] })).body;
+  // What 3 days of failed deliveries leave behind (modules/webhooks/deliver.ts).
+  await db.execute({ sql: "update webhooks set enabled = 0, disabled_reason = ? where id = ?", args: ["every delivery failed for 3 days", hook.id] });
+  const { page, watch, close } = await openSettings(erin);
+  const item = page.getByRole("region", { name: "Webhooks" }).getByRole("listitem").filter({ hasText: hook.url });
+  expect(await item.locator(".webhook-state").textContent()).toBe("Off: turned off by the service (every delivery failed for 3 days).");
+  expect(await item.textContent()).toContain("Events: note.deleted");
+  await item.getByRole("button", { name: "Turn on" }).click();
+  await item.getByRole("button", { name: "Turn off" }).waitFor();
+  expect(await item.locator(".webhook-state").textContent()).toBe("On: deliveries are sent.");
+  expect((await erin.api.get(`/api/webhooks/${hook.id}`)).body).toMatchObject({ enabled: true, disabled_reason: null });
+  await close();
+  expect(watch.errors).toEqual([]);
 });
 
 test("the server's refusals are said in the form: a bad URL, no event, the 21st webhook", async () => {
