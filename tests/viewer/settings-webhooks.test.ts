@@ -1,8 +1,9 @@
 // `Webhooks` in Settings, in Chromium, against a receiver on loopback: a webhook made in the page,
 // its secret read from the page once, a test delivery whose Standard Webhooks signature verifies
-// under that secret and which shows under `Deliveries` without a reload, `Turn off`, `Delete`; a webhook the service turned off says why; the
-// server's refusals said in the region. `Search by meaning` on this server (no embeddings) says it is
-// off and how to turn it on; at 390 px nothing in Settings is wider than the screen.
+// under that secret and which shows under `Deliveries` without a reload, `Turn off`, `Delete`; a
+// webhook the service turned off says why; the server's refusals said in the region. `Search by
+// meaning` on this server (no embeddings) says it is off and how to turn it on; at 390 px nothing in
+// Settings is wider than the screen.
 import { afterAll, expect, test } from "bun:test";
 import path from "node:path";
 import type { Page } from "playwright-core";
