@@ -7,9 +7,16 @@ export class ApiError extends Error {
     message: string,
     /** Seconds a 429 or 503 asks to wait (its Retry-After), when it says. */
     readonly retryAfter: number | null = null,
+    /** What a 400 found wrong with the input, field by field (the error body's `issues`). */
+    readonly issues: InputIssue[] = [],
   ) {
     super(message);
   }
+}
+
+export interface InputIssue {
+  path: (string | number)[];
+  message: string;
 }
 
 export interface RequestOptions {
@@ -48,9 +55,9 @@ export async function request<T>(method: string, path: string, options: RequestO
       forgetToken();
       onUnauthorized();
     }
-    const message = (parsed as { message?: unknown } | undefined)?.message;
+    const { message, issues } = (parsed ?? {}) as { message?: unknown; issues?: unknown };
     const wait = Number.parseInt(response.headers.get("retry-after") ?? "", 10);
-    throw new ApiError(response.status, typeof message === "string" ? message : `${response.status} ${response.statusText}`, Number.isFinite(wait) ? wait : null);
+    throw new ApiError(response.status, typeof message === "string" ? message : `${response.status} ${response.statusText}`, Number.isFinite(wait) ? wait : null, inputIssues(issues));
   }
   return parsed as T;
 }
@@ -67,6 +74,11 @@ export async function getBlob(path: string): Promise<Blob> {
 export const post = <T>(path: string, json: unknown = {}) => request<T>("POST", path, { json });
 export const patch = <T>(path: string, json: unknown) => request<T>("PATCH", path, { json });
 export const del = (path: string) => request<void>("DELETE", path);
+
+function inputIssues(issues: unknown): InputIssue[] {
+  if (!Array.isArray(issues)) return [];
+  return issues.filter((issue): issue is InputIssue => typeof issue?.message === "string" && Array.isArray(issue.path));
+}
 
 function safeJson(text: string): unknown {
   try {

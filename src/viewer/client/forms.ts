@@ -35,6 +35,8 @@ export function input(type: string, options: { autocomplete?: string; required?:
 export function failureText(failure: unknown): string {
   if (!(failure instanceof ApiError)) return "The server could not be reached. Try again.";
   if (failure.status === 429 && failure.retryAfter !== null) return `${failure.message} Try again in ${waitText(failure.retryAfter)}.`;
+  // "Input validation failed" says nothing a person can act on; the issues name the field and what is wrong.
+  if (failure.issues.length) return failure.issues.map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message)).join("; ");
   return failure.message;
 }
 

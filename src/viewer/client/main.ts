@@ -18,7 +18,9 @@ import { setUpNoteView } from "./note-view";
 import { accountRegion } from "./settings/account";
 import { saveAnywhereRegion } from "./settings/save-anywhere";
 import { sessionsRegion } from "./settings/sessions";
+import { setUpSearchStatus } from "./settings/search-status";
 import { setUpSettings } from "./settings/settings-view";
+import { setUpWebhooks } from "./settings/webhooks";
 import { setUpTrash } from "./trash/trash-view";
 import { keepUpToDate } from "./offline/app-updates";
 import { setOfflineAccount, unreachable } from "./offline/account";
@@ -91,6 +93,8 @@ const outbox = setUpOutbox({
 const settings = setUpSettings([
   accountRegion({ deleted: () => leave("Your account and everything in it are deleted.") }),
   sessionsRegion({ endedHere: () => leave("Logged out.") }),
+  setUpWebhooks(byId("settings-webhooks")),
+  setUpSearchStatus(byId("settings-search")),
   saveAnywhereRegion(),
 ]);
 const login = setUpLogin(() => void enter());

@@ -5,6 +5,7 @@ import { renderMarkdown } from "./markdown";
 import { readNote } from "./offline/read-notes";
 import { setUpNoteHistory } from "./note-history";
 import { setUpRelatedNotes } from "./related-notes";
+import { setUpShareLinks } from "./share-links";
 import type { Note } from "./types";
 
 export interface NoteView {
@@ -43,6 +44,7 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
     article.hidden = true;
     releasePictures();
     history.reset();
+    share.reset();
     related.reset();
   };
   const history = setUpNoteHistory({
@@ -58,6 +60,7 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
     note: (id) => void open(id),
   });
 
+  const share = setUpShareLinks(byId("note-history"));
   const related = setUpRelatedNotes(article, (id) => void open(id));
 
   /** Loads the note's stored pictures (a few at a time is the browser's business) into their <img>s. */
@@ -93,6 +96,7 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
     tags.textContent = "";
     body.replaceChildren();
     releasePictures();
+    share.reset();
     try {
       const { note, kept } = await readNote(id);
       if (attempt !== opening) return;
@@ -105,8 +109,10 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
       // Which note is drawn (the benchmark and tests wait for it).
       article.dataset.note = String(note.id);
       showPictures(attempt);
+      // Offline, the note's history, links and neighbours cannot be read: the kept text alone shows.
       if (!kept) {
         void history.load(note);
+        void share.load(note);
         void related.load(note.id);
       }
       const marked = quote ? markQuote(body, quote) : null;
