@@ -15,10 +15,12 @@ import { around, cachedLayout, computeLayout, LayoutSuperseded, saveLayout, seed
 import { setUpLogin } from "./login";
 import { setUpNoteSearch } from "./note-search";
 import { setUpNoteView } from "./note-view";
+import { accessTokensRegion } from "./settings/access-tokens";
 import { accountRegion } from "./settings/account";
 import { saveAnywhereRegion } from "./settings/save-anywhere";
 import { sessionsRegion } from "./settings/sessions";
 import { setUpSettings } from "./settings/settings-view";
+import { twoFactorRegion } from "./settings/two-factor";
 import { setUpTrash } from "./trash/trash-view";
 import { keepUpToDate } from "./offline/app-updates";
 import { setOfflineAccount, unreachable } from "./offline/account";
@@ -92,6 +94,8 @@ const settings = setUpSettings([
   accountRegion({ deleted: () => leave("Your account and everything in it are deleted.") }),
   sessionsRegion({ endedHere: () => leave("Logged out.") }),
   saveAnywhereRegion(),
+  twoFactorRegion(),
+  accessTokensRegion(),
 ]);
 const login = setUpLogin(() => void enter());
 whenUnauthorized(() => leave("Your session has ended: log in again."));
