@@ -139,12 +139,13 @@ export function accessTokensRegion(): Region {
     const note = make("p", `Shown once: copy it now, it cannot be shown again. ${created.expires_at ? `It expires ${when(created.expires_at)}` : "It never expires"}; it may ${created.scopes.join(", ")}.`, "hint");
     const token = make("pre", created.token, "shown-once");
     token.setAttribute("aria-label", "Token");
-    const actions = make("div", undefined, "actions");
-    actions.append(copyButton(() => created.token, token), button("Done", () => part.remove(), "quiet"));
-    part.append(heading, note, token, actions);
+    const copy = make("div", undefined, "actions");
+    copy.append(copyButton(() => created.token, token));
+    const done = button("Done", () => part.remove(), "quiet");
+    part.append(heading, note, token, copy, done);
     shown.replaceChildren(part);
     const url = await mcpUrl();
-    if (mine === generation && part.isConnected) actions.before(agentSetup(url, created.token));
+    if (mine === generation && part.isConnected) done.before(agentSetup(url, created.token));
   }
 
   function tokenRow(token: AccessToken, line: HTMLElement): HTMLLIElement {

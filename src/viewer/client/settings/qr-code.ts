@@ -5,6 +5,8 @@ import { encode } from "uqr";
 const SVG = "http://www.w3.org/2000/svg";
 /** The quiet zone the QR standard asks for, in modules, so a camera finds the code's edges. */
 const QUIET = 4;
+/** Whole pixels per module: every module the same size on the screen, which readers like best. */
+const MODULE_PX = 4;
 
 export function qrCode(text: string, label: string): SVGSVGElement {
   // Level M: a screen photographed at an angle still reads; the URI fits in a small version.
@@ -12,6 +14,8 @@ export function qrCode(text: string, label: string): SVGSVGElement {
   const side = size + 2 * QUIET;
   const image = document.createElementNS(SVG, "svg");
   image.setAttribute("viewBox", `0 0 ${side} ${side}`);
+  image.setAttribute("width", String(side * MODULE_PX));
+  image.setAttribute("height", String(side * MODULE_PX));
   image.setAttribute("role", "img");
   image.setAttribute("aria-label", label);
   image.setAttribute("shape-rendering", "crispEdges");
