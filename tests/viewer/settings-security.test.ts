@@ -363,5 +363,12 @@ describe("at a phone's width", () => {
     await tokens.getByRole("list", { name: "Your access tokens" }).getByRole("listitem").first().waitFor();
     await shot(page, "06-phone");
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    // The view scrolls inside itself: nothing in it, nor in a region's text blocks, may scroll sideways either.
+    const wider = await page.evaluate(() =>
+      [document.getElementById("settings-view")!, ...document.querySelectorAll<HTMLElement>("#settings-view .region, #settings-view .region *")]
+        .filter((element) => element.scrollWidth > element.clientWidth + 1 && getComputedStyle(element).display !== "inline")
+        .map((element) => `${element.tagName.toLowerCase()}.${element.className} ${element.scrollWidth}>${element.clientWidth}`),
+    );
+    expect(wider).toEqual([]);
   });
 });
