@@ -220,7 +220,7 @@ describe("Two-factor", () => {
     expect((await afterwards.get("/api/auth/me")).body.totp_enabled).toBe(false);
   });
 
-  test("a wrong code at Confirm or at Turn off two-factor is refused in the region, in words", async () => {
+  test("a wrong code at Confirm, or a wrong password at Turn off two-factor, is refused in the region, in words", async () => {
     expectedFailures = [/status of 400 \(Bad Request\) .*\/api\/auth\/totp\/(enable|disable)$/];
     const bob = await api.newUser("twofactorwrong");
     const { page } = await openApp();
@@ -236,6 +236,18 @@ describe("Two-factor", () => {
     expect((await bob.api.get("/api/auth/me")).body.totp_enabled).toBe(false);
     // Still logged in, the form still there to try again.
     expect(await twoFactor.getByRole("button", { name: "Confirm" }).isVisible()).toBe(true);
+    const code = codesFor(secret);
+    await twoFactor.getByLabel("Code", { exact: true }).fill(await code());
+    await twoFactor.getByRole("button", { name: "Confirm" }).click();
+    await twoFactor.getByText("Two-factor is on").waitFor();
+
+    // Turning it off with the wrong password: refused, still on.
+    await twoFactor.getByRole("button", { name: "Turn off two-factor" }).click();
+    await twoFactor.getByLabel("Password", { exact: true }).fill("not-the-password");
+    await twoFactor.getByLabel("Code", { exact: true }).fill(await code());
+    await twoFactor.getByRole("button", { name: "Turn off two-factor" }).click();
+    await twoFactor.getByRole("form", { name: "Turn off two-factor" }).getByRole("alert").filter({ hasText: "Incorrect password" }).waitFor();
+    expect((await bob.api.get("/api/auth/me")).body.totp_enabled).toBe(true);
   });
 });
 
@@ -313,6 +325,26 @@ describe("Access tokens", () => {
     const token = (await tokens.getByLabel("Token", { exact: true }).innerText()).trim();
     expect((await api.withToken(token).get("/api/auth/me")).status).toBe(200);
     expect((await dave.api.get("/api/auth/tokens")).body.items.map((item: { name: string }) => item.name)).toEqual(["Agent"]);
+  });
+
+  test("past 100 live tokens, Create token is refused in the form, in the server's words", async () => {
+    expectedFailures = [/status of 409 \(Conflict\) .*\/api\/auth\/tokens$/];
+    const grace = await api.newUser("tokenslimit");
+    for (let batch = 0; batch < 10; batch++) {
+      const made = await Promise.all(Array.from({ length: 10 }, (_, index) => grace.api.post("/api/auth/tokens", { name: `script ${batch * 10 + index}`, scopes: ["notes:read"] })));
+      expect(made.map((response) => response.status)).toEqual(Array(10).fill(201));
+    }
+    const { page } = await openApp();
+    await logIn(page, grace);
+    await openSettings(page);
+    const tokens = region(page, "Access tokens");
+    await tokens.getByRole("list", { name: "Your access tokens" }).getByRole("listitem").filter({ hasText: "script 99" }).waitFor();
+    await tokens.getByRole("button", { name: "New token" }).click();
+    await tokens.getByLabel("Name", { exact: true }).fill("One too many");
+    await tokens.getByRole("checkbox", { name: "notes:read", exact: true }).check();
+    await tokens.getByRole("button", { name: "Create token" }).click();
+    await tokens.getByRole("form", { name: "New token" }).getByRole("alert").filter({ hasText: "You have 100 live access tokens" }).waitFor();
+    expect(await tokens.getByRole("group", { name: /^Your new token/ }).count()).toBe(0);
   });
 
   test("a connector's grant is under Connected apps with its client name, and Revoke ends it", async () => {
