@@ -15,12 +15,14 @@ import { around, cachedLayout, computeLayout, LayoutSuperseded, saveLayout, seed
 import { setUpLogin } from "./login";
 import { setUpNoteSearch } from "./note-search";
 import { setUpNoteView } from "./note-view";
+import { accessTokensRegion } from "./settings/access-tokens";
 import { accountRegion } from "./settings/account";
 import { saveAnywhereRegion } from "./settings/save-anywhere";
 import { sessionsRegion } from "./settings/sessions";
 import { setUpSearchStatus } from "./settings/search-status";
 import { setUpSettings } from "./settings/settings-view";
 import { setUpWebhooks } from "./settings/webhooks";
+import { twoFactorRegion } from "./settings/two-factor";
 import { setUpTrash } from "./trash/trash-view";
 import { keepUpToDate } from "./offline/app-updates";
 import { setOfflineAccount, unreachable } from "./offline/account";
@@ -96,6 +98,8 @@ const settings = setUpSettings([
   setUpWebhooks(byId("settings-webhooks")),
   setUpSearchStatus(byId("settings-search")),
   saveAnywhereRegion(),
+  twoFactorRegion(),
+  accessTokensRegion(),
 ]);
 const login = setUpLogin(() => void enter());
 whenUnauthorized(() => leave("Your session has ended: log in again."));
