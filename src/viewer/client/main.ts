@@ -19,9 +19,9 @@ import { accessTokensRegion } from "./settings/access-tokens";
 import { accountRegion } from "./settings/account";
 import { saveAnywhereRegion } from "./settings/save-anywhere";
 import { sessionsRegion } from "./settings/sessions";
-import { setUpSearchStatus } from "./settings/search-status";
+import { searchStatusRegion } from "./settings/search-status";
 import { setUpSettings } from "./settings/settings-view";
-import { setUpWebhooks } from "./settings/webhooks";
+import { webhooksRegion } from "./settings/webhooks";
 import { twoFactorRegion } from "./settings/two-factor";
 import { setUpTrash } from "./trash/trash-view";
 import { keepUpToDate } from "./offline/app-updates";
@@ -95,8 +95,8 @@ const outbox = setUpOutbox({
 const settings = setUpSettings([
   accountRegion({ deleted: () => leave("Your account and everything in it are deleted.") }),
   sessionsRegion({ endedHere: () => leave("Logged out.") }),
-  setUpWebhooks(byId("settings-webhooks")),
-  setUpSearchStatus(byId("settings-search")),
+  webhooksRegion(),
+  searchStatusRegion(),
   saveAnywhereRegion(),
   twoFactorRegion(),
   accessTokensRegion(),

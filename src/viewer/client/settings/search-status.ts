@@ -2,7 +2,7 @@
 // person's notes are embedded and how many wait — or, on a server without embeddings, that it is off
 // and which variables turn it on.
 import { get } from "../api";
-import { button, make } from "../dom";
+import { button, byId, make } from "../dom";
 import { attempt, messageLine } from "../forms";
 import type { Region } from "./settings-view";
 
@@ -19,7 +19,8 @@ interface SearchStatus {
 const count = new Intl.NumberFormat("en");
 const FOLLOW_MS = 3000;
 
-export function setUpSearchStatus(section: HTMLElement): Region {
+export function searchStatusRegion(): Region {
+  const section = byId("settings-search");
   const body = make("div", undefined, "search-status");
   body.setAttribute("aria-live", "polite");
   const message = messageLine();

@@ -2,7 +2,7 @@
 // shown once, and per webhook `Send test`, `Turn off`/`Turn on`, `Delete` and its recent `Deliveries`
 // (webhook-deliveries.ts). GET/POST/PATCH/DELETE /api/webhooks.
 import { del, get, patch, post } from "../api";
-import { button, make } from "../dom";
+import { button, byId, make } from "../dom";
 import { attempt, copyButton, field, input, messageLine } from "../forms";
 import type { Region } from "./settings-view";
 import { setUpDeliveries } from "./webhook-deliveries";
@@ -20,7 +20,8 @@ export interface Webhook {
   updated_at: string;
 }
 
-export function setUpWebhooks(section: HTMLElement): Region {
+export function webhooksRegion(): Region {
+  const section = byId("settings-webhooks");
   const intro = make("p", "A webhook POSTs a signed JSON message to your URL when a note changes, an import ends or a graph build ends.", "hint");
   const open = button("New webhook", () => openForm());
   const actions = make("div", undefined, "actions");
