@@ -1,9 +1,9 @@
-import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, ne, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { accessTokens, oauthCodes, oauthGrants, oauthRefreshTokens } from "../db/schema";
 import type { Scope } from "../modules/tokens/scopes";
 import { accessTokenHash, generateAccessToken, shownPrefix } from "../modules/tokens/token-secret";
-import { mcpResource } from "./metadata";
+import { apiResource, grantKindFor, mcpResource } from "./metadata";
 import { OAuthError } from "./oauth-error";
 import { pkceMatches, PKCE_VERIFIER, randomSecret, secretHash } from "./secrets";
 
@@ -34,16 +34,21 @@ export async function issueCode(
   return code;
 }
 
-/** Deletes the grant's access-token row; its OAuth rows (refresh tokens included) go with it. */
+/** Deletes the grant's access-token row (a connector's or a clipper's); its OAuth rows (refresh tokens included) go with it. */
 async function revokeGrant(db: Database, tokenId: number | null): Promise<void> {
-  if (tokenId !== null) await db.delete(accessTokens).where(and(eq(accessTokens.id, tokenId), eq(accessTokens.kind, "connector")));
+  if (tokenId !== null) await db.delete(accessTokens).where(and(eq(accessTokens.id, tokenId), ne(accessTokens.kind, "personal")));
 }
 
-function checkResource(resource: string | null, granted: string | null, publicUrl: string): void {
-  if (resource === null) return;
-  if (resource !== mcpResource(publicUrl) || (granted !== null && granted !== resource)) {
-    throw new OAuthError("invalid_target", `This server issues tokens only for ${mcpResource(publicUrl)}`);
+/** What a grant was made for decides its kind; a resource named at the token endpoint must be that one (RFC 8707). */
+function grantKind(resource: string | null, granted: string | null, publicUrl: string): "connector" | "clipper" {
+  const kind = grantKindFor(granted, publicUrl);
+  if (resource !== null && grantKindFor(resource, publicUrl) === null) {
+    throw new OAuthError("invalid_target", `This server issues tokens only for ${mcpResource(publicUrl)} and ${apiResource(publicUrl)}`);
   }
+  if (kind === null || (resource !== null && resource !== (granted ?? mcpResource(publicUrl)))) {
+    throw new OAuthError("invalid_target", `This grant is for ${granted ?? mcpResource(publicUrl)}, not ${resource ?? "another resource"}`);
+  }
+  return kind;
 }
 
 /** `grant_type=authorization_code`: the code, once, from the client it was issued to, with its PKCE verifier. */
@@ -64,7 +69,7 @@ export async function exchangeCode(
   }
   if (now >= row.expiresAt) throw new OAuthError("invalid_grant", "This authorization code has expired (codes live 60 seconds)");
   if (row.redirectUri !== input.redirectUri) throw new OAuthError("invalid_grant", "`redirect_uri` does not match the authorization request's");
-  checkResource(input.resource, row.resource, publicUrl);
+  const kind = grantKind(input.resource, row.resource, publicUrl);
   if (!pkceMatches(input.codeVerifier, row.codeChallenge)) throw new OAuthError("invalid_grant", "`code_verifier` does not match the code challenge");
 
   const scopes = JSON.parse(row.scopes) as Scope[];
@@ -86,7 +91,7 @@ export async function exchangeCode(
         name: row.clientName.slice(0, 64),
         scopes: row.scopes,
         prefix: shownPrefix(access),
-        kind: "connector",
+        kind,
         clientName: row.clientName,
         createdAt: now,
         expiresAt: now + REFRESH_TTL_MS,
@@ -124,7 +129,7 @@ export async function refreshGrant(
     throw new OAuthError("invalid_grant", "This refresh token was already used; the grant is revoked (sign in again to reconnect)");
   }
   if (now >= row.refresh.expiresAt) throw new OAuthError("invalid_grant", "This refresh token has expired");
-  checkResource(input.resource, row.grant.resource, publicUrl);
+  grantKind(input.resource, row.grant.resource, publicUrl);
   const scopes = JSON.parse(row.scopes) as Scope[];
   if (input.scope !== null && !input.scope.split(" ").filter(Boolean).every((scope) => (scopes as string[]).includes(scope))) {
     throw new OAuthError("invalid_scope", `A refresh cannot widen the granted scopes (${scopes.join(" ")})`);
@@ -154,17 +159,17 @@ export async function refreshGrant(
   return { access_token: access, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: scopes.join(" ") };
 }
 
-/** RFC 7009: a connector's access or refresh token ends its whole grant; anything else is ignored (still 200). */
+/** RFC 7009: a connector's (or clipper's) access or refresh token ends its whole grant; anything else is ignored (still 200). */
 export async function revokeToken(db: Database, token: string): Promise<void> {
   if (token.startsWith(REFRESH_PREFIX)) {
     const [row] = await db.select({ tokenId: oauthRefreshTokens.grantTokenId }).from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, secretHash(token)));
     await revokeGrant(db, row?.tokenId ?? null);
     return;
   }
-  await db.delete(accessTokens).where(and(eq(accessTokens.tokenHash, accessTokenHash(token)), eq(accessTokens.kind, "connector")));
+  await db.delete(accessTokens).where(and(eq(accessTokens.tokenHash, accessTokenHash(token)), ne(accessTokens.kind, "personal")));
 }
 
-/** How many live tokens (personal and connector) the user holds, against the contract's cap of 100. */
+/** How many live tokens (personal, connector and clipper) the user holds, against the contract's cap of 100. */
 export async function liveTokenCount(db: Database, userId: number, now = Date.now()): Promise<number> {
   const [row] = await db.all<{ count: number }>(sql`select count(*) as count from ${accessTokens} where user_id = ${userId} and (expires_at is null or expires_at > ${now})`);
   return row?.count ?? 0;
