@@ -86,7 +86,7 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
 }
 
 /** The icon at `size` pixels as a PNG file (8-bit RGBA). */
-export function iconPng(size: number): Uint8Array {
+export function iconPng(size: number): Uint8Array<ArrayBuffer> {
   const pixels = drawIcon(size);
   const rows = new Uint8Array(size * (size * 4 + 1));
   for (let row = 0; row < size; row++) rows.set(pixels.subarray(row * size * 4, (row + 1) * size * 4), row * (size * 4 + 1) + 1);
