@@ -5,7 +5,7 @@ const MAX_TITLE = 500;
 /** `[text](url)` that survives brackets in the title and parentheses or spaces in the URL. */
 export function markdownLink(text: string, url: string): string {
   const label = (text.trim() || url).replace(/\s+/g, " ").replace(/([\\[\]])/g, "\\$1");
-  const target = url.replace(/[()\s<>]/g, (character) => encodeURIComponent(character));
+  const target = url.replace(/[()<>\x00-\x20]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
   return `[${label}](${target})`;
 }
 
