@@ -39,16 +39,14 @@ async function revokeGrant(db: Database, tokenId: number | null): Promise<void> 
   if (tokenId !== null) await db.delete(accessTokens).where(and(eq(accessTokens.id, tokenId), ne(accessTokens.kind, "personal")));
 }
 
-/** What a grant was made for decides its kind; a resource named at the token endpoint must be that one (RFC 8707). */
-function grantKind(resource: string | null, granted: string | null, publicUrl: string): "connector" | "clipper" {
-  const kind = grantKindFor(granted, publicUrl);
-  if (resource !== null && grantKindFor(resource, publicUrl) === null) {
+/** A resource named at the token endpoint must be one of this server's, and the one the grant is for (RFC 8707). */
+function checkResource(resource: string | null, granted: string | null, publicUrl: string): void {
+  if (resource === null) return;
+  if (grantKindFor(resource, publicUrl) === null) {
     throw new OAuthError("invalid_target", `This server issues tokens only for ${mcpResource(publicUrl)} and ${apiResource(publicUrl)}`);
   }
-  if (kind === null || (resource !== null && resource !== (granted ?? mcpResource(publicUrl)))) {
-    throw new OAuthError("invalid_target", `This grant is for ${granted ?? mcpResource(publicUrl)}, not ${resource ?? "another resource"}`);
-  }
-  return kind;
+  const grantedResource = granted ?? mcpResource(publicUrl);
+  if (resource !== grantedResource) throw new OAuthError("invalid_target", `This grant is for ${grantedResource}, not ${resource}`);
 }
 
 /** `grant_type=authorization_code`: the code, once, from the client it was issued to, with its PKCE verifier. */
@@ -69,7 +67,7 @@ export async function exchangeCode(
   }
   if (now >= row.expiresAt) throw new OAuthError("invalid_grant", "This authorization code has expired (codes live 60 seconds)");
   if (row.redirectUri !== input.redirectUri) throw new OAuthError("invalid_grant", "`redirect_uri` does not match the authorization request's");
-  const kind = grantKind(input.resource, row.resource, publicUrl);
+  checkResource(input.resource, row.resource, publicUrl);
   if (!pkceMatches(input.codeVerifier, row.codeChallenge)) throw new OAuthError("invalid_grant", "`code_verifier` does not match the code challenge");
 
   const scopes = JSON.parse(row.scopes) as Scope[];
@@ -91,7 +89,8 @@ export async function exchangeCode(
         name: row.clientName.slice(0, 64),
         scopes: row.scopes,
         prefix: shownPrefix(access),
-        kind,
+        // A grant for the REST API is the browser extension's (a clipper); one for /mcp, or for no named resource, a connector's.
+        kind: grantKindFor(row.resource, publicUrl) ?? "connector",
         clientName: row.clientName,
         createdAt: now,
         expiresAt: now + REFRESH_TTL_MS,
@@ -129,7 +128,7 @@ export async function refreshGrant(
     throw new OAuthError("invalid_grant", "This refresh token was already used; the grant is revoked (sign in again to reconnect)");
   }
   if (now >= row.refresh.expiresAt) throw new OAuthError("invalid_grant", "This refresh token has expired");
-  grantKind(input.resource, row.grant.resource, publicUrl);
+  checkResource(input.resource, row.grant.resource, publicUrl);
   const scopes = JSON.parse(row.scopes) as Scope[];
   if (input.scope !== null && !input.scope.split(" ").filter(Boolean).every((scope) => (scopes as string[]).includes(scope))) {
     throw new OAuthError("invalid_scope", `A refresh cannot widen the granted scopes (${scopes.join(" ")})`);
