@@ -21,6 +21,7 @@ import { MAX_FILE_BYTES } from "../modules/files/blob-store";
 import { createRestHandler } from "./rest-adapter";
 import { createTrpcHandler } from "./trpc-endpoint";
 import { viewerRoutes } from "../viewer/route";
+import { extensionDownloadRoutes } from "./extension-downloads";
 import { createMcpRoute, MCP_PATH } from "../mcp/route";
 import { oauthRoutes } from "../oauth/route";
 import { clientMetadataFetcher } from "../oauth/clients";
@@ -52,6 +53,8 @@ export interface HttpAppOptions {
   mcpAllowedOrigins?: string[];
   /** The import address rules, which also govern fetching connectors' client metadata documents; default: public addresses only. */
   importRules?: { allowPrivateNetworks: boolean; resolveOverrides?: ResolveOverrides };
+  /** Where the browser extension's ZIPs are (default: the repository's dist/). */
+  extensionDir?: string;
 }
 
 // Past every route's own limit, so a body over it gets our 413 (with the error body), not the server's.
@@ -115,6 +118,8 @@ export function createHttpApp(options: HttpAppOptions) {
     .use(docsPlugin(options.document))
     // The event stream stays open as long as the client wants it: no answer deadline.
     .use(viewerRoutes())
+    // The browser extension's ZIPs, as `npm run build:extension` left them in dist/.
+    .use(extensionDownloadRoutes({ dir: options.extensionDir }))
     // Connectors (claude.ai, ChatGPT): this service as the OAuth authorization server for /mcp.
     .use(oauth)
     // Public share links: HTML, Markdown and images, no credential.

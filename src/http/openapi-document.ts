@@ -4,6 +4,7 @@ import { formatBytes } from "./error-response";
 import { bodyLimitOf, DEFAULT_BODY_LIMIT, proceduresWithMeta, REST_PREFIX } from "./procedure-meta";
 import { viewerOpenApiPaths } from "../viewer/route";
 import { oauthOpenApiPaths } from "../oauth/openapi-paths";
+import { extensionOpenApiPaths } from "./extension-downloads";
 import { SCOPES, type Access } from "../modules/tokens/scopes";
 
 const ERROR_STATUSES: Record<number, string> = {
@@ -360,6 +361,7 @@ const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
   "/s/{token}": { get: sharePageOperation as never },
   "/s/{token}/files/{file_id}": { get: shareFileOperation as never },
   ...(oauthOpenApiPaths as NonNullable<OpenAPIObject["paths"]>),
+  ...(extensionOpenApiPaths as NonNullable<OpenAPIObject["paths"]>),
 };
 
 function healthSchema(status: string) {

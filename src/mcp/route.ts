@@ -46,7 +46,7 @@ export function createMcpRoute(options: McpRouteOptions) {
     }
     let authenticated: Authenticated;
     try {
-      authenticated = await authenticateBearer(options.db, request.headers.get("authorization"), "full", { connectors: true });
+      authenticated = await authenticateBearer(options.db, request.headers.get("authorization"), "full", { at: "mcp" });
     } catch (error) {
       const response = serviceErrorResponse(error, `POST ${MCP_PATH}`);
       // A connector (claude.ai, ChatGPT) starts from this 401: it names where to find the authorization server.

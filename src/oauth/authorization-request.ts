@@ -2,7 +2,7 @@ import type { Database } from "../db/client";
 import type { Fetcher } from "../modules/imports/platforms/types";
 import { SCOPE_NAMES, type Scope } from "../modules/tokens/scopes";
 import { findClient, type OAuthClient, PageError } from "./clients";
-import { mcpResource } from "./metadata";
+import { apiResource, grantKindFor, mcpResource } from "./metadata";
 import { redirectUriMatches } from "./redirect-uris";
 import { PKCE_CHALLENGE } from "./secrets";
 
@@ -17,6 +17,8 @@ export interface AuthorizationRequest {
   /** What the client asked for, in the service's order; the person may allow fewer. */
   scopes: Scope[];
   resource: string | null;
+  /** What the resource makes of the grant: a `connector` (for /mcp) or a `clipper` (for the REST API). */
+  grantKind: "connector" | "clipper";
   /** The request's own parameters, for the page's hidden fields. */
   params: [string, string][];
 }
@@ -75,8 +77,11 @@ export async function checkAuthorizationRequest({
   if (!PKCE_CHALLENGE.test(challenge)) throw new PageError("The request's `code_challenge` is not an S256 challenge (43 characters of base64url).");
 
   const resource = params.get("resource");
-  if (resource !== null && resource !== mcpResource(publicUrl)) {
-    throw new PageError(`The request is for the resource ${resource.slice(0, 300)}, which is not this server's (${mcpResource(publicUrl)}).`);
+  const grantKind = grantKindFor(resource, publicUrl);
+  if (grantKind === null) {
+    throw new PageError(
+      `The request is for the resource ${resource!.slice(0, 300)}, which is not this server's (${mcpResource(publicUrl)} or ${apiResource(publicUrl)}).`,
+    );
   }
   const state = params.get("state");
   if (state !== null && state.length > MAX_STATE) throw new PageError(`The request's \`state\` is longer than ${MAX_STATE} characters.`);
@@ -98,6 +103,7 @@ export async function checkAuthorizationRequest({
     state,
     scopes,
     resource,
+    grantKind,
     params: REQUEST_PARAMS.flatMap((name) => (params.has(name) ? [[name, params.get(name)!] as [string, string]] : [])),
   };
 }

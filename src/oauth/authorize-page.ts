@@ -108,7 +108,7 @@ export function consentPage(request: AuthorizationRequest, login: { username: st
 <legend>Permissions (untick what it should not have)</legend>
 ${boxes}
 </fieldset>
-<p class="hint">It reaches your notes only through this service's MCP endpoint. You can revoke it at any time: it is listed with your access tokens.</p>
+<p class="hint">It reaches your notes only through this service's ${request.grantKind === "clipper" ? "REST API" : "MCP endpoint"}. You can revoke it at any time: it is listed with your access tokens.</p>
 ${hiddenFields([...request.params, ["step", "consent"], ["csrf_token", login.csrfToken]])}
 ${errorLine(error)}
 <div class="choices">

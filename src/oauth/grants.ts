@@ -1,9 +1,9 @@
-import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, ne, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { accessTokens, oauthCodes, oauthGrants, oauthRefreshTokens } from "../db/schema";
 import type { Scope } from "../modules/tokens/scopes";
 import { accessTokenHash, generateAccessToken, shownPrefix } from "../modules/tokens/token-secret";
-import { mcpResource } from "./metadata";
+import { apiResource, grantKindFor, mcpResource } from "./metadata";
 import { OAuthError } from "./oauth-error";
 import { pkceMatches, PKCE_VERIFIER, randomSecret, secretHash } from "./secrets";
 
@@ -34,16 +34,19 @@ export async function issueCode(
   return code;
 }
 
-/** Deletes the grant's access-token row; its OAuth rows (refresh tokens included) go with it. */
+/** Deletes the grant's access-token row (a connector's or a clipper's); its OAuth rows (refresh tokens included) go with it. */
 async function revokeGrant(db: Database, tokenId: number | null): Promise<void> {
-  if (tokenId !== null) await db.delete(accessTokens).where(and(eq(accessTokens.id, tokenId), eq(accessTokens.kind, "connector")));
+  if (tokenId !== null) await db.delete(accessTokens).where(and(eq(accessTokens.id, tokenId), ne(accessTokens.kind, "personal")));
 }
 
+/** A resource named at the token endpoint must be one of this server's, and the one the grant is for (RFC 8707). */
 function checkResource(resource: string | null, granted: string | null, publicUrl: string): void {
   if (resource === null) return;
-  if (resource !== mcpResource(publicUrl) || (granted !== null && granted !== resource)) {
-    throw new OAuthError("invalid_target", `This server issues tokens only for ${mcpResource(publicUrl)}`);
+  if (grantKindFor(resource, publicUrl) === null) {
+    throw new OAuthError("invalid_target", `This server issues tokens only for ${mcpResource(publicUrl)} and ${apiResource(publicUrl)}`);
   }
+  const grantedResource = granted ?? mcpResource(publicUrl);
+  if (resource !== grantedResource) throw new OAuthError("invalid_target", `This grant is for ${grantedResource}, not ${resource}`);
 }
 
 /** `grant_type=authorization_code`: the code, once, from the client it was issued to, with its PKCE verifier. */
@@ -86,7 +89,8 @@ export async function exchangeCode(
         name: row.clientName.slice(0, 64),
         scopes: row.scopes,
         prefix: shownPrefix(access),
-        kind: "connector",
+        // A grant for the REST API is the browser extension's (a clipper); one for /mcp, or for no named resource, a connector's.
+        kind: grantKindFor(row.resource, publicUrl) ?? "connector",
         clientName: row.clientName,
         createdAt: now,
         expiresAt: now + REFRESH_TTL_MS,
@@ -154,17 +158,17 @@ export async function refreshGrant(
   return { access_token: access, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: scopes.join(" ") };
 }
 
-/** RFC 7009: a connector's access or refresh token ends its whole grant; anything else is ignored (still 200). */
+/** RFC 7009: a connector's (or clipper's) access or refresh token ends its whole grant; anything else is ignored (still 200). */
 export async function revokeToken(db: Database, token: string): Promise<void> {
   if (token.startsWith(REFRESH_PREFIX)) {
     const [row] = await db.select({ tokenId: oauthRefreshTokens.grantTokenId }).from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, secretHash(token)));
     await revokeGrant(db, row?.tokenId ?? null);
     return;
   }
-  await db.delete(accessTokens).where(and(eq(accessTokens.tokenHash, accessTokenHash(token)), eq(accessTokens.kind, "connector")));
+  await db.delete(accessTokens).where(and(eq(accessTokens.tokenHash, accessTokenHash(token)), ne(accessTokens.kind, "personal")));
 }
 
-/** How many live tokens (personal and connector) the user holds, against the contract's cap of 100. */
+/** How many live tokens (personal, connector and clipper) the user holds, against the contract's cap of 100. */
 export async function liveTokenCount(db: Database, userId: number, now = Date.now()): Promise<number> {
   const [row] = await db.all<{ count: number }>(sql`select count(*) as count from ${accessTokens} where user_id = ${userId} and (expires_at is null or expires_at > ${now})`);
   return row?.count ?? 0;

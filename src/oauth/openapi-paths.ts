@@ -37,6 +37,16 @@ export const oauthOpenApiPaths = {
       responses: { "200": { description: "The metadata", content: { "application/json": { schema: { type: "object" } } } } },
     },
   },
+  [OAUTH_PATHS.protectedResourceApi]: {
+    get: {
+      operationId: "oauth-protected-resource-api",
+      summary: "Protected resource metadata of the REST API (RFC 9728)",
+      description: "For the browser extension (a clipper): the resource (`<PUBLIC_URL>/api`), its authorization server (this service) and the scopes.",
+      tags,
+      security: [],
+      responses: { "200": { description: "The metadata", content: { "application/json": { schema: { type: "object" } } } } },
+    },
+  },
   [OAUTH_PATHS.protectedResourceRoot]: {
     get: {
       operationId: "oauth-protected-resource-root",
@@ -77,7 +87,7 @@ export const oauthOpenApiPaths = {
     get: {
       operationId: "oauth-authorize",
       summary: "The authorization page: log in (with TOTP), then consent",
-      description: `PKCE S256 is required; \`redirect_uri\` must equal a registered one (loopback: any port); \`resource\`, when given, is \`<PUBLIC_URL>/mcp\`. Scopes: ${SCOPE_NAMES.join(", ")}. Requests the page cannot trust are answered here with 400; others are redirected with \`error\`.`,
+      description: `PKCE S256 is required; \`redirect_uri\` must equal a registered one (loopback: any port); \`resource\`, when given, is \`<PUBLIC_URL>/mcp\` (a connector) or \`<PUBLIC_URL>/api\` (the browser extension, a clipper). Scopes: ${SCOPE_NAMES.join(", ")}. Requests the page cannot trust are answered here with 400; others are redirected with \`error\`.`,
       tags,
       security: [],
       parameters: authorizeParameters,
@@ -96,7 +106,7 @@ export const oauthOpenApiPaths = {
     post: {
       operationId: "oauth-token",
       summary: "Trade a code or a refresh token for tokens",
-      description: "`authorization_code` (single-use, 60 s; `code_verifier` and `redirect_uri` must match) or `refresh_token` (rotated on each use, 90 days; a reused one revokes the grant). Access tokens live an hour and work only at /mcp.",
+      description: "`authorization_code` (single-use, 60 s; `code_verifier` and `redirect_uri` must match) or `refresh_token` (rotated on each use, 90 days; a reused one revokes the grant). Access tokens live an hour and work only on the resource granted: at /mcp (a connector, resource `<PUBLIC_URL>/mcp` or none) or on the REST API and /trpc (a clipper, resource `<PUBLIC_URL>/api`).",
       tags,
       security: [],
       requestBody: form({ grant_type: { type: "string", enum: ["authorization_code", "refresh_token"] }, client_id: text, code: text, code_verifier: text, redirect_uri: text, refresh_token: text, resource: text, scope: text }, ["grant_type"]),
@@ -117,7 +127,7 @@ export const oauthOpenApiPaths = {
   [OAUTH_PATHS.revoke]: {
     post: {
       operationId: "oauth-revoke",
-      summary: "Revoke a connector's access or refresh token, and with it the grant (RFC 7009)",
+      summary: "Revoke a connector's or clipper's access or refresh token, and with it the grant (RFC 7009)",
       tags,
       security: [],
       requestBody: form({ token: text, token_type_hint: text, client_id: text }, ["token"]),

@@ -32,7 +32,8 @@ const MAX_LIVE_TOKENS = 100;
 const stylesheet = ["../viewer/viewer.css", "./page.css"].map((file) => fs.readFileSync(new URL(file, import.meta.url), "utf8")).join("\n");
 
 /**
- * Rhizome as its own OAuth 2.1 authorization server, for its MCP endpoint only: the metadata
+ * Rhizome as its own OAuth 2.1 authorization server, for its MCP endpoint (connectors) and its REST
+ * API (the browser extension, a clipper): the metadata
  * documents (RFC 9728, RFC 8414), registration (RFC 7591, or a client metadata document), the
  * authorization page (log in, second factor, consent), the token endpoint and revocation (RFC 7009).
  */
@@ -258,6 +259,7 @@ export function oauthRoutes(options: OAuthRouteOptions) {
   return new Elysia({ name: "oauth" })
     .get(OAUTH_PATHS.protectedResource, () => json(protectedResourceMetadata(options.publicUrl())))
     .get(OAUTH_PATHS.protectedResourceRoot, () => json(protectedResourceMetadata(options.publicUrl())))
+    .get(OAUTH_PATHS.protectedResourceApi, () => json(protectedResourceMetadata(options.publicUrl(), "api")))
     .get(OAUTH_PATHS.authorizationServer, () => json(authorizationServerMetadata(options.publicUrl())))
     .get(OAUTH_PATHS.stylesheet, () => new Response(stylesheet, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache", "x-content-type-options": "nosniff" } }))
     .all(OAUTH_PATHS.register, ({ request }) => register(request), { parse: "none" })

@@ -38,7 +38,7 @@ describe("the OpenAPI document", () => {
     const document = buildOpenApiDocument(appRouter) as any;
     expect(document.servers).toEqual([{ url: "/" }]);
     expect(Object.keys(document.paths)).toContain("/api/notes");
-    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/$|^\/api\/|^\/healthz$|^\/mcp$|^\/graph(\/|$)|^\/oauth\/|^\/\.well-known\/oauth-|^\/s\/\{token\}/);
+    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/$|^\/api\/|^\/healthz$|^\/mcp$|^\/graph(\/|$)|^\/oauth\/|^\/\.well-known\/oauth-|^\/s\/\{token\}|^\/(trash|settings)$|^\/extension\/rhizome-extension-(chromium|firefox)\.zip$/);
   });
 
   test("says which operations need a token: `security: []` on the public ones, the bearer scheme on the rest", () => {
@@ -65,6 +65,7 @@ describe("the OpenAPI document", () => {
         "POST /api/auth/login",
         "POST /api/auth/register",
         "GET /.well-known/oauth-protected-resource/mcp",
+        "GET /.well-known/oauth-protected-resource/api",
         "GET /.well-known/oauth-protected-resource",
         "GET /.well-known/oauth-authorization-server",
         "POST /oauth/register",
@@ -74,6 +75,10 @@ describe("the OpenAPI document", () => {
         "POST /oauth/revoke",
         "GET /s/{token}",
         "GET /s/{token}/files/{file_id}",
+        "GET /trash",
+        "GET /settings",
+        "GET /extension/rhizome-extension-chromium.zip",
+        "GET /extension/rhizome-extension-firefox.zip",
       ].sort(),
     );
   });

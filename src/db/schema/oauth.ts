@@ -4,7 +4,7 @@ import { accessTokens } from "./tokens";
 
 /**
  * The authorization server for connectors (OAuth 2.1). A grant is an `access_tokens` row of kind
- * `connector` (so it is listed and revoked with the access tokens); what OAuth adds hangs off that
+ * `connector` (or `clipper`, for the REST API) (so it is listed and revoked with the access tokens); what OAuth adds hangs off that
  * row and goes with it: revoking the token deletes the grant and its refresh tokens.
  */
 
@@ -25,7 +25,7 @@ export const oauthGrants = sqliteTable("oauth_grants", {
   clientId: text("client_id").notNull(),
   /** The current access token's end (1 h); the row's own `expires_at` is the grant's (the refresh token's). */
   accessExpiresAt: integer("access_expires_at").notNull(),
-  /** The resource indicator the grant is for (`<PUBLIC_URL>/mcp`), when the client named one. */
+  /** The resource indicator the grant is for (`<PUBLIC_URL>/mcp`, or `<PUBLIC_URL>/api` for a clipper), when the client named one. */
   resource: text("resource"),
 });
 

@@ -19,8 +19,8 @@ export const accessTokens = sqliteTable(
     scopes: text("scopes").notNull(),
     /** The first 8 characters after `rhz_`, kept so a person can recognise the token in a list. */
     prefix: text("prefix").notNull(),
-    /** `personal` (made by the user) or `connector` (granted to an OAuth client). */
-    kind: text("kind", { enum: ["personal", "connector"] }).notNull().default("personal"),
+    /** `personal` (made by the user), `connector` (granted to an OAuth client for /mcp) or `clipper` (granted to the browser extension for /api). */
+    kind: text("kind", { enum: ["personal", "connector", "clipper"] }).notNull().default("personal"),
     clientName: text("client_name"),
     createdAt: integer("created_at").notNull(),
     /** Null: never expires. */

@@ -13,27 +13,29 @@ export function bearerToken(authorization: string | null): string {
 }
 
 export const CONNECTOR_TOKEN_ELSEWHERE = "This token was granted to a connector through OAuth: it works only on the MCP endpoint, /mcp";
+export const CLIPPER_TOKEN_ELSEWHERE = "This token was granted to the browser extension through OAuth: it works only on the REST API, /api";
 
 /**
  * The user and credential behind an `Authorization: Bearer` header: a login session or an access
  * token (`rhz_…`). `full` takes a finished login or a token; `pending` only the pending token of
- * a TOTP login (for its verify step). A connector's token (OAuth) counts only where the caller says
- * `connectors: true` — /mcp, the one resource it was granted for — and is a 401 everywhere else.
- * What the credential may do is `authorize`'s question.
+ * a TOTP login (for its verify step). An OAuth grant counts only on the resource it was granted
+ * for — a connector's at /mcp (`at: "mcp"`), a clipper's on the API (`at: "api"`, the default: REST,
+ * tRPC and the plain /api routes) — and is a 401 elsewhere. What the credential may do is `authorize`'s question.
  */
 export async function authenticateBearer(
   db: Database,
   authorization: string | null,
   accept: "full" | "pending" = "full",
-  options: { connectors?: boolean } = {},
+  options: { at?: "api" | "mcp" } = {},
 ): Promise<Authenticated> {
   const token = bearerToken(authorization);
   if (isAccessToken(token)) {
     const validated = await validateAccessToken(db, token);
     if (!validated) throw new UnauthenticatedError("Invalid, expired or revoked access token");
-    if (validated.credential.kind === "access_token" && validated.credential.grant === "connector" && !options.connectors) {
-      throw new UnauthenticatedError(CONNECTOR_TOKEN_ELSEWHERE);
-    }
+    const at = options.at ?? "api";
+    const grant = validated.credential.kind === "access_token" ? validated.credential.grant : "personal";
+    if (grant === "connector" && at !== "mcp") throw new UnauthenticatedError(CONNECTOR_TOKEN_ELSEWHERE);
+    if (grant === "clipper" && at !== "api") throw new UnauthenticatedError(CLIPPER_TOKEN_ELSEWHERE);
     // A valid token, refused like every operation reserved for a person at a login.
     if (accept === "pending") throw new ForbiddenError("This endpoint takes the pending token of a TOTP login, not an access token");
     return validated;

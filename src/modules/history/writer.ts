@@ -13,7 +13,8 @@ export interface Writer {
 
 export function writerOf(credential: Credential): Writer {
   if (credential.kind === "session") return { kind: "session", name: null, key: `session:${credential.session.id.slice(0, 16)}` };
-  return { kind: credential.grant === "connector" ? "connector" : "token", name: credential.name, key: `token:${credential.tokenId}` };
+  // Every OAuth grant (an agent's connector or the browser extension) is a connected app: `connector`.
+  return { kind: credential.grant === "personal" ? "token" : "connector", name: credential.name, key: `token:${credential.tokenId}` };
 }
 
 export const importWriter = (platform: string): Writer => ({ kind: "import", name: platform, key: null });

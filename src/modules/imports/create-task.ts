@@ -8,6 +8,7 @@ import { QueueUnavailableError } from "../errors";
 import type { ImportQueue } from "./import-queue";
 import type { createTaskInput, TaskRecord } from "./schemas";
 import { toTaskRecord } from "./task-record";
+import { choosePlatform } from "./choose-platform";
 
 type TaskContext = { db: Database; userId: number; importQueue: ImportQueue; changes: ChangePublisher };
 
@@ -15,7 +16,7 @@ type TaskContext = { db: Database; userId: number; importQueue: ImportQueue; cha
 type TaskFields = Pick<typeof importTasks.$inferInsert, "platform" | "url" | "content" | "archiveFile" | "archiveFormat" | "transcription" | "uploadBytes">;
 
 export async function createTask({ ctx, input }: { ctx: TaskContext; input: z.infer<typeof createTaskInput> }): Promise<TaskRecord> {
-  return insertAndQueueTask(ctx, { platform: input.platform, url: input.url ?? null, content: input.content ?? null });
+  return insertAndQueueTask(ctx, { platform: choosePlatform(input.platform, input.url), url: input.url ?? null, content: input.content ?? null });
 }
 
 /**

@@ -14,7 +14,7 @@ export const importsRouter = router({
         tags,
         summary: "Import content from a platform, as a background task",
         description:
-          "Give `url` to fetch the page, or `content` (pasted text, Markdown, or the saved HTML source of the platform's page, up to 10 MiB) to import it without fetching. The task moves pending → running → completed (with `note_id`) or failed (with `error`); poll GET /api/tasks/{id}. Bodies up to 12 MiB.",
+          "Give `url` to fetch the page, or `content` (pasted text, Markdown, or the saved HTML source of the platform's page, up to 10 MiB) to import it without fetching. Omit `platform` (or send `auto`) to have it chosen from the URL's host; the task shows the platform chosen. The task moves pending → running → completed (with `note_id`) or failed (with `error`); poll GET /api/tasks/{id}. Bodies up to 12 MiB.",
       },
       successStatus: 201,
       maxBodyBytes: s.CREATE_TASK_BODY_LIMIT,

@@ -9,7 +9,12 @@ export const CREATE_TASK_BODY_LIMIT = 12 * 1024 * 1024;
 
 export const createTaskInput = z
   .object({
-    platform: z.enum(PLATFORMS).describe("Where the content comes from; `web` is any article page"),
+    platform: z
+      .enum([...PLATFORMS, "auto"])
+      .optional()
+      .describe(
+        "Where the content comes from; `web` is any article page. Omitted or `auto`: chosen from the URL's host (mp.weixin.qq.com → wechat; xiaohongshu.com, xhslink.com → xiaohongshu; bilibili.com, b23.tv → bilibili; douyin.com, iesdouyin.com → douyin; subdomains included), anything else or no URL → web",
+      ),
     url: z
       .url({ protocol: /^https?$/, error: "Must be an http or https URL" })
       .max(2048)

@@ -5,7 +5,10 @@ import type { Access, Scope } from "./scopes";
 /** What a bearer token turned out to be: a person's login session, or a program's access token. */
 export type Credential =
   | { kind: "session"; session: Session }
-  | { kind: "access_token"; tokenId: number; scopes: readonly Scope[]; grant: "personal" | "connector"; name: string };
+  | { kind: "access_token"; tokenId: number; scopes: readonly Scope[]; grant: TokenKind; name: string };
+
+/** `personal` (made by the user), `connector` (an OAuth grant for /mcp), `clipper` (an OAuth grant for the REST API). */
+export type TokenKind = "personal" | "connector" | "clipper";
 
 export interface Authenticated {
   user: SessionUser;

@@ -54,8 +54,10 @@ export const createdTokenSchema = z
 export const tokenListItemSchema = z
   .object({
     ...tokenFields,
-    kind: z.enum(["personal", "connector"]).describe("`personal` (made here) or `connector` (granted to an agent through OAuth)"),
-    client_name: z.string().nullable().describe("The connector's name; null for a personal token"),
+    kind: z
+      .enum(["personal", "connector", "clipper"])
+      .describe("`personal` (made here), `connector` (granted to an agent through OAuth, for /mcp) or `clipper` (granted to the browser extension through OAuth, for /api)"),
+    client_name: z.string().nullable().describe("The connector's or clipper's name; null for a personal token"),
   })
   .meta({ id: "AccessToken" });
 
