@@ -38,7 +38,7 @@ describe("the OpenAPI document", () => {
     const document = buildOpenApiDocument(appRouter) as any;
     expect(document.servers).toEqual([{ url: "/" }]);
     expect(Object.keys(document.paths)).toContain("/api/notes");
-    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/$|^\/api\/|^\/healthz$|^\/mcp$|^\/graph(\/|$)|^\/oauth\/|^\/\.well-known\/oauth-|^\/s\/\{token\}|^\/(trash|settings)$|^\/extension\/rhizome-extension-(chromium|firefox)\.zip$/);
+    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/$|^\/api\/|^\/healthz$|^\/mcp$|^\/graph(\/|$)|^\/oauth\/|^\/\.well-known\/oauth-|^\/s\/\{token\}|^\/(trash|settings|save|share|sw\.js|manifest\.webmanifest)$|^\/icons\/\{file\}$|^\/extension\/rhizome-extension-(chromium|firefox)\.zip$/);
   });
 
   test("says which operations need a token: `security: []` on the public ones, the bearer scheme on the rest", () => {
@@ -77,6 +77,11 @@ describe("the OpenAPI document", () => {
         "GET /s/{token}/files/{file_id}",
         "GET /trash",
         "GET /settings",
+        "GET /save",
+        "GET /sw.js",
+        "GET /manifest.webmanifest",
+        "GET /icons/{file}",
+        "POST /share",
         "GET /extension/rhizome-extension-chromium.zip",
         "GET /extension/rhizome-extension-firefox.zip",
       ].sort(),
