@@ -41,8 +41,12 @@ export function setUpOutbox(actions: OutboxActions): Outbox {
     if (event.data?.type === "outbox") void send();
   });
 
+  /**
+   * One sender at a time across every tab and window of the app (a Web Lock): the page a share
+   * navigates away from and the one it opens must not both send it.
+   */
   function send(): Promise<void> {
-    sending ??= drain().finally(() => (sending = null));
+    sending ??= (navigator.locks ? navigator.locks.request("rhizome-outbox", () => drain()) : drain()).finally(() => (sending = null));
     return sending;
   }
 
