@@ -33,6 +33,13 @@ async function totpUser(prefix: string) {
   return { ...user, secret: setup.body.secret as string, recoveryCodes: enabled.body.recovery_codes as string[] };
 }
 
+test("REGISTRATION=open (the default): GET /api/auth/registration says open, with accounts or not", async () => {
+  await api.newUser("open");
+  const response = await api.get("/api/auth/registration");
+  expect(response.status).toBe(200);
+  expect(response.body).toEqual({ open: true });
+});
+
 describe("POST /api/auth/password", () => {
   test("the new password counts at once; every other login session ends, this one and the access tokens stay", async () => {
     const user = await api.newUser("pw");
