@@ -12,7 +12,9 @@ const BATCH = 500;
 /**
  * Tables emptied of the account's rows first, in this order: its credentials (nothing acts for it
  * any more), its webhooks (nothing more is sent), then the tables whose deletes fire triggers or
- * cascade widely (notes take their search entries, tags, graph mentions and extractions with them).
+ * cascade widely (notes take their search entries, tags, graph mentions and extractions with them,
+ * and leave `semantic_removed` rows; versions leave `file_releases` rows), before the tables those
+ * triggers write.
  */
 const FIRST = ["sessions", "access_tokens", "oauth_logins", "oauth_codes", "event_tickets", "webhooks", "notes", "trashed_notes", "note_versions", "graph_nodes"];
 
@@ -28,7 +30,7 @@ export interface ErasePlaces {
  * Deletes an account and everything it owns. Every table with a `user_id` column is found in the
  * schema (the vector tables of search by meaning too, and any table added later), and emptied of
  * the account's rows in short batches; the last step, in one transaction, deletes what is left
- * (rows a job wrote meanwhile, rows the deletes' own triggers wrote) and the account itself. Rows
+ * (rows a job wrote meanwhile) and the account itself. Rows
  * keyed by the account without a column (throttles, transcripts of its own media) go there too.
  * Then the files on disk that no other account claims, and the uploads its tasks were waiting on.
  */
@@ -47,12 +49,10 @@ export async function eraseAccount(places: ErasePlaces, user: { id: number; user
     }
   }
   await db.transaction(async (tx) => {
-    // Twice: the first pass's deletes (a note's, a version's) write rows of their own through triggers.
-    for (let pass = 0; pass < 2; pass++) {
-      for (const table of tables) {
-        const deleted = await deleteRows(tx, table, user.id);
-        if (table === "files") hashes.push(...deleted);
-      }
+    // In FIRST's order too: the rows a note's or a version's delete writes through triggers are deleted after it.
+    for (const table of tables) {
+      const deleted = await deleteRows(tx, table, user.id);
+      if (table === "files") hashes.push(...deleted);
     }
     await tx.run(sql`delete from throttles where key in (${`2fa:user:${user.id}`}, ${`login:user:${user.usernameKey}`})`);
     for (const prefix of [`pasted:${user.id}:`, `audio:${user.id}:`]) {

@@ -19,7 +19,6 @@ import { failBuild } from "./fail-build";
 import { materializeGraph, needsWholeGraph } from "./materialize-graph";
 import { notesToExtract } from "./notes-to-extract";
 import { toStoredExtraction } from "./stored-extraction";
-import { accountGone } from "../accounts/account-gone";
 
 export interface GraphBuildRun {
   db: Database;
@@ -201,8 +200,6 @@ export async function runGraphBuild(run: GraphBuildRun, payload: { buildId: numb
       await refreshCommunities(db, build.userId).catch((error: unknown) => log.warn(`graph build ${build.id}: communities not refreshed`, error));
     }
   } catch (error) {
-    // The account was deleted meanwhile, its build with it: nothing is left to finish or report.
-    if (await accountGone(db, build.userId)) return;
     if (error instanceof BuildFailure) {
       await failBuild(db, build.id, error.message, run.changes);
       return;

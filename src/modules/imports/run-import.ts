@@ -14,7 +14,6 @@ import type { Downloader, Fetcher, ImportedDocument, PlatformImporter } from "./
 import { remoteImageUrls, storeNoteImages, type StoredImages } from "./store-images";
 import type { Platform, TaskCounts } from "./schemas";
 import { sourceKeyOf } from "./source-key";
-import { accountGone } from "../accounts/account-gone";
 
 export interface ImportRun {
   db: Database;
@@ -132,8 +131,6 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     await run.changes.publish({ userId: task.userId, kind: "task", id: task.id, event: { type: "task.completed" } });
     if (noteId !== null) log.info(`import task ${task.id} completed as note ${noteId}`);
   } catch (error) {
-    // The account was deleted meanwhile, its task with it: nothing is left to finish or report.
-    if (await accountGone(db, task.userId)) return;
     const lastAttempt = run.attempt >= run.maxAttempts;
     if (error instanceof ImportError && (error.permanent || lastAttempt)) {
       await markTaskFailed(db, task.id, error.message, run.changes, run.files);

@@ -16,7 +16,6 @@ import { mergePieces } from "./merge-pieces";
 import { clockTime, renderTranscript } from "./render-transcript";
 import { TranscriptError } from "./transcript-error";
 import { countRequests, donePieces, findTranscript, keepTranscript, savePiece, type StoredTranscript } from "./transcript-store";
-import { accountGone } from "../accounts/account-gone";
 
 export interface SttLimits {
   maxSeconds: number;
@@ -69,8 +68,6 @@ export async function runTranscriptionTask(run: TranscriptionRun, payload: { tas
     await finish(run, task, pending, { transcript });
     removeTaskMedia(run.limits.mediaDir, task.id, upload);
   } catch (error) {
-    // The account was deleted meanwhile, its task with it: nothing is left to finish or report.
-    if (await accountGone(run.db, task.userId)) return;
     const lastAttempt = run.attempt >= run.maxAttempts;
     const permanent = (error instanceof TranscriptError || error instanceof ImportError) && error.permanent;
     const setup = error instanceof SttRequestError && (!error.transient || error.setup);
