@@ -198,6 +198,14 @@ test("the account goes whole, files on disk included; the other account keeps ev
   const shareBefore = await fetch(alice.shareUrl);
   expect(shareBefore.status).toBe(200);
 
+  // An uploaded archive its task is still working through.
+  const archivesDir = path.join(server.dataDir, "archives");
+  fs.mkdirSync(archivesDir, { recursive: true });
+  fs.writeFileSync(path.join(archivesDir, "alice-waiting.zip"), "PK");
+  await db.execute({
+    sql: "insert into import_tasks (user_id, platform, status, message, archive_file, upload_bytes, created_at, updated_at) values (?, 'archive', 'running', 'Importing', 'alice-waiting.zip', 2, ?, ?)",
+    args: [alice.id, Date.now(), Date.now()],
+  });
   // Work queued just before: an import and a build, running or waiting when the account goes.
   expect((await alice.api.post("/api/tasks", { platform: "web", content: "One more pasted note about anchoring." })).status).toBe(201);
   expect((await alice.api.post("/api/knowledge-graph/build", { mode: "full" })).status).toBe(202);
@@ -219,6 +227,7 @@ test("the account goes whole, files on disk included; the other account keeps ev
   const after = await accountRows(alice.id, alice.username);
   expect(Object.entries(after).filter(([, rows]) => rows > 0)).toEqual([]);
   for (const hash of alice.ownHashes) expect(fs.existsSync(blobPath(filesDir, hash))).toBe(false);
+  expect(fs.existsSync(path.join(archivesDir, "alice-waiting.zip"))).toBe(false);
   // The picture both stored stays for the one who still has it.
   expect(fs.existsSync(blobPath(filesDir, sha256Hex(sharedImage)))).toBe(true);
   expect(await accountRows(bob.id, bob.username)).toEqual(bobBefore);
