@@ -30,9 +30,9 @@ export interface ErasePlaces {
  * Deletes an account and everything it owns. Every table with a `user_id` column is found in the
  * schema (the vector tables of search by meaning too, and any table added later), and emptied of
  * the account's rows in short batches; the last step, in one transaction, deletes what is left
- * (rows a job wrote meanwhile) and the account itself. Rows
- * keyed by the account without a column (throttles, transcripts of its own media) go there too.
- * Then the files on disk that no other account claims, and the uploads its tasks were waiting on.
+ * (rows a job wrote meanwhile) and the account itself, with the rows keyed by the account without
+ * a column (throttles, transcripts of its own media). Then the files on disk that no other account
+ * claims, and the uploads its tasks were waiting on.
  */
 export async function eraseAccount(places: ErasePlaces, user: { id: number; usernameKey: string }): Promise<void> {
   const { db } = places;
@@ -49,14 +49,14 @@ export async function eraseAccount(places: ErasePlaces, user: { id: number; user
     }
   }
   await db.transaction(async (tx) => {
-    // In FIRST's order too: the rows a note's or a version's delete writes through triggers are deleted after it.
+    // In the same order, so rows that a note's or a version's delete writes through triggers are deleted after it.
     for (const table of tables) {
       const deleted = await deleteRows(tx, table, user.id);
       if (table === "files") hashes.push(...deleted);
     }
     await tx.run(sql`delete from throttles where key in (${`2fa:user:${user.id}`}, ${`login:user:${user.usernameKey}`})`);
     for (const prefix of [`pasted:${user.id}:`, `audio:${user.id}:`]) {
-      // ';' follows ':' in every collation: the range is exactly the keys with the prefix, read from the primary key.
+      // ';' is the byte after ':': the range is exactly the keys with the prefix, read from the primary key.
       const end = `${prefix.slice(0, -1)};`;
       await tx.run(sql`delete from transcripts where media_key >= ${prefix} and media_key < ${end}`);
       await tx.run(sql`delete from transcript_pieces where media_key >= ${prefix} and media_key < ${end}`);
