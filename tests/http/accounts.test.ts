@@ -191,9 +191,11 @@ describe("login sessions", () => {
     expectUnauthorized(await user.api.get("/api/auth/me"));
   });
 
-  test("POST /api/auth/sessions/end-others ends every login but this one; access tokens stay", async () => {
+  test("POST /api/auth/sessions/end-others ends every login but this one (a login on the connectors' page too); access tokens stay", async () => {
     const user = await api.newUser("sessothers");
     const others = [await loginAs(user, "one"), await loginAs(user, "two")];
+    const pageLogin = { sql: "insert into oauth_logins (id_hash, user_id, csrf_token, pending_totp, expires_at) values (?, ?, 'csrf', 0, ?)", args: [`page-${user.id}`, user.id, Date.now() + 600_000] };
+    await db.execute(pageLogin);
     const token = await createAccessToken(user.api, ["notes:read"]);
     const response = await user.api.post("/api/auth/sessions/end-others");
     expect(response.status).toBe(204);
@@ -201,6 +203,7 @@ describe("login sessions", () => {
     const items = (await user.api.get("/api/auth/sessions")).body.items as any[];
     expect(items).toHaveLength(1);
     expect(items[0].current).toBe(true);
+    expect((await db.execute({ sql: "select count(*) as n from oauth_logins where user_id = ?", args: [user.id] })).rows[0]!.n).toBe(0);
     expect((await api.withToken(token).get("/api/notes")).status).toBe(200);
   });
 
