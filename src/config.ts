@@ -32,6 +32,7 @@ const environmentSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
   ROLE: z.enum(["api", "worker", "all"]).default("all"),
+  REGISTRATION: z.enum(["open", "closed"], { error: "must be open or closed (closed: no new accounts once one exists)" }).default("open"),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_BASE_URL: z.url().optional(),
   ANTHROPIC_MODEL: z.string().min(1).optional(),
@@ -184,6 +185,8 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
     libsqlAuthToken: env.LIBSQL_AUTH_TOKEN,
     databaseUrl: env.DATABASE_URL,
     role: env.ROLE,
+    /** `closed`: POST /api/auth/register refuses once one account exists. */
+    registration: env.REGISTRATION,
     secretKey: env.SECRET_KEY,
     /** The external origin (links, MCP's allowed Origin); unset: the address the server listens on. */
     publicUrl: env.PUBLIC_URL,

@@ -152,6 +152,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
           askSettings: config.ask,
           publicUrl: () => publicUrl,
           semantic,
+          registration: config.registration,
+          uploadDirs: { archivesDir: config.imports.archivesDir, mediaDir: config.stt?.mediaDir },
         },
         events: feed,
         archivesDir: config.imports.archivesDir,

@@ -11,6 +11,8 @@ describe("configuration", () => {
     expect(config.dataDir).toBe(path.resolve("./data"));
     expect(config.libsqlUrl).toBe(`file:${path.resolve("./data/rhizome.db")}`);
     expect(config.role).toBe("all");
+    expect(config.registration).toBe("open");
+    expect(loadConfig({ REGISTRATION: "closed" }).registration).toBe("closed");
     expect(config.graph.extractor).toBe("local");
     expect(config.imports.allowPrivateNetworks).toBe(false);
     expect(config.ask.maxInputTokens).toBe(8000);
@@ -66,6 +68,7 @@ describe("configuration", () => {
     [{ PORT: "http" }, "PORT"],
     [{ PORT: "70000" }, "PORT"],
     [{ ROLE: "both" }, "ROLE"],
+    [{ REGISTRATION: "invite-only" }, "REGISTRATION"],
     [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
     [{ LIBSQL_URL: "/tmp/x.db" }, "LIBSQL_URL"],
     [{ SECRET_KEY: "short" }, "SECRET_KEY"],

@@ -67,6 +67,7 @@ export function createHttpApp(options: HttpAppOptions) {
     ...options.services,
     // Only a login throttles by address; Bun's lookup slows every request that makes it.
     clientAddress: () => server?.requestIP(request)?.address ?? "unknown",
+    userAgent: () => request.headers.get("user-agent"),
     authorization: request.headers.get("authorization"),
     transport,
   });

@@ -395,14 +395,18 @@ const CONFLICT_PATHS = new Set(["/auth/register", "/auth/totp/setup", "/auth/tot
 // a 21st webhook; a 101st live share link of a note; a test event for a webhook turned off.
 const CONFLICT_OPERATIONS = new Set(["PUT /notes/{id}", "POST /webhooks", "POST /notes/{id}/shares", "POST /webhooks/{id}/test"]);
 
+// Operations that check a password or code under a failure throttle, and so can answer 429.
+const THROTTLED_PATHS = new Set(["/auth/login", "/auth/password", "/auth/delete-account"]);
+
 function errorStatusesFor(method: string, isProtected: boolean, path: string): number[] {
   const statuses = [400];
   if (isProtected || path === "/auth/login") statuses.push(401);
-  if (isProtected) statuses.push(403);
+  // Registration closed (REGISTRATION=closed) is the one 403 of a public operation.
+  if (isProtected || path === "/auth/register") statuses.push(403);
   if (path.includes("{")) statuses.push(404);
   if (CONFLICT_PATHS.has(path) || CONFLICT_OPERATIONS.has(`${method} ${path}`)) statuses.push(409);
   if (method !== "GET" && method !== "DELETE") statuses.push(413, 415);
-  if (path === "/auth/login" || path.startsWith("/auth/totp")) statuses.push(429);
+  if (THROTTLED_PATHS.has(path) || path.startsWith("/auth/totp")) statuses.push(429);
   statuses.push(500, 503);
   return [...new Set(statuses)].sort();
 }

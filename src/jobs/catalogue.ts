@@ -25,6 +25,7 @@ import { deliverWebhookGroup } from "../modules/webhooks/deliver-group";
 import { deliveryGroupPayload, deliveryJobKey, deliveryPayload, type WebhookQueue } from "../modules/webhooks/webhook-queue";
 import type { EmbeddingsSettings } from "../modules/llm/providers/openai-embeddings";
 import { semanticJobKey, type SemanticQueue } from "../modules/semantic/semantic-queue";
+import { accountGone } from "../modules/accounts/account-gone";
 
 /** Fetch retries back off 2.7 s, 7.4 s, 20 s: enough for a blip, short enough to report failure soon. */
 const IMPORT_MAX_ATTEMPTS = 4;
@@ -121,13 +122,22 @@ export function createJobCatalogue(deps: JobDependencies) {
         return { run: (userId, signal) => embedUserNotes({ db: deps.db, client, signal }, userId), sweep: () => usersToEmbed(deps.db, settings) };
       },
     ));
+  /** A job of one account's: failing because the account was deleted meanwhile, it ends quietly (a retry would find nothing). */
+  const forAccount = async (userId: number, job: () => Promise<void>): Promise<void> => {
+    try {
+      await job();
+    } catch (error) {
+      if (await accountGone(deps.db, userId).catch(() => false)) return;
+      throw error;
+    }
+  };
   return [
     defineTask({
       name: "import",
       payload: z.object({ taskId: z.number().int().positive(), userId: z.number().int().positive() }),
       maxAttempts: IMPORT_MAX_ATTEMPTS,
       handler: async (payload, helpers) =>
-        runImportTask(
+        forAccount(payload.userId, async () => runImportTask(
           {
             db: deps.db,
             ...(await loadImportTools()),
@@ -140,7 +150,7 @@ export function createJobCatalogue(deps: JobDependencies) {
             ...(deps.stt && deps.transcriptions ? { transcriptions: deps.transcriptions } : {}),
           },
           payload,
-        ),
+        )),
       // The last attempt died with its worker (the handler itself records its own failures).
       onPermanentFailure: async (payload) => {
         const archiveFile = await markTaskFailed(deps.db, payload.taskId, "The import was interrupted too many times. Try again, or paste the content instead.", deps.changes, deps.files);
@@ -159,7 +169,7 @@ export function createJobCatalogue(deps: JobDependencies) {
           return abandonTranscription({ db: deps.db, changes: deps.changes, files: deps.files, limits: { mediaDir: "", maxSeconds: 0, chunkSeconds: 0, maxBytes: 0 }}, payload.taskId);
         }
         const [{ runTranscriptionTask }, tools, transcription] = await Promise.all([import("../modules/transcripts/run-transcription"), loadImportTools(), loadTranscriber(stt)]);
-        return runTranscriptionTask(
+        return forAccount(payload.userId, () => runTranscriptionTask(
           {
             db: deps.db,
             ...transcription,
@@ -173,7 +183,7 @@ export function createJobCatalogue(deps: JobDependencies) {
             files: deps.files,
           },
           payload,
-        );
+        ));
       },
       onPermanentFailure: async (payload) => {
         const { abandonTranscription } = await import("../modules/transcripts/run-transcription");
@@ -185,9 +195,11 @@ export function createJobCatalogue(deps: JobDependencies) {
       payload: z.object({ buildId: z.number().int().positive(), userId: z.number().int().positive() }),
       maxAttempts: GRAPH_BUILD_MAX_ATTEMPTS,
       handler: async (payload, helpers) =>
-        (await loadGraphBuilder()).runGraphBuild(
-          { db: deps.db, settings: deps.graph, signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts, changes: deps.changes },
-          payload,
+        forAccount(payload.userId, async () =>
+          (await loadGraphBuilder()).runGraphBuild(
+            { db: deps.db, settings: deps.graph, signal: helpers.signal, attempt: helpers.attempts, maxAttempts: helpers.maxAttempts, changes: deps.changes },
+            payload,
+          ),
         ),
       onPermanentFailure: (payload) => failBuild(deps.db, payload.buildId, "The build was interrupted too many times; start it again", deps.changes),
     }),
@@ -196,8 +208,11 @@ export function createJobCatalogue(deps: JobDependencies) {
       payload: deliveryPayload,
       maxAttempts: WEBHOOK_DELIVERY_MAX_ATTEMPTS,
       handler: async (payload, helpers) => {
-        if (!deps.webhooks) throw new Error("this worker was started without webhook settings");
-        await deliverWebhookEvent({ db: deps.db, post: (await loadPoster()).post, queue: deps.webhooks.queue(), retryDelaysMs: deps.webhooks.retryDelaysMs, signal: helpers.signal }, payload);
+        const webhooks = deps.webhooks;
+        if (!webhooks) throw new Error("this worker was started without webhook settings");
+        await forAccount(payload.userId, async () =>
+          deliverWebhookEvent({ db: deps.db, post: (await loadPoster()).post, queue: webhooks.queue(), retryDelaysMs: webhooks.retryDelaysMs, signal: helpers.signal }, payload),
+        );
       },
     }),
     defineTask({
@@ -205,11 +220,14 @@ export function createJobCatalogue(deps: JobDependencies) {
       payload: deliveryGroupPayload,
       maxAttempts: WEBHOOK_DELIVERY_MAX_ATTEMPTS,
       handler: async (payload, helpers) => {
-        if (!deps.webhooks) throw new Error("this worker was started without webhook settings");
-        await deliverWebhookGroup(
-          { db: deps.db, ...(await loadPoster()), queue: deps.webhooks.queue(), retryDelaysMs: deps.webhooks.retryDelaysMs, signal: helpers.signal },
-          payload,
-          { rerun: helpers.attempts > 1 },
+        const webhooks = deps.webhooks;
+        if (!webhooks) throw new Error("this worker was started without webhook settings");
+        await forAccount(payload[0]!.userId, async () =>
+          deliverWebhookGroup(
+            { db: deps.db, ...(await loadPoster()), queue: webhooks.queue(), retryDelaysMs: webhooks.retryDelaysMs, signal: helpers.signal },
+            payload,
+            { rerun: helpers.attempts > 1 },
+          ),
         );
       },
     }),
@@ -229,8 +247,11 @@ export function createJobCatalogue(deps: JobDependencies) {
       maxAttempts: EMBED_MAX_ATTEMPTS,
       handler: async (payload, helpers) => {
         if (!deps.embeddings) return;
+        const embeddings = deps.embeddings;
         try {
-          await (await loadEmbedder(deps.embeddings)).run(payload.userId, helpers.signal);
+          await forAccount(payload.userId, async () => {
+            await (await loadEmbedder(embeddings)).run(payload.userId, helpers.signal);
+          });
         } catch (error) {
           // A wrong key, model or URL fails every retry alike: recorded for the status, retried by the sweep.
           if ((error as { stopsBuild?: boolean }).stopsBuild) {

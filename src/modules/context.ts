@@ -31,11 +31,17 @@ export interface ServiceContext {
   askSettings?: AskSettings;
   /** Search by meaning (EMBEDDINGS_*); without it, search and ask are lexical. */
   semantic?: SemanticSettings;
+  /** REGISTRATION: `closed` refuses new accounts once one exists; open when absent. */
+  registration?: "open" | "closed";
+  /** Where uploads wait for their tasks (archives; recordings when STT is set up): a deleted account's go with it. */
+  uploadDirs?: { archivesDir?: string; mediaDir?: string };
 }
 
 export interface RequestContext extends ServiceContext {
   /** The peer address, for per-address throttling; looked up only when asked (the server's lookup is not free). */
   clientAddress: () => string;
+  /** The request's User-Agent (kept with a login session to tell sessions apart); absent outside HTTP. */
+  userAgent?: () => string | null;
 }
 
 export interface AuthedContext extends RequestContext {

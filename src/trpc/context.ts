@@ -4,6 +4,8 @@ import type { Authenticated } from "../modules/tokens/credential";
 /** Per-request context: the services plus what the HTTP edge learned about the request. */
 export interface TrpcContext extends ServiceContext {
   clientAddress: () => string;
+  /** The request's User-Agent, kept with the login session a login makes. */
+  userAgent?: () => string | null;
   /** The raw `Authorization` header, checked lazily by protected procedures. */
   authorization: string | null;
   /** Binary responses (the ZIP export) can only be sent by the REST edge. */

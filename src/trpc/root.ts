@@ -1,3 +1,4 @@
+import { accountsRouter } from "../modules/accounts/router";
 import { askRouter } from "../modules/ask/router";
 import { authRouter } from "../modules/auth/router";
 import { filesRouter } from "../modules/files/router";
@@ -14,6 +15,7 @@ import { router } from "./procedures";
 
 export const appRouter = router({
   auth: authRouter,
+  accounts: accountsRouter,
   notes: notesRouter,
   tasks: importsRouter,
   graph: graphRouter,

@@ -210,6 +210,45 @@ describe("the trash", () => {
     expectError(await user.delete(`/api/trash/${doomed.id}`), 404, "NOT_FOUND");
   });
 
+  test("DELETE /api/trash empties the caller's trash, batch after batch, as purging each note would; notes kept and others' trash stay", async () => {
+    const { api: user } = await api.newUser("emptytrash");
+    const { api: other } = await api.newUser("emptytrashother");
+    const upload = (seed: number) => user.request("POST", "/api/files", { body: imageBytes("png", 256, seed) as BodyInit, headers: { "content-type": "image/png" } });
+    const [only, shared] = [(await upload(21)).body.id, (await upload(22)).body.id];
+    const kept = (await user.post("/api/notes", { title: "Kept", content: `![b](/api/files/${shared})` })).body;
+    const pictured = (await user.post("/api/notes", { title: "Pictured", content: `![a](/api/files/${only}) ![b](/api/files/${shared})` })).body;
+    await user.put(`/api/notes/${pictured.id}`, { title: "Pictured, edited" });
+    expect((await user.post(`/api/notes/${pictured.id}/shares`, {})).status).toBe(201);
+    const trashed = [pictured.id];
+    // More than one batch of the purge.
+    for (let index = 0; index < 60; index++) trashed.push((await user.post("/api/notes", { title: `Doomed ${index}`, content: "x" })).body.id);
+    for (const id of trashed) expect((await user.delete(`/api/notes/${id}`)).status).toBe(204);
+    const otherNote = (await other.post("/api/notes", { title: "Other's deleted note", content: "y" })).body;
+    await other.delete(`/api/notes/${otherNote.id}`);
+    expect((await user.get("/api/trash")).body.total).toBe(61);
+
+    const readOnly = user.withToken(await createAccessToken(user, ["notes:read"]));
+    expectError(await readOnly.delete("/api/trash"), 403, "FORBIDDEN");
+    expect((await user.get("/api/trash")).body.total).toBe(61);
+    const writer = user.withToken(await createAccessToken(user, ["notes:write"]));
+    const emptied = await writer.delete("/api/trash");
+    expect(emptied.status).toBe(204);
+    expect(emptied.text).toBe("");
+
+    expect((await user.get("/api/trash")).body.total).toBe(0);
+    const rows = async (query: string) => Number((await db.execute({ sql: query, args: [JSON.stringify(trashed)] })).rows[0]![0]);
+    expect(await rows("select count(*) from note_versions where note_id in (select value from json_each(?))")).toBe(0);
+    expect(await rows("select count(*) from share_links where note_id in (select value from json_each(?))")).toBe(0);
+    expectError(await user.get(`/api/files/${only}`), 404, "NOT_FOUND");
+    expect((await user.get(`/api/files/${shared}`)).status).toBe(200);
+    expect((await user.get(`/api/notes/${kept.id}`)).status).toBe(200);
+    expect((await other.get("/api/trash")).body.total).toBe(1);
+    // An empty trash empties again, all the same; the other user's is emptied by its own.
+    expect((await user.delete("/api/trash")).status).toBe(204);
+    expect((await other.delete("/api/trash")).status).toBe(204);
+    expect((await other.get("/api/trash")).body.total).toBe(0);
+  });
+
   test("the scheduled purge empties what has been in the trash TRASH_DAYS, and nothing newer", async () => {
     const { api: user } = await api.newUser("purgejob");
     const old = (await user.post("/api/notes", { title: "Old", content: "o" })).body;

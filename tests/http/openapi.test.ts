@@ -64,6 +64,7 @@ describe("the OpenAPI document", () => {
         "GET /healthz",
         "POST /api/auth/login",
         "POST /api/auth/register",
+        "GET /api/auth/registration",
         "GET /.well-known/oauth-protected-resource/mcp",
         "GET /.well-known/oauth-protected-resource/api",
         "GET /.well-known/oauth-protected-resource",

@@ -15,6 +15,7 @@ import { serverForThisFile } from "../support/server";
 /** The contract's access per procedure ("Access tokens"): a scope, "any" token, a login "session", or "public" (no token). */
 const CONTRACT_ACCESS: Record<string, string> = {
   "auth.register": "public",
+  "auth.registration": "public",
   "auth.login": "public",
   "auth.totpVerify": "public", // the pending token of a TOTP login, checked by the procedure itself
   "auth.me": "any",
@@ -23,6 +24,11 @@ const CONTRACT_ACCESS: Record<string, string> = {
   "auth.totpEnable": "session",
   "auth.totpDisable": "session",
   "auth.ticket": "session",
+  "accounts.changePassword": "session",
+  "accounts.sessions": "session",
+  "accounts.endSession": "session",
+  "accounts.endOtherSessions": "session",
+  "accounts.deleteAccount": "session",
   "tokens.create": "session",
   "tokens.list": "session",
   "tokens.revoke": "session",
@@ -41,6 +47,7 @@ const CONTRACT_ACCESS: Record<string, string> = {
   "history.restoreVersion": "notes:write",
   "history.restoreFromTrash": "notes:write",
   "history.purge": "notes:write",
+  "history.emptyTrash": "notes:write",
   "shares.list": "notes:read",
   "shares.create": "notes:write",
   "shares.revoke": "notes:write",

@@ -17,8 +17,10 @@ export const users = sqliteTable("users", {
 export const sessions = sqliteTable(
   "sessions",
   {
-    /** SHA-256 of the bearer token, hex: the token itself is never stored. */
-    id: text("id").primaryKey(),
+    /** The session's id in the API (`/api/auth/sessions/{id}`): a positive integer, never reused. */
+    publicId: integer("public_id").primaryKey({ autoIncrement: true }),
+    /** SHA-256 of the bearer token, hex: the token itself is never stored. How a request finds its session. */
+    id: text("id").notNull().unique(),
     userId: integer("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
@@ -27,6 +29,10 @@ export const sessions = sqliteTable(
     pendingTotp: integer("pending_totp", { mode: "boolean" }).notNull().default(false),
     failedTotpAttempts: integer("failed_totp_attempts").notNull().default(0),
     createdAt: integer("created_at").notNull(),
+    /** Written at most once a minute per session (no write per request); null for sessions made before it was kept. */
+    lastUsedAt: integer("last_used_at"),
+    /** The User-Agent of the login that made it, cut to 256 characters; null when the client sent none. */
+    userAgent: text("user_agent"),
   },
   (table) => [index("sessions_user_id_idx").on(table.userId)],
 );

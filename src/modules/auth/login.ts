@@ -47,7 +47,7 @@ export async function checkPassword(ctx: RequestContext, username: string, passw
 }
 
 export async function issueToken(ctx: RequestContext, userId: number, pendingTotp: boolean): Promise<TokenRecord> {
-  const { token, session } = await createSession(ctx.db, userId, { pendingTotp });
+  const { token, session } = await createSession(ctx.db, userId, { pendingTotp, userAgent: ctx.userAgent?.() });
   return {
     access_token: token,
     token_type: "bearer",

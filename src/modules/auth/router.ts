@@ -4,7 +4,7 @@ import { issueEventTicket } from "../events/tickets";
 import { storageUsage } from "../files/storage-usage";
 import { invalidateSession } from "./sessions";
 import { login } from "./login";
-import { registerUser } from "./register";
+import { registerUser, registrationOpen } from "./register";
 import * as s from "./schemas";
 import { disableTotp, enableTotp, setupTotp } from "./totp-enrolment";
 import { verifyTotpLogin } from "./totp-verify";
@@ -16,10 +16,35 @@ const tags = ["auth"];
 
 export const authRouter = router({
   register: publicProcedure
-    .meta({ openapi: { method: "POST", path: "/auth/register", tags, protect: false, summary: "Create an account" }, successStatus: 201 })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/auth/register",
+        tags,
+        protect: false,
+        summary: "Create an account",
+        description: "With REGISTRATION=closed, only the first account can be made: once one exists this is a 403 (see GET /api/auth/registration).",
+      },
+      successStatus: 201,
+    })
     .input(s.registerInput)
     .output(s.userSchema)
     .mutation(({ ctx, input }) => registerUser({ ctx, input })),
+
+  registration: publicProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/auth/registration",
+        tags,
+        protect: false,
+        summary: "Whether new accounts can be made here",
+        description: "`open` is false when the server runs with REGISTRATION=closed and an account exists already; a page can then hide account creation.",
+      },
+    })
+    .input(z.void())
+    .output(s.registrationSchema)
+    .query(({ ctx }) => registrationOpen(ctx)),
 
   login: publicProcedure
     .meta({

@@ -23,6 +23,10 @@ export const userSchema = z
   .meta({ id: "User" });
 
 
+export const registrationSchema = z
+  .object({ open: z.boolean().describe("Whether POST /api/auth/register would make a new account") })
+  .meta({ id: "Registration" });
+
 export const registerInput = z.object({ username: usernameSchema, password: passwordSchema });
 
 export const loginInput = z

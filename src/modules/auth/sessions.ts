@@ -1,17 +1,22 @@
 import { createHash } from "node:crypto";
 import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
-import { and, eq, lte, sql } from "drizzle-orm";
+import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { packedRow } from "../../db/packed-row";
 import { preparedPerDatabase } from "../../db/prepared";
 import { readStatements } from "../../db/read-statements";
 import { sessions, users } from "../../db/schema";
+import { log } from "../../log";
 
 // Lucia's session guide, as this service's contract shapes it: opaque tokens, only their SHA-256 kept.
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const SESSION_LIFETIME_MS = 30 * DAY_MS;
 const RENEW_WHEN_LEFT_MS = 15 * DAY_MS;
 export const PENDING_TOTP_LIFETIME_MS = 5 * 60 * 1000;
+/** `last_used_at` is written at most this often per session, so a busy client costs no write per request. */
+export const SESSION_LAST_USED_RESOLUTION_MS = 60_000;
+/** The longest User-Agent kept with a session. */
+export const USER_AGENT_MAX_LENGTH = 256;
 
 export interface Session {
   id: string;
@@ -45,6 +50,7 @@ const sessionRow = packedRow({
   expiresAt: sessions.expiresAt,
   pendingTotp: sessions.pendingTotp,
   failedTotpAttempts: sessions.failedTotpAttempts,
+  lastUsedAt: sessions.lastUsedAt,
   username: users.username,
   createdAt: users.createdAt,
   totpEnabled: users.totpEnabled,
@@ -57,14 +63,24 @@ const statements = preparedPerDatabase((db) => ({
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(eq(sessions.id, sql.placeholder("id")))
     .prepare(),
-  renew: db.update(sessions).set({ expiresAt: sql`${sql.placeholder("expiresAt")}` }).where(eq(sessions.id, sql.placeholder("id"))).prepare(),
+  renew: db
+    .update(sessions)
+    .set({ expiresAt: sql`${sql.placeholder("expiresAt")}`, lastUsedAt: sql`${sql.placeholder("now")}` })
+    .where(eq(sessions.id, sql.placeholder("id")))
+    .prepare(),
+  // Conditional, so processes that see the same stale value write it once between them.
+  touch: db
+    .update(sessions)
+    .set({ lastUsedAt: sql`${sql.placeholder("now")}` })
+    .where(and(eq(sessions.id, sql.placeholder("id")), or(isNull(sessions.lastUsedAt), lte(sessions.lastUsedAt, sql.placeholder("staleBefore")))))
+    .prepare(),
   remove: db.delete(sessions).where(eq(sessions.id, sql.placeholder("id"))).prepare(),
 }));
 
 export async function createSession(
   db: Database,
   userId: number,
-  options: { pendingTotp: boolean; now?: number },
+  options: { pendingTotp: boolean; userAgent?: string | null; now?: number },
 ): Promise<{ token: string; session: Session }> {
   const now = options.now ?? Date.now();
   const token = generateSessionToken();
@@ -75,13 +91,19 @@ export async function createSession(
     pendingTotp: options.pendingTotp,
     failedTotpAttempts: 0,
   };
-  await db.insert(sessions).values({ ...session, createdAt: now });
+  await db.insert(sessions).values({ ...session, createdAt: now, lastUsedAt: now, userAgent: keptUserAgent(options.userAgent) });
   return { token, session };
+}
+
+/** The User-Agent as a session keeps it: control characters out, trimmed, at most 256 characters; null when empty. */
+export function keptUserAgent(userAgent: string | null | undefined): string | null {
+  const kept = (userAgent ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, USER_AGENT_MAX_LENGTH);
+  return kept === "" ? null : kept;
 }
 
 /**
  * The session and user behind a token, in one joined read; a full session past half its life is
- * renewed (a write only then), an expired one deleted.
+ * renewed, and its `last_used_at` moved on at most once a minute (the only writes), an expired one deleted.
  */
 export async function validateSessionToken(
   db: Database,
@@ -89,7 +111,7 @@ export async function validateSessionToken(
   now = Date.now(),
 ): Promise<{ session: Session; user: SessionUser } | null> {
   const id = sessionIdFromToken(token);
-  const { lookup, renew } = statements(db);
+  const { lookup, renew, touch } = statements(db);
   const found = await readStatements(db).row(lookup, { id });
   if (!found) return null;
   const fields = sessionRow.unpack(found[0] as string);
@@ -101,9 +123,13 @@ export async function validateSessionToken(
     await invalidateSession(db, id);
     return null;
   }
-  if (!row.session.pendingTotp && row.session.expiresAt - now < RENEW_WHEN_LEFT_MS) {
+  if (row.session.pendingTotp) return row;
+  if (row.session.expiresAt - now < RENEW_WHEN_LEFT_MS) {
     row.session.expiresAt = now + SESSION_LIFETIME_MS;
-    await renew.run({ id, expiresAt: row.session.expiresAt });
+    await renew.run({ id, expiresAt: row.session.expiresAt, now });
+  } else if (fields.lastUsedAt === null || now - fields.lastUsedAt >= SESSION_LAST_USED_RESOLUTION_MS) {
+    // Best effort: a busy database must not turn a valid request away for a bookkeeping write.
+    await touch.run({ id, now, staleBefore: now - SESSION_LAST_USED_RESOLUTION_MS }).catch((error: unknown) => log.debug("session last_used_at not written", error));
   }
   return row;
 }

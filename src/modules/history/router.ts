@@ -2,7 +2,7 @@ import { z } from "zod";
 import { protectedProcedure, router } from "../../trpc/procedures";
 import { noteIdInput, noteSchema } from "../notes/schemas";
 import * as s from "./schemas";
-import { listTrash, purgeFromTrash, restoreFromTrash } from "./trash";
+import { emptyTrash, listTrash, purgeFromTrash, restoreFromTrash } from "./trash";
 import { diffVersion, getVersion, listVersions, restoreVersion } from "./versions";
 
 const tags = ["history"];
@@ -77,4 +77,14 @@ export const historyRouter = router({
     .input(noteIdInput)
     .output(z.void())
     .mutation(({ ctx, input }) => purgeFromTrash({ ctx, input })),
+
+  emptyTrash: protectedProcedure
+    .meta({
+      access: "notes:write",
+      openapi: { method: "DELETE", path: "/trash", tags, summary: "Empty the trash: every note in it deleted for good, as DELETE /api/trash/{id} deletes one" },
+      successStatus: 204,
+    })
+    .input(z.void())
+    .output(z.void())
+    .mutation(({ ctx }) => emptyTrash({ ctx })),
 });

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { fileReleases, importSources, notes, noteVersions, shareLinks, trashedNotes } from "../../db/schema";
 import { NotFoundError } from "../errors";
@@ -88,8 +88,25 @@ export async function restoreFromTrash({ ctx, input }: { ctx: Ctx; input: { id: 
 
 /** DELETE /api/trash/{id}: gone for good, with its history, its share links and the files nothing else shows. */
 export async function purgeFromTrash({ ctx, input }: { ctx: Ctx & { files?: FileStorage }; input: { id: number } }): Promise<void> {
-  const purged = await purge(ctx.db, ctx.files, { id: input.id, userId: ctx.userId });
-  if (!purged) throw new NotFoundError(`Note ${input.id} in the trash`);
+  const purged = await purgeNotes(ctx.db, ctx.files, ctx.userId, [input.id]);
+  if (purged.length === 0) throw new NotFoundError(`Note ${input.id} in the trash`);
+}
+
+/** Notes purged per transaction when the trash is emptied: each a short write, whatever the trash holds. */
+const EMPTY_BATCH = 50;
+
+/** DELETE /api/trash: every note in the caller's trash purged as DELETE /api/trash/{id} purges one, a batch at a time. */
+export async function emptyTrash({ ctx }: { ctx: Ctx & { files?: FileStorage } }): Promise<void> {
+  for (;;) {
+    const batch = await ctx.db
+      .select({ id: trashedNotes.id })
+      .from(trashedNotes)
+      .where(eq(trashedNotes.userId, ctx.userId))
+      .orderBy(asc(trashedNotes.id))
+      .limit(EMPTY_BATCH);
+    if (batch.length === 0) return;
+    await purgeNotes(ctx.db, ctx.files, ctx.userId, batch.map((note) => note.id));
+  }
 }
 
 /** The scheduled purge: every note in the trash longer than TRASH_DAYS. */
@@ -104,31 +121,33 @@ export async function purgeExpiredTrash(db: Database, files: FileStorage | undef
       .orderBy(asc(trashedNotes.deletedAt))
       .limit(100);
     if (batch.length === 0) return purged;
-    for (const note of batch) if (await purge(db, files, note)) purged++;
+    for (const note of batch) purged += (await purgeNotes(db, files, note.userId, [note.id])).length;
   }
 }
 
 /**
- * Deletes the note with its versions and share links; the files its text and its versions showed
- * (queued in `file_releases`, the versions' by their trigger) then go unless something else shows them.
+ * Deletes the user's notes `ids` from the trash with their versions and share links, in one
+ * transaction; the files their texts and versions showed (queued in `file_releases`, the versions'
+ * by their trigger) then go unless something else shows them. Returns the ids purged.
  */
-async function purge(db: Database, files: FileStorage | undefined, note: { id: number; userId: number }): Promise<boolean> {
+async function purgeNotes(db: Database, files: FileStorage | undefined, userId: number, ids: number[]): Promise<number[]> {
   // Versions older than the record of their files are read first, or their files would never be let go.
-  await recordOlderVersionFiles(db, note.userId, note.id);
+  for (const id of ids) await recordOlderVersionFiles(db, userId, id);
   const purged = await db.transaction(async (tx) => {
-    const [row] = await tx
+    const rows = await tx
       .delete(trashedNotes)
-      .where(and(eq(trashedNotes.id, note.id), eq(trashedNotes.userId, note.userId)))
-      .returning({ content: trashedNotes.content });
-    if (!row) return false;
-    await tx.delete(noteVersions).where(eq(noteVersions.noteId, note.id));
-    await tx.delete(shareLinks).where(eq(shareLinks.noteId, note.id));
-    const shown = referencedFileIds(row.content);
+      .where(and(inArray(trashedNotes.id, ids), eq(trashedNotes.userId, userId)))
+      .returning({ id: trashedNotes.id, content: trashedNotes.content });
+    if (rows.length === 0) return [];
+    const gone = rows.map((row) => row.id);
+    await tx.delete(noteVersions).where(inArray(noteVersions.noteId, gone));
+    await tx.delete(shareLinks).where(inArray(shareLinks.noteId, gone));
+    const shown = [...new Set(rows.flatMap((row) => referencedFileIds(row.content)))];
     if (shown.length > 0) {
-      await tx.insert(fileReleases).values(shown.map((fileId) => ({ userId: note.userId, fileId }))).onConflictDoNothing();
+      await tx.insert(fileReleases).values(shown.map((fileId) => ({ userId, fileId }))).onConflictDoNothing();
     }
-    return true;
+    return gone;
   });
-  if (purged) await releaseUnshownFiles({ db, storage: files }, note.userId);
+  if (purged.length > 0) await releaseUnshownFiles({ db, storage: files }, userId);
   return purged;
 }

@@ -188,7 +188,12 @@ async function writeRound(
         continue;
       }
       const args: Record<string, InValue> = { user: userId, note: note.id, kind: unit.kind, start: unit.start, end: unit.end, hash: unit.hash, embedding: vectors.get(unit.hash)! };
-      statements.push({ sql: `insert into ${space.table} (user_id, note_id, kind, start, "end", hash, embedding) values (:user, :note, :kind, :start, :end, :hash, ${storedVector(":embedding")})`, args });
+      // Only for a note that still exists: one deleted (its account too) while the server worked gets no vectors.
+      statements.push({
+        sql: `insert into ${space.table} (user_id, note_id, kind, start, "end", hash, embedding)
+          select :user, :note, :kind, :start, :end, :hash, ${storedVector(":embedding")} where exists (select 1 from notes where id = :note and user_id = :user)`,
+        args,
+      });
     }
     if (rows.length > 0) statements.push({ sql: `delete from ${space.table} where id in (select value from json_each(?))`, args: [JSON.stringify(rows.map((row) => row.id))] });
     // Marked current only if the note still holds the text just embedded; an edit meanwhile leaves it pending.
@@ -256,7 +261,8 @@ async function embedConcepts(run: EmbedRun, space: VectorSpace, userId: number, 
   if (stale.length > 0) statements.push({ sql: `delete from ${space.table} where id in (select value from json_each(?))`, args: [JSON.stringify(stale)] });
   for (const item of missing) {
     statements.push({
-      sql: `insert into ${space.table} (user_id, node_id, kind, hash, embedding) values (:user, :node, :kind, :hash, ${storedVector(":embedding")})`,
+      sql: `insert into ${space.table} (user_id, node_id, kind, hash, embedding)
+        select :user, :node, :kind, :hash, ${storedVector(":embedding")} where exists (select 1 from graph_nodes where id = :node and user_id = :user)`,
       args: { user: userId, node: item.nodeId, kind: item.kind, hash: item.hash, embedding: vectorBlob(vectorOf.get(item.text)!) },
     });
   }

@@ -160,7 +160,7 @@ async function transcribe(run: TranscriptionRun, task: Task, media: MediaRef, up
       duration: plan.duration,
       truncatedAt: plan.truncated ? limits.maxSeconds : null,
     };
-    await keepTranscript(run.db, media.key, planKey, transcript);
+    await keepTranscript(run.db, media.key, planKey, transcript, task.id);
     return transcript;
   } finally {
     audio.close();

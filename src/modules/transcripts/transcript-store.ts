@@ -22,13 +22,16 @@ export async function findTranscript(db: Database, mediaKey: string): Promise<St
   return row ? { source: row.source, segments: unpack(row.segments), text: row.text, duration: row.duration, truncatedAt: row.truncatedAt } : null;
 }
 
-/** Keeps a finished transcript for everyone who imports the same media, and drops its pieces. */
-export async function keepTranscript(db: Database, mediaKey: string, plan: string, transcript: StoredTranscript): Promise<void> {
+/**
+ * Keeps a finished transcript for everyone who imports the same media, and drops its pieces; only
+ * while the task that made it exists (a task deleted with its account meanwhile leaves nothing).
+ */
+export async function keepTranscript(db: Database, mediaKey: string, plan: string, transcript: StoredTranscript, taskId: number): Promise<void> {
   await db.batch([
-    db
-      .insert(transcripts)
-      .values({ mediaKey, source: transcript.source, segments: pack(transcript.segments), text: transcript.text, duration: transcript.duration, truncatedAt: transcript.truncatedAt, createdAt: Date.now() })
-      .onConflictDoNothing(),
+    db.run(sql`insert into ${transcripts} (media_key, source, segments, text, duration, truncated_at, created_at)
+      select ${mediaKey}, ${transcript.source}, ${pack(transcript.segments)}, ${transcript.text}, ${transcript.duration}, ${transcript.truncatedAt}, ${Date.now()}
+      where exists (select 1 from ${importTasks} where id = ${taskId})
+      on conflict do nothing`),
     db.delete(transcriptPieces).where(and(eq(transcriptPieces.mediaKey, mediaKey), eq(transcriptPieces.plan, plan))),
   ]);
 }
@@ -40,7 +43,8 @@ export async function donePieces(db: Database, mediaKey: string, plan: string): 
 
 /**
  * Records a transcribed piece and what it cost the task, in one transaction: a worker killed after
- * this never sends the piece again, and a worker killed before it sends it once more.
+ * this never sends the piece again, and a worker killed before it sends it once more. Nothing is
+ * kept once the task is gone (deleted with its account).
  */
 export async function savePiece(
   db: Database,
@@ -49,10 +53,10 @@ export async function savePiece(
   usage: { seconds: number; requests: number },
 ): Promise<void> {
   await db.batch([
-    db
-      .insert(transcriptPieces)
-      .values({ mediaKey: key.mediaKey, plan: key.plan, index: key.index, start: piece.start, end: piece.end, from: piece.from, segments: pack(piece.segments), text: piece.text, language: piece.language, createdAt: Date.now() })
-      .onConflictDoNothing(),
+    db.run(sql`insert into ${transcriptPieces} (media_key, plan, idx, start, "end", from_seconds, segments, text, language, created_at)
+      select ${key.mediaKey}, ${key.plan}, ${key.index}, ${piece.start}, ${piece.end}, ${piece.from}, ${pack(piece.segments)}, ${piece.text}, ${piece.language}, ${Date.now()}
+      where exists (select 1 from ${importTasks} where id = ${key.taskId})
+      on conflict do nothing`),
     db
       .update(importTasks)
       .set({ sttSeconds: sql`${importTasks.sttSeconds} + ${Math.round(usage.seconds)}`, sttRequests: sql`${importTasks.sttRequests} + ${usage.requests}` })
