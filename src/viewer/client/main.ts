@@ -294,6 +294,7 @@ function leave(message: string) {
   nav.hidden = true;
   loginView.hidden = false;
   document.body.insertBefore(loginView, notesView);
+  login.offerAccounts();
   statusLine.textContent = message;
   byId<HTMLInputElement>("username").focus();
 }
