@@ -24,6 +24,8 @@ export interface RequestOptions {
   form?: Record<string, string>;
   /** A token other than the session's (the pending token of a second factor). */
   token?: string;
+  /** The call checks a password or code sent in its body: a 401 is about those, not the end of this login. */
+  checksPassword?: boolean;
 }
 
 type UnauthorizedListener = () => void;
@@ -51,7 +53,7 @@ export async function request<T>(method: string, path: string, options: RequestO
   const text = await response.text();
   const parsed: unknown = text ? safeJson(text) : undefined;
   if (!response.ok) {
-    if (response.status === 401 && !options.token && token) {
+    if (response.status === 401 && !options.token && !options.checksPassword && token) {
       forgetToken();
       onUnauthorized();
     }

@@ -3,7 +3,7 @@
 // live personal tokens, then `Connected apps` (connector and clipper grants), each with `Revoke`
 // (DELETE /api/auth/tokens/{id}). All from GET /api/auth/tokens, read each time the view opens.
 import { SCOPES, type Scope } from "../../../modules/tokens/scopes";
-import { del, get, post } from "../api";
+import { del, get, request } from "../api";
 import { button, byId, make } from "../dom";
 import { attempt, copyButton, field, input, messageLine, when } from "../forms";
 import { agentSetup, mcpUrl } from "./agent-setup";
@@ -116,12 +116,13 @@ export function accessTokensRegion(): Region {
       }
       const mine = generation;
       void attempt(submit, line, async () => {
-        const answer = await post<CreatedToken>("/api/auth/tokens", {
+        const json = {
           name: name.control.value.trim(),
           scopes: chosen,
           expires_in_days: lifetime.value === "" ? null : Number(lifetime.value),
           ...(code ? { code: code.control.value.trim() } : {}),
-        });
+        };
+        const answer = await request<CreatedToken>("POST", "/api/auth/tokens", { json, checksPassword: true });
         if (mine === generation) created(answer);
       });
     });

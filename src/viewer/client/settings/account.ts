@@ -1,7 +1,7 @@
 // `Account`: who is logged in and what the account has used (GET /api/auth/me), `Change password`
 // (POST /api/auth/password: the other login sessions end) and `Delete account` (POST
 // /api/auth/delete-account: everything goes, then the page is back at its login form).
-import { post } from "../api";
+import { request } from "../api";
 import { button, byId, make } from "../dom";
 import { attempt, field, input, messageLine, when } from "../forms";
 import { forgetToken } from "../session";
@@ -62,7 +62,8 @@ export function accountRegion(options: { deleted(): void }): Region {
       form.addEventListener("submit", (event) => {
         event.preventDefault();
         void attempt(save, line, async () => {
-          await post("/api/auth/password", { current_password: current.control.value, new_password: next.control.value, ...(code ? { code: code.control.value.trim() } : {}) });
+          const json = { current_password: current.control.value, new_password: next.control.value, ...(code ? { code: code.control.value.trim() } : {}) };
+          await request("POST", "/api/auth/password", { json, checksPassword: true });
           close();
           done.textContent = "Your password is changed. Your other login sessions have ended.";
         });
@@ -107,7 +108,8 @@ export function accountRegion(options: { deleted(): void }): Region {
       form.addEventListener("submit", (event) => {
         event.preventDefault();
         void attempt(confirmDelete, line, async () => {
-          await post("/api/auth/delete-account", { password: password.control.value, ...(code ? { code: code.control.value.trim() } : {}) });
+          const json = { password: password.control.value, ...(code ? { code: code.control.value.trim() } : {}) };
+          await request("POST", "/api/auth/delete-account", { json, checksPassword: true });
           forgetToken();
           options.deleted();
         });

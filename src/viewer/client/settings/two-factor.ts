@@ -3,7 +3,7 @@
 // secret as text, then `Code` and `Confirm` (POST /api/auth/totp/enable) show the ten recovery codes,
 // once. On: `Turn off two-factor` asks for `Password` and `Code` (POST /api/auth/totp/disable).
 // The forms are built when asked for and removed when done: each label names one thing on the page.
-import { post } from "../api";
+import { post, request } from "../api";
 import { button, byId, make } from "../dom";
 import { attempt, copyButton, field, input, messageLine } from "../forms";
 import type { User } from "../types";
@@ -132,7 +132,7 @@ export function twoFactorRegion(): Region {
         event.preventDefault();
         const mine = generation;
         void attempt(submit, line, async () => {
-          await post("/api/auth/totp/disable", { password: password.control.value, code: code.control.value.trim() });
+          await request("POST", "/api/auth/totp/disable", { json: { password: password.control.value, code: code.control.value.trim() }, checksPassword: true });
           if (mine === generation) draw(false);
         });
       });

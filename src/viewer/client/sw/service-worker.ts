@@ -16,7 +16,7 @@ declare const __APP_PATHS__: string[];
 
 interface ServiceWorkerScope {
   skipWaiting(): Promise<void>;
-  clients: { matchAll(options: { type: "window" }): Promise<{ postMessage(message: unknown): void }[]> };
+  clients: { matchAll(options: { type: "window" }): Promise<{ id: string; postMessage(message: unknown): void }[]> };
 }
 const scope = self as unknown as ServiceWorkerScope;
 
@@ -32,7 +32,7 @@ registerRoute(new NavigationRoute(createHandlerBoundToURL("/"), { allowlist: [ne
 
 registerRoute(
   ({ url }) => url.pathname === "/share",
-  async ({ request }) => {
+  async ({ request, event }) => {
     const form = await request.formData();
     const text = (name: string) => {
       const value = form.get(name);
@@ -46,7 +46,10 @@ registerRoute(
     };
     if (share.title || share.text || share.url || share.files.length > 0) {
       await addToOutbox({ kind: "share", createdAt: Date.now(), share });
-      for (const client of await scope.clients.matchAll({ type: "window" })) client.postMessage({ type: "outbox" });
+      // Other open windows of the app send it now; the page that shared is leaving, and the app
+      // this answer opens sends it as it starts (two senders at once could send it twice).
+      const sharer = (event as { clientId?: string }).clientId;
+      for (const client of await scope.clients.matchAll({ type: "window" })) if (client.id !== sharer) client.postMessage({ type: "outbox" });
     }
     return Response.redirect("/?shared=1", 303);
   },
