@@ -6,7 +6,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { zipSync } from "fflate";
-import { ICON_SIZES, iconPng } from "./extension-icons";
+import { drawIcon } from "../src/viewer/icons";
+
+/** The toolbar's and the extensions page's sizes; the same picture as the installed app's icon. */
+const ICON_SIZES = [16, 32, 48, 128] as const;
 
 export const EXTENSION_SOURCE = path.resolve(import.meta.dir, "../extension");
 export const DIST_DIR = path.resolve(import.meta.dir, "../dist");
@@ -53,7 +56,7 @@ export async function buildExtension(outDir = DIST_DIR): Promise<Record<TargetBr
 
   const shared = new Map<string, Uint8Array>(scripts);
   for (const file of ["options.html", "options.css"]) shared.set(file, fs.readFileSync(path.join(EXTENSION_SOURCE, file)));
-  for (const size of ICON_SIZES) shared.set(`icons/icon-${size}.png`, iconPng(size));
+  for (const size of ICON_SIZES) shared.set(`icons/icon-${size}.png`, drawIcon(size, false));
 
   const outputs = {} as Record<TargetBrowser, { dir: string; zip: string }>;
   fs.mkdirSync(outDir, { recursive: true });

@@ -3,7 +3,8 @@
 // each from a fresh browser context (so the layout is computed, not read from the cache). The notes
 // app (`/`), for an account of 10,000 notes: login → the first notes drawn in `Notes`, and a note
 // opened from the list → its text drawn. Each beside a baseline measured in the same run: fetching
-// the same JSON alone. Prints the page's bundle size.
+// the same JSON alone. The installed app offline: a reload's first paint and the kept notes drawn,
+// beside the same reload online. Prints the page's bundle size, with and without the service worker.
 import fs from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -17,8 +18,8 @@ import { registerAndLogin } from "./tasks-client";
 
 const NODES = 5000;
 const NOTES = 10_000;
-/** `BENCH_VIEWER=app` (or `graph`) runs one part only. */
-const PARTS = (process.env.BENCH_VIEWER ?? "graph,app").split(",");
+/** `BENCH_VIEWER=app` (or `graph`, or `offline`) runs one part only. */
+const PARTS = (process.env.BENCH_VIEWER ?? "graph,app,offline").split(",");
 const EDGES = 20_000;
 const RUNS = 5;
 const PASSWORD = "bench-password-123";
@@ -46,7 +47,12 @@ async function main() {
     gzip += asset.gzip.length;
     console.log(`  ${name.padEnd(18)} ${kb(asset.body.length)} raw  ${kb(asset.gzip.length)} gzip`);
   }
-  console.log(`  ${"total".padEnd(18)} ${kb(raw)} raw  ${kb(gzip)} gzip`);
+  console.log(`  ${"total".padEnd(18)} ${kb(raw)} raw  ${kb(gzip)} gzip  ${gzip <= 120 * 1024 ? "PASS" : "FAIL"} (target ≤ 120 KB gzip)`);
+  // Loaded after the page, by the browser, once: the installed app's worker and manifest, and its icons.
+  const extra: [string, { body: Uint8Array; gzip: Uint8Array }][] = [["sw.js", bundle.serviceWorker], ["manifest", bundle.manifest], ...[...bundle.icons].map(([name, icon]) => [name, icon] as [string, typeof icon])];
+  for (const [name, asset] of extra) console.log(`  ${name.padEnd(18)} ${kb(asset.body.length)} raw  ${kb(asset.gzip.length)} gzip`);
+  const withWorker = gzip + bundle.serviceWorker.gzip.length + bundle.manifest.gzip.length;
+  console.log(`  ${"with the worker".padEnd(18)} ${kb(withWorker)} gzip (page, scripts, styles, sw.js and manifest; icons are PNGs)`);
 
   const dataDir = path.join(workDir, "service");
   service = await startServerProcess("service", "service-server.ts", { ROLE: "all", DATA_DIR: dataDir, DATABASE_URL: "", LIBSQL_URL: "" });
@@ -87,6 +93,7 @@ async function main() {
   // The notes app: an account of its own with 10,000 notes (written straight into the database, as
   // the graph is: the API's own write path is measured by bench:api).
   if (PARTS.includes("app")) rows.push(...(await benchApp(service.url, dataDir)));
+  if (PARTS.includes("offline")) rows.push(...(await benchOffline(service.url)));
   for (const [name, values, target] of rows) {
     const verdict = target === undefined ? "" : `  ${median(values) <= target ? "PASS" : "FAIL"} (target ≤ ${ms(target)})`;
     console.log(`${name.padEnd(62)} ${summary(values)}${verdict}`);
@@ -231,6 +238,58 @@ async function openAppAndTime(browser: Browser, url: string): Promise<AppTimes> 
     more: marks["loaded:100"]! - marks.scrolled!,
     openedId,
   };
+}
+
+/**
+ * The installed app without a network: log in once (the worker installs and precaches the shell,
+ * the first notes are kept), then reload offline and time the first paint and the kept notes drawn;
+ * beside the same reload online.
+ */
+async function benchOffline(url: string): Promise<[string, number[], number?][]> {
+  const session = await registerAndLogin(url, "bench_offline");
+  for (let i = 0; i < 50; i++) await fetch(`${url}/api/notes`, { method: "POST", headers: { authorization: `Bearer ${session.token}`, "content-type": "application/json" }, body: JSON.stringify({ title: `Offline note ${i}`, content: `Kept for the train, ${i}.` }) });
+  const online: number[] = [];
+  const paint: number[] = [];
+  const listed: number[] = [];
+  for (let run = 0; run <= RUNS; run++) {
+    const context = await browser!.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${url}/`);
+    await page.getByLabel("Username").fill("bench_offline");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.locator('#notes[data-loaded="50"]').waitFor({ timeout: 60_000 });
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+      if (!navigator.serviceWorker.controller) await new Promise((resolve) => navigator.serviceWorker.addEventListener("controllerchange", resolve, { once: true }));
+    });
+    const firstPaint = () =>
+      page.evaluate(() => new Promise<number>((resolve) => {
+        const seen = performance.getEntriesByName("first-contentful-paint")[0];
+        if (seen) return resolve(seen.startTime);
+        new PerformanceObserver((entries) => resolve(entries.getEntries()[0]!.startTime)).observe({ type: "paint", buffered: true });
+      }));
+    await page.reload();
+    await page.locator('#notes[data-loaded="50"]').waitFor({ timeout: 60_000 });
+    const onlinePaint = await firstPaint();
+    await context.setOffline(true);
+    await page.reload();
+    const offlinePaint = await firstPaint();
+    await page.locator("#notes[data-loaded]").waitFor({ timeout: 60_000 });
+    const drawn = await page.evaluate(() => performance.now());
+    const count = await page.locator("#notes .note-item").count();
+    await context.close();
+    if (count < 50) throw new Error(`offline, the app listed ${count} notes, not the 50 kept`);
+    if (run === 0) continue;
+    online.push(onlinePaint);
+    paint.push(offlinePaint);
+    listed.push(drawn);
+  }
+  return [
+    ["baseline: reload online → first contentful paint", online],
+    ["offline: reload → first contentful paint (the shell from the worker)", paint, 1000],
+    ["offline: reload → the 50 kept notes drawn in Notes", listed],
+  ];
 }
 
 /** Notes straight into the table (its triggers keep the tag index and counts), newest last. */

@@ -42,7 +42,7 @@ export function drawIcons(): Icon[] {
 }
 
 /** An RGBA PNG of the icon; `maskable` fills the whole square (the platform cuts its own shape). */
-export function drawIcon(size: number, maskable: boolean): Uint8Array {
+export function drawIcon(size: number, maskable: boolean): Uint8Array<ArrayBuffer> {
   const pixels = new Uint8Array(size * size * 4);
   const corner = maskable ? 0 : 0.2;
   // Edges smoothed by signed distance: a pixel half inside a shape is half covered.
@@ -90,7 +90,7 @@ function distanceToSegment(px: number, py: number, ax: number, ay: number, bx: n
 }
 
 /** PNG (RFC 2083): 8-bit RGBA, no filtering, one zlib stream. */
-function encodePng(width: number, height: number, rgba: Uint8Array): Uint8Array {
+function encodePng(width: number, height: number, rgba: Uint8Array): Uint8Array<ArrayBuffer> {
   const rows = new Uint8Array(height * (width * 4 + 1));
   for (let y = 0; y < height; y++) rows.set(rgba.subarray(y * width * 4, (y + 1) * width * 4), y * (width * 4 + 1) + 1);
   const header = new Uint8Array(13);

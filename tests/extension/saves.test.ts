@@ -1,5 +1,5 @@
 import { beforeAll, afterAll, describe, expect, test } from "bun:test";
-import { iconPng } from "../../scripts/extension-icons";
+import { drawIcon } from "../../src/viewer/icons";
 import { createAccessToken } from "../support/access-tokens";
 import { extensionBrowserForThisFile } from "../support/extension-browser";
 import { readFixture } from "../support/platform-fixtures";
@@ -17,7 +17,7 @@ const browser = await extensionBrowserForThisFile();
 const { server, api } = await serverForThisFile({ IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
 const alice = await api.newUser("clipalice");
 const RENDERED = "This paragraph exists only after the page's script ran: the anchoring effect pulls estimates toward a first number.";
-const CHART = iconPng(64);
+const CHART = drawIcon(64, false);
 const imageRequests: { path: string; cookie: string | null }[] = [];
 let site: ReturnType<typeof Bun.serve>;
 
