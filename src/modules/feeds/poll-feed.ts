@@ -1,5 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
+import { batchStep, preparedPerDatabase, runBatch } from "../../db/prepared";
 import { feedItems, feeds } from "../../db/schema";
 import type { ChangePublisher } from "../events/change";
 import { ImportError } from "../imports/import-error";
@@ -28,6 +29,20 @@ export interface PollRun {
 /** A job queued a little early (a refresh, the sweep's tick) still runs. */
 const EARLY_MS = 5_000;
 
+// The path every poll takes (a 304 takes no other), on statements SQLite prepares once.
+const statements = preparedPerDatabase((db) => {
+  const mine = and(eq(feeds.id, sql.placeholder("id")), eq(feeds.userId, sql.placeholder("userId")));
+  return {
+    feed: db.select().from(feeds).where(mine).prepare(),
+    waiting: db.select({ id: feedItems.id }).from(feedItems).where(and(eq(feedItems.feedId, sql.placeholder("id")), eq(feedItems.state, "new"))).limit(1).prepare(),
+    answered: db
+      .update(feeds)
+      .set({ lastFetchedAt: sql`${sql.placeholder("now")}`, nextFetchAt: sql`${sql.placeholder("next")}`, lastError: null, failures: 0, failingSince: null, updatedAt: sql`${sql.placeholder("now")}` })
+      .where(mine)
+      .prepare(),
+  };
+});
+
 type Outcome =
   | { kind: "unchanged" }
   | { kind: "read"; parsed: ParsedFeed; url: string; etag: string | null; lastModified: string | null }
@@ -43,7 +58,9 @@ type Outcome =
 export async function pollFeed(run: PollRun, payload: { feedId: number; userId: number }): Promise<Outcome["kind"] | "skipped"> {
   const now = (run.now ?? Date.now)();
   const random = run.random ?? Math.random;
-  const [feed] = await run.db.select().from(feeds).where(and(eq(feeds.id, payload.feedId), eq(feeds.userId, payload.userId)));
+  const prepared = statements(run.db);
+  const keys = { id: payload.feedId, userId: payload.userId };
+  const [[feed], waiting] = await runBatch(run.db, "read", [batchStep(prepared.feed, keys), batchStep(prepared.waiting, keys)]);
   if (!feed || feed.paused || feed.nextFetchAt > now + EARLY_MS) return "skipped";
   const outcome = await readNow(run, feed, now);
   const mine = and(eq(feeds.id, feed.id), eq(feeds.userId, feed.userId));
@@ -69,31 +86,34 @@ export async function pollFeed(run: PollRun, payload: { feedId: number; userId: 
     await run.db.delete(feeds).where(and(mine, eq(feeds.backfilled, false)));
     return "skipped";
   }
-  const answered = { lastFetchedAt: now, nextFetchAt: nextAfterSuccess(now, feed.intervalMinutes, random), lastError: null, failures: 0, failingSince: null, updatedAt: now };
+  const next = nextAfterSuccess(now, feed.intervalMinutes, random);
   if (outcome.kind === "unchanged") {
-    await run.db.update(feeds).set(answered).where(mine);
-  } else {
-    const rows = await newItemRows(run.db, feed, outcome.parsed.entries, now);
-    const update = run.db
-      .update(feeds)
-      .set({
-        ...answered,
-        title: outcome.parsed.title ?? feed.title,
-        siteUrl: outcome.parsed.siteUrl ?? feed.siteUrl,
-        kind: outcome.parsed.kind,
-        etag: outcome.etag,
-        lastModified: outcome.lastModified,
-        backfilled: true,
-      })
-      .where(mine);
-    // Moved for good: the new address, unless the user follows it already (then the old one still leads there).
-    const move = run.db
-      .update(feeds)
-      .set({ url: outcome.url })
-      .where(and(mine, sql`not exists (select 1 from ${feeds} as other where other.user_id = ${feed.userId} and other.url = ${outcome.url})`));
-    const inserts = rows.length > 0 ? [run.db.insert(feedItems).values(rows).onConflictDoNothing()] : [];
-    await run.db.batch([update, ...(outcome.url !== feed.url ? [move] : []), ...inserts]);
+    await runBatch(run.db, "write", [batchStep(prepared.answered, { ...keys, now, next })]);
+    // Items a run that died left waiting get their tasks now; otherwise a 304 is done.
+    if (waiting.length > 0) await queueItemTasks(run, feed, now);
+    return outcome.kind;
   }
+  const answered = { lastFetchedAt: now, nextFetchAt: next, lastError: null, failures: 0, failingSince: null, updatedAt: now };
+  const rows = await newItemRows(run.db, feed, outcome.parsed.entries, now);
+  const update = run.db
+    .update(feeds)
+    .set({
+      ...answered,
+      title: outcome.parsed.title ?? feed.title,
+      siteUrl: outcome.parsed.siteUrl ?? feed.siteUrl,
+      kind: outcome.parsed.kind,
+      etag: outcome.etag,
+      lastModified: outcome.lastModified,
+      backfilled: true,
+    })
+    .where(mine);
+  // Moved for good: the new address, unless the user follows it already (then the old one still leads there).
+  const move = run.db
+    .update(feeds)
+    .set({ url: outcome.url })
+    .where(and(mine, sql`not exists (select 1 from ${feeds} as other where other.user_id = ${feed.userId} and other.url = ${outcome.url})`));
+  const inserts = rows.length > 0 ? [run.db.insert(feedItems).values(rows).onConflictDoNothing()] : [];
+  await run.db.batch([update, ...(outcome.url !== feed.url ? [move] : []), ...inserts]);
   await queueItemTasks(run, { ...feed, backfilled: true }, now);
   return outcome.kind;
 }
