@@ -40,7 +40,8 @@ export function parseFeedDocument(text: string, feedUrl: string): ParsedFeed {
 function readRss(feed: RssFeed.Feed<string>, feedUrl: string): ParsedFeed {
   const base = baseOf(feed.xml?.base, feedUrl);
   const entries = (feed.items ?? []).slice(0, MAX_ENTRIES).map((item) => {
-    const url = absolute(item.link, base) ?? (item.guid?.isPermaLink !== false ? absolute(item.guid?.value, base) : null);
+    // A permalink guid is a URL only when it is a whole one: `<guid>42</guid>` names no page.
+    const url = absolute(item.link, base) ?? (item.guid?.isPermaLink !== false ? absolute(item.guid?.value, "") : null);
     return entry({
       id: item.guid?.value,
       title: plain(item.title),

@@ -95,6 +95,13 @@ describe("parseFeedDocument", () => {
     expect(parseFeedDocument(xml, "https://x.example/rss").entries[0]!.id).toBe(first);
   });
 
+  test("a permalink guid is the item's page only when it is a whole URL", () => {
+    const xml = `<rss version="2.0"><channel><title>t</title><item><title>a</title><guid>42</guid></item><item><title>b</title><guid>https://x.example/b</guid></item></channel></rss>`;
+    const [first, second] = parseFeedDocument(xml, "https://x.example/rss").entries;
+    expect(first).toMatchObject({ id: "42", url: null });
+    expect(second).toMatchObject({ id: "https://x.example/b", url: "https://x.example/b" });
+  });
+
   test("malformed XML, HTML and JSON that is no feed are not feeds", () => {
     expect(() => parseFeedDocument(readFeedFixture("malformed.xml"), "https://x.example/rss")).toThrow(NotAFeedError);
     expect(() => parseFeedDocument(readFeedFixture("page-with-alternate.html"), "https://x.example/")).toThrow(NotAFeedError);
