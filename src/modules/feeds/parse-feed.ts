@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type AnyFeed, type AtomFeed, type JsonFeed, type RdfFeed, type RssFeed, parseFeed } from "feedsmith";
 import { decodeHtmlEntities } from "../../text/html-entities";
+import { importedTitle } from "../notes/note-text";
 import type { FeedEnclosure, FeedEntry, ParsedFeed } from "./feed-entry";
 
 /** Beyond this an id is stored as its hash: a guid is a key, not a document. */
@@ -177,7 +178,8 @@ function baseOf(declared: string | undefined, fallback: string): string {
 /** An absolute http(s) URL, resolved against `base`; null for anything else. */
 export function absolute(value: string | undefined | null, base: string): string | null {
   const trimmed = value?.trim();
-  if (!trimmed) return null;
+  // Longer is no address anyone links to (imports take 2048 characters).
+  if (!trimmed || trimmed.length > 2048) return null;
   const url = URL.parse(trimmed, URL.canParse(base) ? base : undefined);
   return url && (url.protocol === "http:" || url.protocol === "https:") ? url.href : null;
 }
@@ -188,11 +190,10 @@ function atomText(text: AtomFeed.Text | undefined): string | null {
   return text.type === "html" || text.type === "xhtml" ? plain(stripTags(text.value)) : plain(text.value);
 }
 
-/** A title as one line of text: entities the parser left (HTML ones) decoded, tags removed. */
+/** A title as one line of text: entities the parser left (HTML ones) decoded, tags removed, cut as imported titles are (500 units). */
 function plain(value: string | undefined): string | null {
   if (!value) return null;
-  const text = decodeHtmlEntities(stripTags(value)).replace(/\s+/g, " ").trim();
-  return text || null;
+  return importedTitle(decodeHtmlEntities(stripTags(value.slice(0, 64 * 1024)))) || null;
 }
 
 function stripTags(html: string): string {
