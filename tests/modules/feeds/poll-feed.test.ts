@@ -167,6 +167,24 @@ describe("polling a feed", () => {
     expect((await read(local.id)).lastError).toContain("imports only reach public addresses");
   });
 
+  test("a GBK feed (declared in its XML declaration, not its Content-Type) reads as Chinese", async () => {
+    const path = unique();
+    const ascii = (text: string) => [...Buffer.from(text, "latin1")];
+    const zhongwen = [0xd6, 0xd0, 0xce, 0xc4]; // 中文 in GBK
+    const body = new Uint8Array([
+      ...ascii('<?xml version="1.0" encoding="GBK"?><rss version="2.0"><channel><title>'),
+      ...zhongwen,
+      ...ascii(`</title><link>${host.origin}/</link><item><title>`),
+      ...zhongwen,
+      ...ascii(`</title><link>${host.origin}/zh/1</link><guid isPermaLink="false">zh-1</guid></item></channel></rss>`),
+    ]);
+    host.serve(path, { body, type: "application/xml" });
+    const feed = await feedAt(path);
+    expect(await poll(feed)).toBe("read");
+    expect((await read(feed.id)).title).toBe("中文");
+    expect((await itemsOf(feed.id))[0]!.title).toBe("中文");
+  });
+
   test("the jitter is ±10 % of the interval", async () => {
     const path = unique();
     host.serve(path, { body: rss(["g1"]), type: "application/rss+xml" });
