@@ -85,6 +85,7 @@ const environmentSchema = z.object({
     .max(1024 * 1024, "must be at most 1048576 (MB)")
     .default(UPLOADS_PENDING_DEFAULT_MB),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  FEEDS_CONCURRENCY: z.coerce.number({ error: "must be a whole number" }).int("must be a whole number").min(1, "must be at least 1").max(64, "must be at most 64").default(4),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   NOTE_VERSIONS_MAX: z.coerce.number().int().min(0, "must be 0 (no history) or more").max(100_000).default(200),
   TRASH_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
@@ -224,6 +225,8 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
       maxBytesPerUser: env.FILES_MAX_BYTES_PER_USER,
     },
     worker: { concurrency: env.WORKER_CONCURRENCY },
+    /** FEEDS_CONCURRENCY: feeds fetched at once, across every worker. */
+    feeds: { concurrency: env.FEEDS_CONCURRENCY },
     /** The waits before each retry of a failed webhook delivery (WEBHOOK_RETRY_DELAYS): one more attempt than delays. */
     webhooks: { retryDelaysMs: env.WEBHOOK_RETRY_DELAYS },
     ask: { maxInputTokens: env.ASK_MAX_INPUT_TOKENS },

@@ -5,7 +5,10 @@ import { setHistorySettings } from "./modules/history/settings";
 import { catchUpSearchIndex } from "./modules/search/index-notes";
 import { createHttpApp } from "./http/app";
 import { buildOpenApiDocument } from "./http/openapi-document";
-import { createJobCatalogue, graphQueueOn, importQueueOn, semanticQueueOn, webhookQueueOn, type JobCatalogue } from "./jobs/catalogue";
+import { createJobCatalogue, feedQueueOn, graphQueueOn, importQueueOn, semanticQueueOn, webhookQueueOn, type JobCatalogue } from "./jobs/catalogue";
+import { createFeedFetcher } from "./jobs/feed-tasks";
+import type { FeedQueue } from "./modules/feeds/feed-services";
+import type { ImportQueue } from "./modules/imports/import-queue";
 import { createEmbeddingsClient } from "./modules/llm/providers/openai-embeddings";
 import type { SemanticQueue } from "./modules/semantic/semantic-queue";
 import { createQueue, type JobWorker } from "./jobs/queue";
@@ -105,6 +108,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         backups: config.libsqlUrl.startsWith("file:") ? { ...config.backups, dbFile: localPath(config.libsqlUrl) } : undefined,
         embeddings: config.embeddings,
         semanticQueue: (): SemanticQueue => semanticQueueOn(queue),
+        feeds: { concurrency: config.feeds.concurrency, queue: (): FeedQueue => feedQueueOn(queue, config.feeds.concurrency), importQueue: (): ImportQueue => importQueueOn(queue) },
       }),
       log,
     });
@@ -154,6 +158,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
           semantic,
           registration: config.registration,
           uploadDirs: { archivesDir: config.imports.archivesDir, mediaDir: config.stt?.mediaDir },
+          feeds: { fetch: await createFeedFetcher(config.imports), queue: feedQueueOn(queue, config.feeds.concurrency), bilibili: { sessdata: config.imports.bilibiliSessdata } },
         },
         events: feed,
         archivesDir: config.imports.archivesDir,

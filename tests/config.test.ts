@@ -93,6 +93,9 @@ describe("configuration", () => {
     [{ UPLOADS_PENDING_MAX_MB: "0" }, "UPLOADS_PENDING_MAX_MB"],
     [{ UPLOADS_PENDING_MAX_MB: "1.5" }, "UPLOADS_PENDING_MAX_MB"],
     [{ UPLOADS_PENDING_MAX_MB: "a lot" }, "UPLOADS_PENDING_MAX_MB"],
+    [{ FEEDS_CONCURRENCY: "0" }, "FEEDS_CONCURRENCY"],
+    [{ FEEDS_CONCURRENCY: "2.5" }, "FEEDS_CONCURRENCY"],
+    [{ FEEDS_CONCURRENCY: "many" }, "FEEDS_CONCURRENCY"],
   ])("%j stops start-up with one line naming the variable", (environment, variable) => {
     expect(() => loadConfig(environment)).toThrow(ConfigError);
     try {
@@ -101,6 +104,11 @@ describe("configuration", () => {
       expect((error as Error).message).toContain(variable);
       expect((error as Error).message).not.toContain("\n");
     }
+  });
+
+  test("FEEDS_CONCURRENCY: 4 feeds fetched at once, unless set", () => {
+    expect(loadConfig({}).feeds.concurrency).toBe(4);
+    expect(loadConfig({ FEEDS_CONCURRENCY: "12" }).feeds.concurrency).toBe(12);
   });
 
   test("UPLOADS_PENDING_MAX_MB: 1 GiB of uploads waiting for their tasks a user, unless set", () => {

@@ -73,7 +73,7 @@ export function buildOpenApiDocument(router: AnyRouter): OpenAPIObject {
       operation.responses[status] = {
         description: `The download (${meta.download})`,
         content: { [meta.download]: { schema: { type: "string", format: "binary" } } },
-        headers: { "Content-Disposition": { schema: { type: "string" }, description: 'attachment; filename="notes-YYYYMMDD.zip"' } },
+        headers: { "Content-Disposition": { schema: { type: "string" }, description: `attachment; filename="${meta.downloadFilename ?? "notes-YYYYMMDD.zip"}"` } },
       };
     } else if (status === "204") {
       operation.responses[status] = { description: "No content" };
@@ -86,6 +86,10 @@ export function buildOpenApiDocument(router: AnyRouter): OpenAPIObject {
     operation.security = openapi.protect === false ? [] : securityFor(meta.access ?? "session");
     for (const code of errorStatusesFor(openapi.method, operation.security.length > 0, openapi.path)) {
       operation.responses[String(code)] = { $ref: `#/components/responses/Error${code}` };
+    }
+    const requestBody = operation.requestBody as { content?: Record<string, unknown> } | undefined;
+    if (meta.rawBody && requestBody?.content) {
+      for (const type of meta.rawBody.contentTypes) requestBody.content[type] = { schema: { type: "string", description: `The document itself (the \`${meta.rawBody.field}\` field of the JSON form)` } };
     }
     const bodyLimit = bodyLimitOf(meta);
     if (operation.responses["413"] && bodyLimit !== DEFAULT_BODY_LIMIT) {
@@ -392,8 +396,9 @@ function removeUnusedComponents(document: OpenAPIObject): void {
 // Operations whose success depends on current state, and so can answer 409.
 const CONFLICT_PATHS = new Set(["/auth/register", "/auth/totp/setup", "/auth/totp/enable", "/auth/totp/disable", "/knowledge-graph/build"]);
 // A save with `expected_updated_at` that finds the note changed since (the page's lost-update guard);
-// a 21st webhook; a 101st live share link of a note; a test event for a webhook turned off.
-const CONFLICT_OPERATIONS = new Set(["PUT /notes/{id}", "POST /webhooks", "POST /notes/{id}/shares", "POST /webhooks/{id}/test"]);
+// a 21st webhook; a 101st live share link of a note; a test event for a webhook turned off; a feed
+// followed twice or a 501st; a refresh of a paused feed.
+const CONFLICT_OPERATIONS = new Set(["PUT /notes/{id}", "POST /webhooks", "POST /notes/{id}/shares", "POST /webhooks/{id}/test", "POST /feeds", "POST /feeds/{id}/refresh"]);
 
 // Operations that check a password or code under a failure throttle, and so can answer 429.
 const THROTTLED_PATHS = new Set(["/auth/login", "/auth/password", "/auth/delete-account"]);

@@ -126,7 +126,9 @@ async function readInput(request: Request, route: Route): Promise<unknown> {
   if (type === FORM && route.meta.openapi.contentTypes?.includes(FORM)) {
     return Object.fromEntries(new URLSearchParams(text));
   }
-  const accepted = route.meta.openapi.contentTypes?.includes(FORM) ? `${FORM} or ${JSON_TYPE}` : JSON_TYPE;
+  const raw = route.meta.rawBody;
+  if (raw?.contentTypes.includes(type)) return { [raw.field]: text };
+  const accepted = raw ? `${raw.contentTypes.join(", ")} or ${JSON_TYPE}` : route.meta.openapi.contentTypes?.includes(FORM) ? `${FORM} or ${JSON_TYPE}` : JSON_TYPE;
   throw new TRPCError({
     code: "UNSUPPORTED_MEDIA_TYPE",
     message: type ? `Unsupported content type ${type}; send ${accepted}` : `Missing Content-Type; send ${accepted}`,

@@ -26,6 +26,8 @@ import { deliveryGroupPayload, deliveryJobKey, deliveryPayload, type WebhookQueu
 import type { EmbeddingsSettings } from "../modules/llm/providers/openai-embeddings";
 import { semanticJobKey, type SemanticQueue } from "../modules/semantic/semantic-queue";
 import { accountGone } from "../modules/accounts/account-gone";
+import { type FeedJobDependencies, feedQueueWith, feedTasks } from "./feed-tasks";
+import type { FeedQueue } from "../modules/feeds/feed-services";
 
 /** Fetch retries back off 2.7 s, 7.4 s, 20 s: enough for a blip, short enough to report failure soon. */
 const IMPORT_MAX_ATTEMPTS = 4;
@@ -63,6 +65,8 @@ export interface JobDependencies {
   embeddings?: EmbeddingsSettings;
   /** How the sweep queues each user's embedding job (set once the queue exists). */
   semanticQueue?: () => SemanticQueue;
+  /** Following feeds (FEEDS_CONCURRENCY and the queue); without it, feed jobs refuse to run. */
+  feeds?: FeedJobDependencies["feeds"];
 }
 
 /** Every background task of the service, with its payload schema. */
@@ -132,6 +136,7 @@ export function createJobCatalogue(deps: JobDependencies) {
     }
   };
   return [
+    ...feedTasks({ db: deps.db, changes: deps.changes, imports: deps.imports, feeds: deps.feeds }),
     defineTask({
       name: "import",
       payload: z.object({ taskId: z.number().int().positive(), userId: z.number().int().positive() }),
@@ -372,6 +377,11 @@ export function semanticQueueOn(queue: Queue<JobCatalogue>): SemanticQueue {
 
 // Autosaves come a few a second: a run at most this long after a write, "within seconds".
 const EMBED_DELAY_MS = 500;
+
+/** The feeds' view of the queue (see feedQueueWith). */
+export function feedQueueOn(queue: Queue<JobCatalogue>, concurrency: number): FeedQueue {
+  return feedQueueWith((jobs) => queue.enqueueMany("feed-fetch", jobs), concurrency);
+}
 
 /** The graph service's view of the queue. */
 export function graphQueueOn(queue: Queue<JobCatalogue>): GraphQueue {

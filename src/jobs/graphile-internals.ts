@@ -34,15 +34,27 @@ export async function queueSchemaExists(db: Queryable): Promise<boolean> {
   return rows[0]?.migrations !== null;
 }
 
+/** One job as `add_job` takes it; `queueName` runs the jobs of one queue one at a time, `priority` lower first (default 0). */
+export interface JobSpec {
+  task: string;
+  json: string;
+  runAt: Date | null;
+  maxAttempts: number;
+  jobKey: string | null;
+  jobKeyMode: string | null;
+  queueName?: string | null;
+  priority?: number | null;
+}
+
 /** graphile-worker's `add_job`; null when it added nothing (a worker had locked the keyed job at that instant). */
 export async function addJob(
   db: Queryable,
-  job: { task: string; json: string; runAt: Date | null; maxAttempts: number; jobKey: string | null; jobKeyMode: string | null },
+  job: JobSpec,
 ): Promise<string | null> {
   const { rows } = await db.query<{ id: string | null }>(
     `select id from ${SCHEMA}.add_job(identifier => $1::text, payload => $2::json, run_at => $3::timestamptz,
-       max_attempts => $4::int, job_key => $5::text, job_key_mode => $6::text)`,
-    [job.task, job.json, job.runAt?.toISOString() ?? null, job.maxAttempts, job.jobKey, job.jobKeyMode],
+       max_attempts => $4::int, job_key => $5::text, job_key_mode => $6::text, queue_name => $7::text, priority => coalesce($8::int, 0))`,
+    [job.task, job.json, job.runAt?.toISOString() ?? null, job.maxAttempts, job.jobKey, job.jobKeyMode, job.queueName ?? null, job.priority ?? null],
   );
   const id = rows[0]?.id;
   return id == null ? null : String(id);
@@ -55,13 +67,14 @@ export async function addJob(
  */
 export async function addJobs(
   db: Queryable,
-  jobs: { task: string; json: string; runAt: Date | null; maxAttempts: number; jobKey: string | null; jobKeyMode: string | null }[],
+  jobs: JobSpec[],
 ): Promise<number> {
   const { rows } = await db.query<{ id: string | null }>(
-    `select added.id from unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[], $6::text[]) with ordinality
-       as job(task, payload, run_at, max_attempts, job_key, job_key_mode, n)
+    `select added.id from unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[], $6::text[], $7::text[], $8::int[]) with ordinality
+       as job(task, payload, run_at, max_attempts, job_key, job_key_mode, queue_name, priority, n)
      cross join lateral ${SCHEMA}.add_job(identifier => job.task, payload => job.payload::json, run_at => job.run_at,
-       max_attempts => job.max_attempts, job_key => job.job_key, job_key_mode => job.job_key_mode) as added
+       max_attempts => job.max_attempts, job_key => job.job_key, job_key_mode => job.job_key_mode,
+       queue_name => job.queue_name, priority => coalesce(job.priority, 0)) as added
      order by job.n`,
     [
       jobs.map((job) => job.task),
@@ -70,6 +83,8 @@ export async function addJobs(
       jobs.map((job) => job.maxAttempts),
       jobs.map((job) => job.jobKey),
       jobs.map((job) => job.jobKeyMode),
+      jobs.map((job) => job.queueName ?? null),
+      jobs.map((job) => job.priority ?? null),
     ],
   );
   return rows.filter((row) => row.id != null).length;

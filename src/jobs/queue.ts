@@ -46,6 +46,10 @@ export interface EnqueueOptions {
   runAt?: Date;
   /** Overrides the task's maxAttempts for this job. */
   maxAttempts?: number;
+  /** Jobs of one named queue run one at a time, across every worker (how a task caps its concurrency). */
+  queueName?: string;
+  /** Lower runs first when several are ready (default 0): background polling yields to what people wait for. */
+  priority?: number;
 }
 
 export interface JobState {
@@ -216,6 +220,8 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
       maxAttempts,
       jobKey: options.jobKey ?? null,
       jobKeyMode: options.jobKey ? mode : null,
+      queueName: options.queueName ?? null,
+      priority: options.priority ?? null,
     };
   }
 

@@ -10,6 +10,7 @@ import type { ImportQueue } from "./imports/import-queue";
 import type { Credential } from "./tokens/credential";
 import type { WebhookQueue } from "./webhooks/webhook-queue";
 import type { SemanticSettings } from "./semantic/semantic-search";
+import type { FeedServices } from "./feeds/feed-services";
 
 /** What business functions need from the outside world; no HTTP or tRPC objects. */
 export interface ServiceContext {
@@ -33,6 +34,8 @@ export interface ServiceContext {
   semantic?: SemanticSettings;
   /** REGISTRATION: `closed` refuses new accounts once one exists; open when absent. */
   registration?: "open" | "closed";
+  /** Following feeds: the guarded fetcher and the queue; without it, feed operations answer 503. */
+  feeds?: FeedServices;
   /** Where uploads wait for their tasks (archives; recordings when STT is set up): a deleted account's go with it. */
   uploadDirs?: { archivesDir?: string; mediaDir?: string };
 }

@@ -14,8 +14,12 @@ export interface Meta extends OpenApiMeta {
   alsoOk?: string;
   /** Answered by the REST edge as a binary download (documented with this media type). */
   download?: string;
+  /** The download's file name as its Content-Disposition gives it (for the document). */
+  downloadFilename?: string;
   /** The request body limit, on /api and /trpc alike; 2 MiB when unset. */
   maxBodyBytes?: number;
+  /** On /api, a body of one of these types (not JSON) is the input's `field` as text (an OPML document); JSON is taken too. */
+  rawBody?: { field: string; contentTypes: readonly string[] };
 }
 
 export interface ErrorIssue {

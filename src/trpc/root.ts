@@ -11,6 +11,7 @@ import { tagsRouter } from "../modules/tags/router";
 import { sharesRouter } from "../modules/shares/router";
 import { webhooksRouter } from "../modules/webhooks/router";
 import { semanticRouter } from "../modules/semantic/router";
+import { feedsRouter } from "../modules/feeds/router";
 import { router } from "./procedures";
 
 export const appRouter = router({
@@ -27,6 +28,7 @@ export const appRouter = router({
   shares: sharesRouter,
   webhooks: webhooksRouter,
   search: semanticRouter,
+  feeds: feedsRouter,
 });
 
 /** Imported by typed clients: `createTRPCClient<AppRouter>(...)`. */

@@ -24,7 +24,7 @@ export interface ViewerBundle {
 }
 
 /** The app's own paths: each serves the page, opened on one of its views (client/app/views.ts). */
-export const APP_PATHS = ["/", "/graph", "/trash", "/settings", "/save"];
+export const APP_PATHS = ["/", "/graph", "/feeds", "/trash", "/settings", "/save"];
 
 const here = import.meta.dir;
 /** Browser entry points: the page's script and the layout worker it starts. */

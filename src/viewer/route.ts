@@ -28,7 +28,7 @@ const HEADERS = {
 };
 
 /**
- * GET / (the notes app), GET /graph, /trash and /settings (the same page, opened on that view), and
+ * GET / (the notes app), GET /graph, /feeds, /trash and /settings (the same page, opened on that view), and
  * GET /graph/assets/<file> (its script, layout worker and styles), bundled on the first request and
  * kept in memory. No auth: the page logs in, and its data calls carry the token.
  */
@@ -44,6 +44,7 @@ export function viewerRoutes() {
   return new Elysia({ name: "viewer" })
     .get("/", async ({ request }) => respond((await load()).page, request))
     .get("/graph", async ({ request }) => respond((await load()).page, request))
+    .get("/feeds", async ({ request }) => respond((await load()).page, request))
     .get("/trash", async ({ request }) => respond((await load()).page, request))
     .get("/settings", async ({ request }) => respond((await load()).page, request))
     .get("/save", async ({ request }) => respond((await load()).page, request))
@@ -92,6 +93,15 @@ export const viewerOpenApiPaths = {
       summary: "The knowledge-graph viewer page (the app, opened on its graph view)",
       description:
         "An HTML page, served without auth, where a user logs in and explores their own graph. Its script and styles come from /graph/assets/ on this server; it calls only this API and keeps the token in sessionStorage.",
+      tags: ["viewer"],
+      security: [],
+      responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } } },
+    },
+  },
+  "/feeds": {
+    get: {
+      operationId: "feeds-page",
+      summary: "The app, opened on its Feeds view (Feed address and Subscribe, the followed feeds with Refresh and Unsubscribe, Import OPML, Export OPML)",
       tags: ["viewer"],
       security: [],
       responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } } },

@@ -1,5 +1,5 @@
 // POST /api/auth/delete-account: an account with something in every corner (notes, versions, the
-// trash, files, a graph, tasks, tokens, a share link, a webhook and its deliveries, vectors of search
+// trash, files, a graph, tasks, tokens, a share link, a webhook and its deliveries, a feed and its items, vectors of search
 // by meaning, a login ticket, usage, transcripts, throttles) is deleted whole, while another
 // account's rows are left exactly as they were. The tables are read from the schema, not listed here.
 import { afterAll, expect, test } from "bun:test";
@@ -21,12 +21,16 @@ import { sha256Hex } from "../support/sha256";
 import { awayFromStepBoundary } from "../support/totp-steps";
 import { until } from "../support/until";
 import { startWebhookReceiver } from "../support/webhook-receiver";
+import { startFeedServer } from "../support/feed-server";
 
 const embeddings = startFakeEmbeddings({ dimensions: 32, apiKey: "sk-test" });
 const receiver = startWebhookReceiver();
+const feedHost = startFeedServer();
+feedHost.serve("/feed.xml", { body: feedHost.fixture("wordpress.rss", { "https://blog.example.org": "ORIGIN/blog" }), type: "application/rss+xml", etag: '"1"' });
 afterAll(() => {
   embeddings.stop();
   receiver.stop();
+  feedHost.stop();
 });
 const { server, api, db } = await serverForThisFile(
   { EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: "fake-embed", EMBEDDINGS_API_KEY: "sk-test", GRAPH_EXTRACTOR: "local", IMPORT_ALLOW_PRIVATE_NETWORKS: "true" },
@@ -86,6 +90,9 @@ async function furnishedAccount(prefix: string, seed: number): Promise<Account> 
   expect(hook.status).toBe(201);
   expect((await user.api.post(`/api/webhooks/${hook.body.id}/test`)).status).toBe(202);
   await until(async () => (await user.api.get(`/api/webhooks/${hook.body.id}/deliveries`)).body.items.length > 0, { what: "a delivery", timeoutMs: 15_000 });
+  const feed = await user.api.post("/api/feeds", { url: feedHost.url("/feed.xml"), backfill: 1 });
+  expect(feed.status).toBe(201);
+  await until(async () => (await user.api.get(`/api/feeds/${feed.body.id}/items`)).body.items.some((item: { status: string }) => item.status === "imported"), { what: "a feed item imported", timeoutMs: 30_000 });
   await awaitEmbedded(user.api);
   // The build's concepts are embedded by a job of their own: every job of the account's has ended.
   await until(async () => (await queuedJobs(user.id)).count === 0, { what: `${prefix}'s jobs to end`, timeoutMs: 30_000 });
@@ -168,7 +175,7 @@ const recoveryCodes: string[] = enabled.body.recovery_codes;
 test("every corner of both accounts holds rows before the deletion", async () => {
   for (const account of [alice, bob]) {
     const rows = await accountRows(account.id, account.username);
-    for (const table of ["notes", "note_versions", "trashed_notes", "files", "graph_nodes", "graph_edges", "graph_builds", "import_tasks", "access_tokens", "share_links", "webhooks", "sessions", "event_tickets", "semantic_users", "ask_usage", "note_tags", "search_texts.note_id", "notes_fts", "graph_mentions.note_id", "webhook_deliveries.webhook_id", "transcripts:pasted", "transcripts:audio", "throttles"]) {
+    for (const table of ["notes", "note_versions", "trashed_notes", "files", "graph_nodes", "graph_edges", "graph_builds", "import_tasks", "access_tokens", "share_links", "webhooks", "sessions", "event_tickets", "semantic_users", "ask_usage", "note_tags", "search_texts.note_id", "notes_fts", "graph_mentions.note_id", "webhook_deliveries.webhook_id", "feeds", "feed_items", "transcripts:pasted", "transcripts:audio", "throttles"]) {
       expect({ table, present: (rows[table] ?? 0) > 0 }).toEqual({ table, present: true });
     }
     expect(Object.keys(rows).some((table) => table.startsWith("semantic_vectors_") && rows[table]! > 0)).toBe(true);
@@ -231,7 +238,7 @@ test("the account goes whole, files on disk included; the other account keeps ev
   // The picture both stored stays for the one who still has it.
   expect(fs.existsSync(blobPath(filesDir, sha256Hex(sharedImage)))).toBe(true);
   expect(await accountRows(bob.id, bob.username)).toEqual(bobBefore);
-  expect((await bob.api.get("/api/notes")).body.total).toBe(3);
+  expect((await bob.api.get("/api/notes")).body.total).toBe(4); // three written or imported by hand, one from the feed
 
   expectUnauthorized(await alice.api.get("/api/auth/me"));
   expect((await fetch(alice.shareUrl)).status).toBe(404);

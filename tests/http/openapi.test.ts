@@ -38,7 +38,7 @@ describe("the OpenAPI document", () => {
     const document = buildOpenApiDocument(appRouter) as any;
     expect(document.servers).toEqual([{ url: "/" }]);
     expect(Object.keys(document.paths)).toContain("/api/notes");
-    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/$|^\/api\/|^\/healthz$|^\/mcp$|^\/graph(\/|$)|^\/oauth\/|^\/\.well-known\/oauth-|^\/s\/\{token\}|^\/(trash|settings|save|share|sw\.js|manifest\.webmanifest)$|^\/icons\/\{file\}$|^\/extension\/rhizome-extension-(chromium|firefox)\.zip$/);
+    for (const route of Object.keys(document.paths)) expect(route).toMatch(/^\/$|^\/api\/|^\/healthz$|^\/mcp$|^\/graph(\/|$)|^\/oauth\/|^\/\.well-known\/oauth-|^\/s\/\{token\}|^\/(feeds|trash|settings|save|share|sw\.js|manifest\.webmanifest)$|^\/icons\/\{file\}$|^\/extension\/rhizome-extension-(chromium|firefox)\.zip$/);
   });
 
   test("says which operations need a token: `security: []` on the public ones, the bearer scheme on the rest", () => {
@@ -59,6 +59,7 @@ describe("the OpenAPI document", () => {
     expect(publicOperations.sort()).toEqual(
       [
         "GET /",
+        "GET /feeds",
         "GET /graph",
         "GET /graph/assets/{file}",
         "GET /healthz",

@@ -73,6 +73,15 @@ const CONTRACT_ACCESS: Record<string, string> = {
   "webhooks.delete": "webhooks",
   "webhooks.test": "webhooks",
   "webhooks.deliveries": "webhooks",
+  "feeds.create": "imports",
+  "feeds.list": "imports",
+  "feeds.get": "imports",
+  "feeds.update": "imports",
+  "feeds.delete": "imports",
+  "feeds.refresh": "imports",
+  "feeds.items": "imports",
+  "feeds.importOpml": "imports",
+  "feeds.exportOpml": "imports",
 };
 
 const procedures = (appRouter as AnyRouter)._def.procedures as Record<string, AnyProcedure>;

@@ -98,7 +98,7 @@ describe("initialize and tools/list", () => {
     const { tools } = await client.listTools();
     await client.close();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ["ask", "build_graph", "create_note", "delete_note", "fetch", "get_concept", "get_note", "get_task", "import", "list_notes", "list_tags", "list_versions", "related_notes", "restore_version", "search", "search_concepts", "search_notes", "update_note", "whoami"].sort(),
+      ["ask", "build_graph", "create_note", "delete_note", "fetch", "get_concept", "get_note", "get_task", "import", "list_feeds", "list_notes", "list_tags", "list_versions", "related_notes", "restore_version", "search", "search_concepts", "search_notes", "subscribe_feed", "update_note", "whoami"].sort(),
     );
     for (const tool of tools) {
       expect(tool.title?.length).toBeGreaterThan(0);
@@ -110,12 +110,13 @@ describe("initialize and tools/list", () => {
       expect(() => ajv.compile(tool.outputSchema!)).not.toThrow();
       expect(() => ajv.compile(tool.inputSchema)).not.toThrow();
       expect(typeof tool.annotations?.readOnlyHint).toBe("boolean");
-      expect(tool.annotations?.openWorldHint).toBe(tool.name === "import" || tool.name === "ask");
+      // subscribe_feed fetches the address it is given, as import does.
+      expect(tool.annotations?.openWorldHint).toBe(tool.name === "import" || tool.name === "ask" || tool.name === "subscribe_feed");
     }
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     for (const name of ["delete_note", "update_note", "restore_version"]) expect(byName.get(name)!.annotations?.destructiveHint).toBe(true);
-    for (const name of ["create_note", "import", "build_graph"]) expect(byName.get(name)!.annotations?.destructiveHint).toBe(false);
-    for (const name of ["search_notes", "list_notes", "list_tags", "get_note", "search_concepts", "get_concept", "get_task", "whoami", "search", "fetch", "list_versions"]) {
+    for (const name of ["create_note", "import", "build_graph", "subscribe_feed"]) expect(byName.get(name)!.annotations?.destructiveHint).toBe(false);
+    for (const name of ["search_notes", "list_notes", "list_tags", "get_note", "search_concepts", "get_concept", "get_task", "whoami", "search", "fetch", "list_versions", "list_feeds"]) {
       expect(byName.get(name)!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
     }
     expect(byName.get("search_notes")!.inputSchema.required).toEqual(["q"]);
@@ -202,6 +203,15 @@ describe("every tool, with good input and bad", () => {
     expect(concept).toEqual((await alice.get(`/api/knowledge-graph/nodes/${concepts.nodes[0].id}`)).body);
   });
 
+  test("list_feeds and subscribe_feed: the feeds operations, their answers and refusals", async () => {
+    const empty = await ok("list_feeds");
+    expect(empty).toEqual({ items: [], total: 0, page: 1, size: 20, pages: 0 });
+    // The import address rules hold for an agent too: a loopback address is refused, in words.
+    const refused = errorText(await call(client, "subscribe_feed", { url: `${server.url}/feed.xml` }));
+    expect(refused).toContain("imports only reach public addresses");
+    expect(errorText(await call(client, "subscribe_feed", { url: "https://example.com/feed", interval_minutes: 5 }))).toContain("interval_minutes:");
+  });
+
   test("ChatGPT's search and fetch: string ids, the note's Markdown as text, a link into the page", async () => {
     const found = await ok("search", { query: "anchoring" });
     // The two written here (and the page imported above, once its task has run).
@@ -238,6 +248,8 @@ describe("every tool, with good input and bad", () => {
       ["fetch", { id: "not-a-number" }, "id"],
       ["list_versions", { id: "x" }, "id"],
       ["restore_version", { id: 1 }, "version"],
+      ["subscribe_feed", { url: "ftp://example.com/feed" }, "url"],
+      ["list_feeds", { size: 0 }, "size"],
     ];
     for (const [name, args, field] of bad) {
       const text = errorText(await call(client, name, args));

@@ -42,6 +42,15 @@ export const importTasks = sqliteTable(
     sttRequests: integer("stt_requests").notNull().default(0),
     /** The size of the upload (a recording, an archive) waiting for this task: counted against UPLOADS_PENDING_MAX_MB until the task ends. */
     uploadBytes: integer("upload_bytes"),
+    /**
+     * The feed whose item this task imports; null for every other task (and once that feed is
+     * deleted: no foreign key, as SQLite cannot add one to an existing table with its action).
+     */
+    feedId: integer("feed_id"),
+    /** JSON of a document read already (a feed item's full text, a podcast episode): saved as the note, no page fetched. */
+    document: text("document"),
+    /** JSON array of tags the note gets besides its platform's and its page's own (a feed's tags and `feed`). */
+    tags: text("tags"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     startedAt: integer("started_at"),
@@ -50,6 +59,7 @@ export const importTasks = sqliteTable(
   (table) => [
     index("import_tasks_user_created_idx").on(table.userId, sql`${table.createdAt} desc`, sql`${table.id} desc`),
     index("import_tasks_status_idx").on(table.status, table.updatedAt),
+    index("import_tasks_feed_idx").on(table.feedId),
   ],
 );
 

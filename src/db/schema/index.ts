@@ -1,5 +1,6 @@
 export * from "./auth";
 export * from "./notes";
+export * from "./feeds";
 export * from "./imports";
 export * from "./graph";
 export * from "./events";

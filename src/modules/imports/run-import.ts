@@ -71,12 +71,15 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     status: "running",
     startedAt: task.startedAt ?? Date.now(),
     progress: 10,
-    message: task.url && task.content === null ? `Fetching ${new URL(task.url).host}` : "Reading the pasted content",
+    message: task.document !== null ? "Reading the feed item" : task.url && task.content === null ? `Fetching ${new URL(task.url).host}` : "Reading the pasted content",
   });
 
   try {
     let document: ImportedDocument;
-    if (task.content !== null) {
+    if (task.document !== null) {
+      // Read already (a feed item's full text, a podcast episode): no page is fetched.
+      document = JSON.parse(task.document) as ImportedDocument;
+    } else if (task.content !== null) {
       document = ownMedia(importer.parsePasted(task.content, task.url ?? undefined), task.userId);
     } else {
       let fetches = 0;
@@ -173,6 +176,7 @@ export async function markTaskFailed(db: Database, taskId: number, error: string
       finishedAt: now,
       updatedAt: now,
       content: null,
+      document: null,
       archiveFile: null,
       transcription: null,
     })
@@ -221,7 +225,7 @@ export async function saveNote(
   }
   // The notes' own rules, so the imported note can be sent back with PUT unchanged.
   const title = importedTitle(document.title, untitled(sourceUrl));
-  const tags = importedTags([task.platform, ...document.tags]);
+  const tags = importedTags([task.platform, ...(task.tags ? (JSON.parse(task.tags) as string[]) : []), ...document.tags]);
   const source: NoteSource = {
     platform: task.platform,
     url: sourceUrl ?? null,
@@ -251,6 +255,7 @@ export async function saveNote(
       message: plan.outcome === "created" ? "Imported" : plan.outcome === "updated" ? "Imported again: the note was updated" : plan.outcome === "unchanged" ? "Already imported: nothing changed" : "Not imported again: the note was edited here",
       error: null,
       content: null,
+      document: null,
       counts: JSON.stringify(counts),
       failures: JSON.stringify([...(extra.failures ?? []), ...(plan.reason ? [{ name: sourceUrl ?? "content", error: plan.reason }] : []), ...(images?.failures ?? [])].slice(0, 100)),
       transcription: null,

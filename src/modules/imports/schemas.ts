@@ -65,6 +65,7 @@ export const taskSchema = z
     updated_at: z.iso.datetime(),
     started_at: z.iso.datetime().nullable(),
     finished_at: z.iso.datetime().nullable(),
+    feed_id: z.number().int().positive().nullable().describe("The feed whose item this task imports (GET /api/feeds/{id}); null for every other task"),
   })
   .meta({ id: "ImportTask" });
 

@@ -19,5 +19,6 @@ export function toTaskRecord(row: typeof importTasks.$inferSelect): TaskRecord {
     updated_at: iso(row.updatedAt)!,
     started_at: iso(row.startedAt),
     finished_at: iso(row.finishedAt),
+    feed_id: row.feedId,
   };
 }

@@ -22,6 +22,8 @@ export interface InputIssue {
 export interface RequestOptions {
   json?: unknown;
   form?: Record<string, string>;
+  /** A document sent as it is (an OPML file), with its type. */
+  text?: { body: string; type: string };
   /** A token other than the session's (the pending token of a second factor). */
   token?: string;
   /** The call checks a password or code sent in its body: a 401 is about those, not the end of this login. */
@@ -48,6 +50,9 @@ export async function request<T>(method: string, path: string, options: RequestO
   } else if (options.form) {
     headers["content-type"] = "application/x-www-form-urlencoded";
     body = new URLSearchParams(options.form).toString();
+  } else if (options.text) {
+    headers["content-type"] = options.text.type;
+    body = options.text.body;
   }
   const response = await fetch(path, { method, headers, body, credentials: "omit", cache: "no-store" });
   const text = await response.text();

@@ -24,6 +24,7 @@ import { setUpSettings } from "./settings/settings-view";
 import { webhooksRegion } from "./settings/webhooks";
 import { twoFactorRegion } from "./settings/two-factor";
 import { setUpTrash } from "./trash/trash-view";
+import { setUpFeeds } from "./feeds/feeds-view";
 import { keepUpToDate } from "./offline/app-updates";
 import { setOfflineAccount, unreachable } from "./offline/account";
 import { setUpOutbox } from "./offline/outbox";
@@ -36,6 +37,7 @@ const loginView = byId("login-view");
 const graphView = byId("graph-view");
 const notesView = byId("notes-view");
 const trashView = byId("trash-view");
+const feedsView = byId("feeds-view");
 const settingsView = byId("settings-view");
 const saveView = byId("save-view");
 const nav = byId("views");
@@ -50,7 +52,7 @@ const legend = byId<HTMLUListElement>("legend");
 const details = byId("details");
 const buildButton = byId<HTMLButtonElement>("build");
 const count = new Intl.NumberFormat("en");
-const TITLES: Record<ViewName, string> = { notes: "Notes", graph: "Knowledge graph", trash: "Trash", settings: "Settings", save: "Save" };
+const TITLES: Record<ViewName, string> = { notes: "Notes", graph: "Knowledge graph", feeds: "Feeds", trash: "Trash", settings: "Settings", save: "Save" };
 
 let user: User | null = null;
 let currentView: ViewName = viewOfPath(location.pathname);
@@ -83,6 +85,7 @@ const asking = setUpAsk({
   },
 });
 const trash = setUpTrash({ restored: () => app.refresh() });
+const following = setUpFeeds();
 const saving = setUpSaveView();
 const outbox = setUpOutbox({
   noteSaved: () => app.refresh(),
@@ -150,6 +153,7 @@ function show(next: ViewName) {
   notesView.hidden = next !== "notes";
   graphView.hidden = next !== "graph";
   trashView.hidden = next !== "trash";
+  feedsView.hidden = next !== "feeds";
   settingsView.hidden = next !== "settings";
   saveView.hidden = next !== "save";
   if (next === "graph") {
@@ -160,6 +164,7 @@ function show(next: ViewName) {
     if (app.editing()) notes.close();
     app.start();
   } else if (next === "trash") trash.show();
+  else if (next === "feeds") following.show();
   else if (next === "save") saving.show();
   else settings.show(user);
   if (next === "notes" || next === "graph") noteSearch.again();
@@ -275,6 +280,7 @@ function leave(message: string) {
   asking.reset();
   app.reset();
   trash.reset();
+  following.reset();
   settings.reset();
   saving.reset();
   outbox.stop();
@@ -288,6 +294,7 @@ function leave(message: string) {
   graphView.hidden = true;
   notesView.hidden = true;
   trashView.hidden = true;
+  feedsView.hidden = true;
   settingsView.hidden = true;
   saveView.hidden = true;
   account.hidden = true;

@@ -10,31 +10,36 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // Credentials a caller meant for one site must not follow a redirect to another.
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 
-/** Sends to `startUrl` and follows its redirects, each hop checked before it is sent; the final answer's body is not read. */
+/**
+ * Sends to `startUrl` and follows its redirects, each hop checked before it is sent; the final
+ * answer's body is not read. `redirects` lists each redirect's status and target, in order.
+ */
 export async function followRedirects(
   settings: Settings,
   startUrl: string,
   startHeaders: Record<string, string>,
   signal: AbortSignal,
-): Promise<{ hop: Hop; response: IncomingMessage }> {
+): Promise<{ hop: Hop; response: IncomingMessage; redirects: { status: number; to: URL }[] }> {
   const start = parseUrl(startUrl);
   let hop: Hop = { url: start, label: displayUrl(start) };
   let headers = startHeaders;
   checkTarget(settings, hop);
-  for (let redirects = 0; ; redirects++) {
+  const redirects: { status: number; to: URL }[] = [];
+  for (;;) {
     const response = await send(settings, hop, headers, signal);
     const location = response.headers.location;
     if (!REDIRECT_STATUSES.has(response.statusCode ?? 0) || !location) {
-      return { hop, response };
+      return { hop, response, redirects };
     }
     response.destroy();
-    if (redirects >= settings.maxRedirects) {
+    if (redirects.length >= settings.maxRedirects) {
       throw new ImportError(
         `Could not fetch ${displayUrl(start)}: too many redirects (more than ${settings.maxRedirects})`,
         { permanent: true },
       );
     }
     const next = resolveLocation(location, hop);
+    redirects.push({ status: response.statusCode ?? 0, to: next });
     hop = { url: next, label: `${displayUrl(next)} (redirected from ${displayUrl(start)})` };
     checkTarget(settings, hop);
     if (next.origin !== start.origin) headers = withoutCredentials(headers);

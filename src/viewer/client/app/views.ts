@@ -1,13 +1,13 @@
-// The page's views on one bundle: the notes app at `/`, the graph at `/graph`, the trash at `/trash`,
+// The page's views on one bundle: the notes app at `/`, the graph at `/graph`, the feeds at `/feeds`, the trash at `/trash`,
 // the settings at `/settings` and the bookmarklet's `/save`. The parts the notes and graph views both show (the ask and
 // `Search notes` tools, a note's view) exist once and move into the view on show, so every label
 // names exactly one thing on the page.
 import { byId } from "../dom";
 
-export const VIEWS = ["notes", "graph", "trash", "settings", "save"] as const;
+export const VIEWS = ["notes", "graph", "feeds", "trash", "settings", "save"] as const;
 export type ViewName = (typeof VIEWS)[number];
 
-const PATHS: Record<ViewName, string> = { notes: "/", graph: "/graph", trash: "/trash", settings: "/settings", save: "/save" };
+const PATHS: Record<ViewName, string> = { notes: "/", graph: "/graph", feeds: "/feeds", trash: "/trash", settings: "/settings", save: "/save" };
 
 export function viewOfPath(pathname: string): ViewName {
   const trimmed = pathname.length > 1 ? pathname.replace(/\/$/, "") : pathname;

@@ -25,8 +25,8 @@ export interface BilibiliFetchOptions {
   apiBase?: string;
 }
 
-const DEFAULT_API_BASE = "https://api.bilibili.com";
-const BROWSER_HEADERS = {
+export const DEFAULT_API_BASE = "https://api.bilibili.com";
+export const BROWSER_HEADERS = {
   "User-Agent":
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36",
   "Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8",
@@ -35,7 +35,7 @@ const BROWSER_HEADERS = {
 const COOKIE_HOSTS = ["bilibili.com", "hdslb.com"];
 const PREFERRED_LANGUAGES = ["zh-Hans", "zh-CN", "ai-zh"];
 
-interface Session {
+export interface Session {
   fetcher: Fetcher;
   apiBase: string;
   cookie?: string;
@@ -225,7 +225,7 @@ export async function locateBilibiliAudio(
 }
 
 /** The WBI keys, from the file names of `nav`'s `wbi_img` (answered with code -101 when logged out, data and all). */
-async function wbiKeys(session: Session): Promise<string> {
+export async function wbiKeys(session: Session): Promise<string> {
   const headers: Record<string, string> = { ...BROWSER_HEADERS, Accept: "application/json", Referer: "https://www.bilibili.com/" };
   if (session.cookie) headers.Cookie = session.cookie;
   const page = await session.fetcher(`${session.apiBase}/x/web-interface/nav`, { headers, signal: session.signal });
@@ -264,7 +264,7 @@ async function optional<T>(session: Session, request: () => Promise<T>): Promise
   }
 }
 
-function sessdataCookie(sessdata: string | undefined): string | undefined {
+export function sessdataCookie(sessdata: string | undefined): string | undefined {
   const value = sessdata?.trim().replace(/^SESSDATA=/, "");
   return value ? `SESSDATA=${value}` : undefined;
 }
