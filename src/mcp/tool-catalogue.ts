@@ -99,7 +99,7 @@ export function toolCatalogue(noteUrl: NoteUrl): ToolSpec[] {
     { name: "build_graph", procedure: "graph.build", title: "Build the knowledge graph", annotations: CREATE },
     { name: "list_feeds", procedure: "feeds.list", title: "List followed feeds", annotations: READ },
     // It fetches the address it is given, as `import` does: the open world.
-    { name: "subscribe_feed", procedure: "feeds.create", title: "Follow a feed, a page that names one, or a Bilibili space", annotations: { ...CREATE, openWorldHint: true } },
+    { name: "subscribe_feed", procedure: "feeds.create", title: "Follow a feed, a page that names one, or a Bilibili space", annotations: CREATE },
     { name: "whoami", procedure: "auth.me", title: "Who am I", annotations: READ },
     // The pair ChatGPT's connectors and deep research call: ids are strings, the text is the note's Markdown.
     {

