@@ -93,6 +93,11 @@ describe("configuration", () => {
     [{ UPLOADS_PENDING_MAX_MB: "0" }, "UPLOADS_PENDING_MAX_MB"],
     [{ UPLOADS_PENDING_MAX_MB: "1.5" }, "UPLOADS_PENDING_MAX_MB"],
     [{ UPLOADS_PENDING_MAX_MB: "a lot" }, "UPLOADS_PENDING_MAX_MB"],
+    [{ OCR: "tesseract" }, "OCR"],
+    [{ OCR: "on" }, "OCR"],
+    [{ OCR_MAX_PICTURES: "0" }, "OCR_MAX_PICTURES"],
+    [{ OCR_MAX_PICTURES: "2.5" }, "OCR_MAX_PICTURES"],
+    [{ OCR_MAX_PICTURES: "many" }, "OCR_MAX_PICTURES"],
   ])("%j stops start-up with one line naming the variable", (environment, variable) => {
     expect(() => loadConfig(environment)).toThrow(ConfigError);
     try {
@@ -101,6 +106,12 @@ describe("configuration", () => {
       expect((error as Error).message).toContain(variable);
       expect((error as Error).message).not.toContain("\n");
     }
+  });
+
+  test("OCR: local by default, at most 30 pictures a note unless OCR_MAX_PICTURES says otherwise; off turns it off", () => {
+    expect(loadConfig({}).ocr).toEqual({ maxPictures: 30 });
+    expect(loadConfig({ OCR: "local", OCR_MAX_PICTURES: "5" }).ocr).toEqual({ maxPictures: 5 });
+    expect(loadConfig({ OCR: "off" }).ocr).toBeUndefined();
   });
 
   test("UPLOADS_PENDING_MAX_MB: 1 GiB of uploads waiting for their tasks a user, unless set", () => {

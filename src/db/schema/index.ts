@@ -12,3 +12,4 @@ export * from "./transcripts";
 export * from "./shares";
 export * from "./webhooks";
 export * from "./semantic";
+export * from "./ocr";
