@@ -49,7 +49,7 @@ export function assertChineseFont(): void {
 }
 
 /** The lines drawn left-aligned in a page of the given size, as a screenshot. */
-export async function drawTextPicture(browser: Browser, spec: PictureSpec): Promise<Uint8Array> {
+export async function drawTextPicture(browser: Browser, spec: PictureSpec): Promise<Uint8Array<ArrayBuffer>> {
   const page = await browser.newPage({ viewport: { width: spec.width, height: spec.height } });
   try {
     const { background, text } = spec.colours ?? { background: "#ffffff", text: "#111111" };
@@ -72,7 +72,7 @@ export async function drawTextPicture(browser: Browser, spec: PictureSpec): Prom
 }
 
 /** A PNG re-encoded by Chromium's canvas (WebP, for the decoder tests). */
-async function reencode(browser: Browser, png: Uint8Array, mime: string): Promise<Uint8Array> {
+async function reencode(browser: Browser, png: Uint8Array, mime: string): Promise<Uint8Array<ArrayBuffer>> {
   const page = await browser.newPage();
   try {
     const base64 = await page.evaluate(
