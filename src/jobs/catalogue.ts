@@ -26,8 +26,8 @@ import { deliveryGroupPayload, deliveryJobKey, deliveryPayload, type WebhookQueu
 import type { EmbeddingsSettings } from "../modules/llm/providers/openai-embeddings";
 import { semanticJobKey, type SemanticQueue } from "../modules/semantic/semantic-queue";
 import { accountGone } from "../modules/accounts/account-gone";
-import type { OcrProcess } from "../modules/ocr/ocr-process";
 import { ocrJobKey, type OcrQueue } from "../modules/ocr/ocr-queue";
+import { ocrTasks, type OcrJobSettings } from "./ocr-tasks";
 
 /** Fetch retries back off 2.7 s, 7.4 s, 20 s: enough for a blip, short enough to report failure soon. */
 const IMPORT_MAX_ATTEMPTS = 4;
@@ -44,8 +44,6 @@ const WEBHOOK_DELIVERY_MAX_ATTEMPTS = 5;
 const SWEEP_MAX_ATTEMPTS = 1;
 /** A server that keeps failing is tried again by the next sweep (each minute) anyway. */
 const EMBED_MAX_ATTEMPTS = 4;
-/** The OCR process is replaced when it fails; a few attempts cover its restarts and a busy note. */
-const OCR_MAX_ATTEMPTS = 5;
 
 export interface JobDependencies {
   db: Database;
@@ -68,7 +66,7 @@ export interface JobDependencies {
   /** How the sweep queues each user's embedding job (set once the queue exists). */
   semanticQueue?: () => SemanticQueue;
   /** Text in pictures (OCR=local): the OCR process, and how a job queues itself again; without it, nothing is read. */
-  ocr?: { maxPictures: number; quietMs: number; process: Pick<OcrProcess, "read">; queue: () => OcrQueue };
+  ocr?: OcrJobSettings;
 }
 
 /** Every background task of the service, with its payload schema. */
@@ -281,32 +279,7 @@ export function createJobCatalogue(deps: JobDependencies) {
         for (const userId of await (await loadEmbedder(deps.embeddings)).sweep()) await queue.enqueueEmbedding(userId);
       },
     }),
-    defineTask({
-      name: "ocr-note",
-      payload: z.object({ userId: z.number().int().positive(), noteId: z.number().int().positive() }),
-      maxAttempts: OCR_MAX_ATTEMPTS,
-      handler: async (payload) => {
-        const ocr = deps.ocr;
-        // OCR was turned off since the job was queued, or this worker keeps no files: nothing to read.
-        if (!ocr || !deps.files) return;
-        const filesDir = deps.files.dir;
-        const { readNotePictures } = await import("../modules/ocr/read-note-pictures");
-        await forAccount(payload.userId, async () => {
-          await readNotePictures(
-            {
-              db: deps.db,
-              filesDir,
-              read: (file) => ocr.process.read(file),
-              maxPictures: ocr.maxPictures,
-              changes: deps.changes,
-              quietMs: ocr.quietMs,
-              later: (runAt) => ocr.queue().enqueueNote(payload.userId, payload.noteId, runAt),
-            },
-            payload,
-          );
-        });
-      },
-    }),
+    ...ocrTasks(deps, forAccount),
     defineTask({
       name: "auth-sweep",
       payload: z.object({}),
@@ -411,6 +384,9 @@ export function ocrQueueOn(queue: Queue<JobCatalogue>): OcrQueue {
     async enqueueNote(userId, noteId, runAt) {
       const options = runAt ? { jobKey: ocrJobKey(noteId), runAt } : { jobKey: ocrJobKey(noteId), jobKeyMode: "preserve_run_at" as const, runAt: new Date(Date.now() + OCR_DELAY_MS) };
       await queue.enqueue("ocr-note", { userId, noteId }, options);
+    },
+    async enqueueArchive(userId, taskId) {
+      await queue.enqueue("ocr-archive", { userId, taskId }, { jobKey: `ocr-archive:${taskId}` });
     },
   };
 }

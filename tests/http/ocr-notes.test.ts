@@ -1,12 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createOcrProcess } from "../../src/modules/ocr/ocr-process";
 import { Api } from "../support/api";
+import { importArchive } from "../support/archive-import";
 import { chromiumForThisFile } from "../support/browser";
 import { imageBytes } from "../support/images";
 import { assertChineseFont, characterErrorRate, CHINESE, drawTextPicture, ENGLISH } from "../support/ocr-pictures";
 import { serverForThisFile, startTestServer } from "../support/server";
 import { settleTask } from "../support/settle-task";
 import { until } from "../support/until";
+import { buildZip } from "../support/zip-builder";
 
 assertChineseFont();
 const browser = await chromiumForThisFile();
@@ -24,6 +26,7 @@ const pictures = {
   later: await picture([ENGLISH[7]!]),
   afterKill: await picture([CHINESE[5]!]),
   afterGarbage: await picture([ENGLISH[4]!]),
+  archived: await picture([CHINESE[2]!, ENGLISH[2]!]),
 };
 
 const site = Bun.serve({
@@ -114,6 +117,20 @@ describe("text in pictures", () => {
     const paragraphs = paragraphsOf(content);
     expect(characterErrorRate(CHINESE[4]!, paragraphs.get(1)!.text)).toBeLessThanOrEqual(0.03);
     expect(characterErrorRate(ENGLISH[6]! + CHINESE[6]!, paragraphs.get(2)!.text)).toBeLessThanOrEqual(0.03);
+  });
+
+  test("an archive's notes, which send no note events, are looked through when the import ends", async () => {
+    const { api: alice } = await api.newUser("ocr");
+    const zip = buildZip([
+      { name: "Trips/poster.md", data: "# Poster\n\n![poster](../attachments/poster.png)\n" },
+      { name: "Trips/plain.md", data: "# Plain\n\nNo pictures here.\n" },
+      { name: "attachments/poster.png", data: pictures.archived },
+    ]);
+    const task = await importArchive(alice, zip);
+    expect(task.status).toBe("completed");
+    const found = await until(async () => (await alice.get("/api/notes?q=Poster")).body.items[0]?.id as number | undefined, { what: "the archived note" });
+    const content = await noteWhen(alice, found, (text) => text.includes("## Text in pictures"), "the archived picture's text");
+    expect(characterErrorRate(CHINESE[2]! + ENGLISH[2]!, paragraphsOf(content).get(1)!.text)).toBeLessThanOrEqual(0.03);
   });
 
   test("a PDF page without text ([p. N], then its picture) gets its text right after the picture, not in the section", async () => {

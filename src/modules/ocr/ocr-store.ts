@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { files, notes, ocrNotes, ocrTexts } from "../../db/schema";
+import { files, importTasks, notes, ocrNotes, ocrTexts } from "../../db/schema";
 
 export interface KeptText {
   lines: string[];
@@ -61,4 +61,22 @@ export async function recordGiven(db: Database, noteId: number, fileIds: Iterabl
   await db.run(sql`insert into ${ocrNotes} (note_id, file_ids, updated_at)
     select ${noteId}, ${ids}, ${Date.now()} where exists (select 1 from ${notes} where id = ${noteId})
     on conflict (note_id) do update set file_ids = excluded.file_ids, updated_at = excluded.updated_at`);
+}
+
+/** When the user's archive import task was created; null for another kind of task (or none). */
+export async function archiveTaskCreatedAt(db: Database, userId: number, taskId: number): Promise<number | null> {
+  const [row] = await db
+    .select({ createdAt: importTasks.createdAt })
+    .from(importTasks)
+    .where(and(eq(importTasks.id, taskId), eq(importTasks.userId, userId), eq(importTasks.platform, "archive")));
+  return row?.createdAt ?? null;
+}
+
+/** The user's notes written since `since` that refer to a stored file. */
+export async function notesWithFilesSince(db: Database, userId: number, since: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: notes.id })
+    .from(notes)
+    .where(and(eq(notes.userId, userId), sql`${notes.updatedAt} >= ${since}`, sql`instr(${notes.content}, '/api/files/') > 0`));
+  return rows.map((row) => row.id);
 }
