@@ -1,4 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import encodeAvif, { init as initAvifEncoder } from "@jsquash/avif/encode.js";
 import { decode as decodePng, encode as encodePng } from "fast-png";
 import { GifWriter } from "omggif";
 import { decodePicture, PictureError } from "../../../src/modules/ocr/decode-picture";
@@ -30,7 +33,7 @@ describe("the OCR engine", () => {
     expect(characterErrorRate(drawn, found)).toBeLessThanOrEqual(0.03);
   });
 
-  test("reads WebP, GIF and a transparent PNG as it reads a screenshot", async () => {
+  test("reads WebP, GIF, AVIF and a transparent PNG as it reads a screenshot", async () => {
     const lines = [CHINESE[2]!, ENGLISH[0]!];
     const spec = { lines, width: 540, height: 360, fontSize: 24 };
     expect(characterErrorRate(lines.join(""), await read(await drawTextPicture(browser, { ...spec, type: "webp" })))).toBeLessThanOrEqual(0.03);
@@ -50,6 +53,17 @@ describe("the OCR engine", () => {
     for (let p = 0; p < png.width * png.height; p++) rgba[p * 4 + 3] = 255 - png.data[p * channels]!;
     const transparent = encodePng({ width: png.width, height: png.height, data: rgba, channels: 4 });
     expect(characterErrorRate(lines.join(""), await read(transparent))).toBeLessThanOrEqual(0.03);
+
+    // AVIF, encoded by the same package's encoder (WebAssembly compiled from its own file).
+    const encoderWasm = createRequire(import.meta.url).resolve("@jsquash/avif/codec/enc/avif_enc.wasm");
+    await (initAvifEncoder as unknown as (module: WebAssembly.Module) => Promise<void>)(await WebAssembly.compile(fs.readFileSync(encoderWasm)));
+    const opaque = new Uint8ClampedArray(png.width * png.height * 4);
+    for (let p = 0; p < png.width * png.height; p++) {
+      for (let k = 0; k < 3; k++) opaque[p * 4 + k] = png.data[p * channels + k]!;
+      opaque[p * 4 + 3] = 255;
+    }
+    const avif = await encodeAvif({ data: opaque, width: png.width, height: png.height, colorSpace: "srgb" } as ImageData, { quality: 70, speed: 10 });
+    expect(characterErrorRate(lines.join(""), await read(new Uint8Array(avif)))).toBeLessThanOrEqual(0.03);
   });
 
   test("a long screenshot is read in overlapping parts, each line once", async () => {
