@@ -60,5 +60,16 @@ export function ocrTasks(deps: { db: Database; files?: FileStorage; changes: Cha
         });
       },
     }),
+    defineTask({
+      name: "ocr-sweep",
+      payload: z.object({}),
+      maxAttempts: 1,
+      schedule: "47 4 * * *", // daily, after the files sweep: what was read in pictures no one keeps goes too
+      handler: async (_payload, helpers) => {
+        const { forgetUnstoredTexts } = await import("../modules/ocr/ocr-store");
+        const forgotten = await forgetUnstoredTexts(deps.db);
+        if (forgotten) helpers.log.info(`forgot the text of ${forgotten} picture(s) no one stores any more`);
+      },
+    }),
   ] as const;
 }

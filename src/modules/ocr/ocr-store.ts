@@ -80,3 +80,9 @@ export async function notesWithFilesSince(db: Database, userId: number, since: n
     .where(and(eq(notes.userId, userId), sql`${notes.updatedAt} >= ${since}`, sql`instr(${notes.content}, '/api/files/') > 0`));
   return rows.map((row) => row.id);
 }
+
+/** Forgets the text of pictures no user stores any more (a deleted account's, a purged note's). */
+export async function forgetUnstoredTexts(db: Database): Promise<number> {
+  const result = await db.run(sql`delete from ${ocrTexts} where sha256 not in (select sha256 from ${files})`);
+  return result.rowsAffected;
+}

@@ -2,11 +2,12 @@ import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
-import { files, notes, users } from "../../../src/db/schema";
+import { files, notes, ocrTexts, users } from "../../../src/db/schema";
 import { blobPath } from "../../../src/modules/files/blob-store";
 import { createNote } from "../../../src/modules/notes/create-note";
 import { updateNote } from "../../../src/modules/notes/update-note";
 import { hasPicturesToRead } from "../../../src/modules/ocr/ocr-queue";
+import { forgetUnstoredTexts, keptTexts } from "../../../src/modules/ocr/ocr-store";
 import { readNotePictures, type OcrRun } from "../../../src/modules/ocr/read-note-pictures";
 import { notesDatabaseForThisFile } from "../../support/notes-database";
 
@@ -107,5 +108,18 @@ describe("the OCR job of a note", () => {
     expect(await hasPicturesToRead(db, userId, note.id, 30)).toBe(false);
     expect(await readNotePictures(runWith().run, { userId, noteId: note.id })).toBe("unchanged");
     expect(await readNotePictures(runWith().run, { userId, noteId: 999_999 })).toBe("gone");
+  });
+
+  test("the daily sweep forgets what was read in pictures no one stores any more", async () => {
+    const picture = await storedPicture("Soon forgotten");
+    const note = await createNote({ ctx: { db, userId }, input: { title: "t", content: `![](/api/files/${picture})`, tags: [] } });
+    await readNotePictures(runWith().run, { userId, noteId: note.id });
+    const [file] = await db.select().from(files).where(eq(files.id, picture));
+    expect((await keptTexts(db, [file!.sha256])).size).toBe(1);
+    const before = (await db.select().from(ocrTexts)).length;
+    await db.delete(files).where(eq(files.id, picture));
+    expect(await forgetUnstoredTexts(db)).toBe(1);
+    expect((await keptTexts(db, [file!.sha256])).size).toBe(0);
+    expect((await db.select().from(ocrTexts)).length).toBe(before - 1);
   });
 });
