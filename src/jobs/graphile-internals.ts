@@ -37,12 +37,12 @@ export async function queueSchemaExists(db: Queryable): Promise<boolean> {
 /** graphile-worker's `add_job`; null when it added nothing (a worker had locked the keyed job at that instant). */
 export async function addJob(
   db: Queryable,
-  job: { task: string; json: string; runAt: Date | null; maxAttempts: number; jobKey: string | null; jobKeyMode: string | null },
+  job: { task: string; json: string; runAt: Date | null; maxAttempts: number; jobKey: string | null; jobKeyMode: string | null; queueName?: string | null },
 ): Promise<string | null> {
   const { rows } = await db.query<{ id: string | null }>(
     `select id from ${SCHEMA}.add_job(identifier => $1::text, payload => $2::json, run_at => $3::timestamptz,
-       max_attempts => $4::int, job_key => $5::text, job_key_mode => $6::text)`,
-    [job.task, job.json, job.runAt?.toISOString() ?? null, job.maxAttempts, job.jobKey, job.jobKeyMode],
+       max_attempts => $4::int, job_key => $5::text, job_key_mode => $6::text, queue_name => $7::text)`,
+    [job.task, job.json, job.runAt?.toISOString() ?? null, job.maxAttempts, job.jobKey, job.jobKeyMode, job.queueName ?? null],
   );
   const id = rows[0]?.id;
   return id == null ? null : String(id);
@@ -55,13 +55,13 @@ export async function addJob(
  */
 export async function addJobs(
   db: Queryable,
-  jobs: { task: string; json: string; runAt: Date | null; maxAttempts: number; jobKey: string | null; jobKeyMode: string | null }[],
+  jobs: { task: string; json: string; runAt: Date | null; maxAttempts: number; jobKey: string | null; jobKeyMode: string | null; queueName?: string | null }[],
 ): Promise<number> {
   const { rows } = await db.query<{ id: string | null }>(
-    `select added.id from unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[], $6::text[]) with ordinality
-       as job(task, payload, run_at, max_attempts, job_key, job_key_mode, n)
+    `select added.id from unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[], $6::text[], $7::text[]) with ordinality
+       as job(task, payload, run_at, max_attempts, job_key, job_key_mode, queue_name, n)
      cross join lateral ${SCHEMA}.add_job(identifier => job.task, payload => job.payload::json, run_at => job.run_at,
-       max_attempts => job.max_attempts, job_key => job.job_key, job_key_mode => job.job_key_mode) as added
+       max_attempts => job.max_attempts, job_key => job.job_key, job_key_mode => job.job_key_mode, queue_name => job.queue_name) as added
      order by job.n`,
     [
       jobs.map((job) => job.task),
@@ -70,6 +70,7 @@ export async function addJobs(
       jobs.map((job) => job.maxAttempts),
       jobs.map((job) => job.jobKey),
       jobs.map((job) => job.jobKeyMode),
+      jobs.map((job) => job.queueName ?? null),
     ],
   );
   return rows.filter((row) => row.id != null).length;

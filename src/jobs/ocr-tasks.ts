@@ -25,6 +25,8 @@ export function ocrTasks(deps: { db: Database; files?: FileStorage; changes: Cha
       name: "ocr-note",
       payload: z.object({ userId: z.number().int().positive(), noteId: z.number().int().positive() }),
       maxAttempts: OCR_MAX_ATTEMPTS,
+      // One picture at a time goes to the one OCR process: one note at a time leaves the other slots to other work.
+      serialQueue: "ocr",
       handler: async (payload) => {
         const ocr = deps.ocr;
         // OCR was turned off since the job was queued, or this worker keeps no files: nothing to read.

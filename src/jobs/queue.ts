@@ -216,6 +216,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
       maxAttempts,
       jobKey: options.jobKey ?? null,
       jobKeyMode: options.jobKey ? mode : null,
+      queueName: task.serialQueue ?? null,
     };
   }
 
