@@ -109,7 +109,7 @@ export class OcrEngine {
 /** The picture shrunk to at most `pixels`, its shape kept (unchanged when it already fits). */
 export function fitWithin(picture: Pixels, pixels: number): Pixels {
   const scale = Math.sqrt(pixels / (picture.width * picture.height));
-  return scale >= 1 ? picture : resizePixels(picture, picture.width * scale, picture.height * scale);
+  return scale >= 1 ? picture : resizePixels(picture, Math.floor(picture.width * scale), Math.floor(picture.height * scale));
 }
 
 /**
