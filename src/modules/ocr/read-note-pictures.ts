@@ -5,7 +5,8 @@ import type { ChangePublisher } from "../events/change";
 import { ConflictError, NotFoundError } from "../errors";
 import { blobPath } from "../files/blob-store";
 import { storedWriter, type Writer } from "../history/writer";
-import { MAX_CONTENT_BYTES } from "../notes/schemas";
+import { noteEventData } from "../notes/note-record";
+import { MAX_CONTENT_BYTES, type NoteRecord } from "../notes/schemas";
 import { updateNote } from "../notes/update-note";
 import type { PictureReading } from "./ocr-process";
 import { currentNote, givenPictures, keepText, keptTexts, ownPictures, recordGiven, type KeptText } from "./ocr-store";
@@ -67,9 +68,11 @@ export async function readNotePictures(run: OcrRun, job: { userId: number; noteI
       await recordGiven(run.db, job.noteId, done);
       return "unchanged";
     }
+    let record: NoteRecord;
     try {
-      await updateNote({
-        ctx: { db: run.db, userId: job.userId, changes: run.changes },
+      // Its event is published below, once the pictures are recorded as given (else it would queue this job again).
+      record = await updateNote({
+        ctx: { db: run.db, userId: job.userId },
         input: { id: job.noteId, content, expected_updated_at: new Date(note.updatedAt).toISOString() },
         writer: OCR_WRITER,
       });
@@ -79,6 +82,7 @@ export async function readNotePictures(run: OcrRun, job: { userId: number; noteI
       throw error;
     }
     await recordGiven(run.db, job.noteId, done);
+    await run.changes?.publish({ userId: job.userId, kind: "note", id: job.noteId, event: { type: "note.updated", data: noteEventData(record) } });
     return "written";
   }
   throw new Error(`note ${job.noteId} kept changing while its pictures' text was being written; trying again later`);
