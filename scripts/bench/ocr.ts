@@ -56,39 +56,37 @@ async function main() {
   await browser.close();
   const load = os.loadavg()[0]!;
 
-  progress("baseline: the engine in this process");
-  const engine = await OcrEngine.load(Math.min(4, os.availableParallelism()));
-  const baseline: number[] = [];
-  const baselineCpu: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const picture of drawn.filter((entry) => entry.large)) {
-      const cpu = process.cpuUsage();
-      const started = performance.now();
-      await engine.read(await decodePicture(picture.bytes));
-      baseline.push(performance.now() - started);
-      const used = process.cpuUsage(cpu);
-      baselineCpu.push((used.user + used.system) / 1000);
-    }
-  }
-  await engine.close();
-
-  progress("the service's OCR process");
+  progress("the service's OCR process, and the engine in this process as the baseline, in turns");
   const loadStarted = performance.now();
   const first = await ocr.read(drawn[0]!.file);
   const firstMs = performance.now() - loadStarted;
   if (!("lines" in first)) throw new Error(`the OCR process could not read the first picture: ${first.unreadable}`);
   const pid = ocr.pid!;
+  const engine = await OcrEngine.load(Math.min(4, os.availableParallelism()));
+  await engine.read(await decodePicture(drawn[0]!.bytes));
+  const baseline: number[] = [];
+  const baselineCpu: number[] = [];
   const times: number[] = [];
   const cpu: number[] = [];
+  // Alternating the two, each round, keeps a busy machine's load from favouring either.
   for (let round = 0; round < ROUNDS; round++) {
     for (const picture of drawn.filter((entry) => entry.large)) {
       const cpuBefore = cpuSeconds(pid);
-      const started = performance.now();
+      let started = performance.now();
       await ocr.read(picture.file);
       times.push(performance.now() - started);
       cpu.push((cpuSeconds(pid) - cpuBefore) * 1000);
+
+      const ownCpu = process.cpuUsage();
+      started = performance.now();
+      await engine.read(await decodePicture(picture.bytes));
+      baseline.push(performance.now() - started);
+      const used = process.cpuUsage(ownCpu);
+      baselineCpu.push((used.user + used.system) / 1000);
     }
   }
+  await engine.close();
+  const loadAfter = os.loadavg()[0]!;
   let drawnText = "";
   let readText = "";
   const perPicture: string[] = [];
@@ -107,10 +105,10 @@ async function main() {
 
   const size = installSize();
   const serviceMs = median(times);
-  console.log(`machine: ${os.availableParallelism()} cores, load average ${load.toFixed(1)} at the start; ${ROUNDS} rounds of the two 1080×1440 pictures`);
+  console.log(`machine: ${os.availableParallelism()} cores, load average ${load.toFixed(1)} at the start, ${loadAfter.toFixed(1)} after the timed rounds; ${ROUNDS} rounds of the two 1080×1440 pictures`);
   console.log(`OCR process, first picture with the models loading: ${firstMs.toFixed(0)} ms`);
   console.log(`OCR process, per 1080×1440 picture: median ${serviceMs.toFixed(0)} ms wall (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)}), median ${median(cpu).toFixed(0)} ms CPU`);
-  console.log(`baseline, the engine in this process: median ${median(baseline).toFixed(0)} ms wall, ${median(baselineCpu).toFixed(0)} ms CPU; the process adds ${(serviceMs - median(baseline)).toFixed(0)} ms`);
+  console.log(`baseline, the engine in this process (in turns with the above): median ${median(baseline).toFixed(0)} ms wall, ${median(baselineCpu).toFixed(0)} ms CPU; the process adds ${(serviceMs - median(baseline)).toFixed(0)} ms`);
   console.log(`character error rate over ${drawn.length} pictures (${[...drawnText.replace(/\s/g, "")].length} characters): ${(cer * 100).toFixed(2)} % (${perPicture.join("; ")})`);
   console.log(`OCR process RSS: ${(rss / MiB).toFixed(0)} MiB now, peak ${(peak / MiB).toFixed(0)} MiB`);
   const named = size.parts.filter(([, bytes]) => bytes >= 0.1 * MiB);
