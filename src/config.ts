@@ -86,6 +86,13 @@ const environmentSchema = z.object({
     .default(UPLOADS_PENDING_DEFAULT_MB),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   FEEDS_CONCURRENCY: z.coerce.number({ error: "must be a whole number" }).int("must be a whole number").min(1, "must be at least 1").max(64, "must be at most 64").default(4),
+  OCR: z.enum(["local", "off"], { error: "must be local (read pictures' text on this machine) or off" }).default("local"),
+  OCR_MAX_PICTURES: z.coerce
+    .number({ error: "must be a whole number of pictures" })
+    .int("must be a whole number of pictures")
+    .min(1, "must be at least 1 (OCR=off turns OCR off)")
+    .max(1000, "must be at most 1000")
+    .default(30),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   NOTE_VERSIONS_MAX: z.coerce.number().int().min(0, "must be 0 (no history) or more").max(100_000).default(200),
   TRASH_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
@@ -227,6 +234,8 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
     worker: { concurrency: env.WORKER_CONCURRENCY },
     /** FEEDS_CONCURRENCY: feeds fetched at once, across every worker. */
     feeds: { concurrency: env.FEEDS_CONCURRENCY },
+    /** Pictures' text read by the local OCR engine into their notes; undefined with OCR=off. */
+    ocr: env.OCR === "local" ? { maxPictures: env.OCR_MAX_PICTURES } : undefined,
     /** The waits before each retry of a failed webhook delivery (WEBHOOK_RETRY_DELAYS): one more attempt than delays. */
     webhooks: { retryDelaysMs: env.WEBHOOK_RETRY_DELAYS },
     ask: { maxInputTokens: env.ASK_MAX_INPUT_TOKENS },

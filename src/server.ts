@@ -9,6 +9,7 @@ import { createJobCatalogue, feedQueueOn, graphQueueOn, importQueueOn, semanticQ
 import { createFeedFetcher } from "./jobs/feed-tasks";
 import type { FeedQueue } from "./modules/feeds/feed-services";
 import type { ImportQueue } from "./modules/imports/import-queue";
+import { createJobCatalogue, graphQueueOn, importQueueOn, ocrQueueOn, semanticQueueOn, webhookQueueOn, type JobCatalogue } from "./jobs/catalogue";
 import { createEmbeddingsClient } from "./modules/llm/providers/openai-embeddings";
 import type { SemanticQueue } from "./modules/semantic/semantic-queue";
 import { createQueue, type JobWorker } from "./jobs/queue";
@@ -26,6 +27,9 @@ import { sweepStaleTemps } from "./modules/files/blob-store";
 import { createWebhookOutlet } from "./modules/webhooks/outlet";
 import { createEmbeddingOutlet } from "./modules/semantic/embedding-outlet";
 import { startOutboxRelay } from "./modules/webhooks/outbox-relay";
+import { createOcrProcess, type OcrProcess } from "./modules/ocr/ocr-process";
+import { createOcrOutlet, type OcrQueue } from "./modules/ocr/ocr-queue";
+import { QUIET_AFTER_PERSON_MS } from "./modules/ocr/read-note-pictures";
 
 const RECONCILE_EVERY_MS = 60_000;
 /** A failed start tears down what it started within this, so the process can exit at once. */
@@ -44,6 +48,10 @@ export interface RunningServer {
 export interface ServerOptions {
   /** Scheduled tasks the worker leaves unscheduled (see WorkerOptions). */
   unscheduled?: readonly JobCatalogue[number]["name"][];
+  /** How long after a person's write OCR leaves their note alone (default 30 s). */
+  ocrQuietMs?: number;
+  /** The OCR process a worker uses (a test's, to count what it reads); stopped with the server. */
+  ocrProcess?: OcrProcess;
 }
 
 /**
@@ -88,10 +96,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     // News of changes travels on the queue's database; `queue` is set before any job or request runs.
     // One source of change events, three outlets: the streams (NOTIFY), the webhooks (delivery jobs)
     // and search by meaning (the embedding job of a written note's user).
+    // ...and the text in pictures (the OCR job of a note that shows pictures it was not given the text of).
     const changes = createChangePublisher(
       (channel, payloads) => queue.notify(channel, payloads),
-      () => (embeddingOutlet ? [webhookOutlet, embeddingOutlet] : [webhookOutlet]),
+      () => [webhookOutlet, ...(embeddingOutlet ? [embeddingOutlet] : []), ...(ocrOutlet ? [ocrOutlet] : [])],
     );
+    // Spawned at the first picture a worker reads; an API process never starts it.
+    const ocrProcess = config.ocr && config.role !== "api" ? (options.ocrProcess ?? createOcrProcess()) : undefined;
+    if (ocrProcess) stops.push(() => ocrProcess.stop());
     const queue = createQueue({
       connectionString,
       tasks: createJobCatalogue({
@@ -109,6 +121,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         embeddings: config.embeddings,
         semanticQueue: (): SemanticQueue => semanticQueueOn(queue),
         feeds: { concurrency: config.feeds.concurrency, queue: (): FeedQueue => feedQueueOn(queue, config.feeds.concurrency), importQueue: (): ImportQueue => importQueueOn(queue) },
+        ocr: config.ocr && ocrProcess ? { maxPictures: config.ocr.maxPictures, quietMs: options.ocrQuietMs ?? QUIET_AFTER_PERSON_MS, process: ocrProcess, queue: (): OcrQueue => ocrQueueOn(queue) } : undefined,
       }),
       log,
     });
@@ -125,6 +138,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     stops.push(() => webhookOutlet.flush());
     const semantic = config.embeddings ? { client: createEmbeddingsClient(config.embeddings), queue: semanticQueueOn(queue) } : undefined;
     const embeddingOutlet = semantic && createEmbeddingOutlet(semantic);
+    const ocrOutlet = config.ocr && createOcrOutlet({ db: notesDb.db, queue: () => ocrQueueOn(queue), maxPictures: config.ocr.maxPictures });
 
     // The API listens before the worker starts, so a port in use fails the start before any job runs.
     let listening = { url: "", port: 0 };

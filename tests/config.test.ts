@@ -96,6 +96,11 @@ describe("configuration", () => {
     [{ FEEDS_CONCURRENCY: "0" }, "FEEDS_CONCURRENCY"],
     [{ FEEDS_CONCURRENCY: "2.5" }, "FEEDS_CONCURRENCY"],
     [{ FEEDS_CONCURRENCY: "many" }, "FEEDS_CONCURRENCY"],
+    [{ OCR: "tesseract" }, "OCR"],
+    [{ OCR: "on" }, "OCR"],
+    [{ OCR_MAX_PICTURES: "0" }, "OCR_MAX_PICTURES"],
+    [{ OCR_MAX_PICTURES: "2.5" }, "OCR_MAX_PICTURES"],
+    [{ OCR_MAX_PICTURES: "many" }, "OCR_MAX_PICTURES"],
   ])("%j stops start-up with one line naming the variable", (environment, variable) => {
     expect(() => loadConfig(environment)).toThrow(ConfigError);
     try {
@@ -109,6 +114,12 @@ describe("configuration", () => {
   test("FEEDS_CONCURRENCY: 4 feeds fetched at once, unless set", () => {
     expect(loadConfig({}).feeds.concurrency).toBe(4);
     expect(loadConfig({ FEEDS_CONCURRENCY: "12" }).feeds.concurrency).toBe(12);
+  });
+
+  test("OCR: local by default, at most 30 pictures a note unless OCR_MAX_PICTURES says otherwise; off turns it off", () => {
+    expect(loadConfig({}).ocr).toEqual({ maxPictures: 30 });
+    expect(loadConfig({ OCR: "local", OCR_MAX_PICTURES: "5" }).ocr).toEqual({ maxPictures: 5 });
+    expect(loadConfig({ OCR: "off" }).ocr).toBeUndefined();
   });
 
   test("UPLOADS_PENDING_MAX_MB: 1 GiB of uploads waiting for their tasks a user, unless set", () => {

@@ -28,6 +28,8 @@ import { semanticJobKey, type SemanticQueue } from "../modules/semantic/semantic
 import { accountGone } from "../modules/accounts/account-gone";
 import { type FeedJobDependencies, feedQueueWith, feedTasks } from "./feed-tasks";
 import type { FeedQueue } from "../modules/feeds/feed-services";
+import { ocrJobKey, type OcrQueue } from "../modules/ocr/ocr-queue";
+import { ocrTasks, type OcrJobSettings } from "./ocr-tasks";
 
 /** Fetch retries back off 2.7 s, 7.4 s, 20 s: enough for a blip, short enough to report failure soon. */
 const IMPORT_MAX_ATTEMPTS = 4;
@@ -67,6 +69,8 @@ export interface JobDependencies {
   semanticQueue?: () => SemanticQueue;
   /** Following feeds (FEEDS_CONCURRENCY and the queue); without it, feed jobs refuse to run. */
   feeds?: FeedJobDependencies["feeds"];
+  /** Text in pictures (OCR=local): the OCR process, and how a job queues itself again; without it, nothing is read. */
+  ocr?: OcrJobSettings;
 }
 
 /** Every background task of the service, with its payload schema. */
@@ -280,6 +284,7 @@ export function createJobCatalogue(deps: JobDependencies) {
         for (const userId of await (await loadEmbedder(deps.embeddings)).sweep()) await queue.enqueueEmbedding(userId);
       },
     }),
+    ...ocrTasks(deps, forAccount),
     defineTask({
       name: "auth-sweep",
       payload: z.object({}),
@@ -382,6 +387,22 @@ const EMBED_DELAY_MS = 500;
 export function feedQueueOn(queue: Queue<JobCatalogue>, concurrency: number): FeedQueue {
   return feedQueueWith((jobs) => queue.enqueueMany("feed-fetch", jobs), concurrency);
 }
+
+/** Text in pictures' view of the queue: one job per note, a burst of writes gathered into one run. */
+export function ocrQueueOn(queue: Queue<JobCatalogue>): OcrQueue {
+  return {
+    async enqueueNote(userId, noteId, runAt) {
+      const options = runAt ? { jobKey: ocrJobKey(noteId), runAt } : { jobKey: ocrJobKey(noteId), jobKeyMode: "preserve_run_at" as const, runAt: new Date(Date.now() + OCR_DELAY_MS) };
+      await queue.enqueue("ocr-note", { userId, noteId }, options);
+    },
+    async enqueueArchive(userId, taskId) {
+      await queue.enqueue("ocr-archive", { userId, taskId }, { jobKey: `ocr-archive:${taskId}` });
+    },
+  };
+}
+
+// A note written a few times in a row (an import's steps, autosaves) is read once, shortly after.
+const OCR_DELAY_MS = 1000;
 
 /** The graph service's view of the queue. */
 export function graphQueueOn(queue: Queue<JobCatalogue>): GraphQueue {

@@ -28,6 +28,12 @@ export interface TaskDefinition<Name extends string = string, Payload extends z.
    * those times, once per tick however many workers run, and never for ticks missed while none ran.
    */
   readonly schedule?: string;
+  /**
+   * Jobs of this task wait in graphile-worker's named queue of this name, which runs one job at a time
+   * across every worker: for work that funnels into one resource (the OCR process) and would otherwise
+   * hold several of a worker's slots waiting for it.
+   */
+  readonly serialQueue?: string;
   handler(payload: z.output<Payload>, helpers: TaskHelpers): Promise<void>;
   /** Runs once when the last attempt fails (or its worker died during it), e.g. to mark a status row failed. */
   onPermanentFailure?(payload: z.output<Payload>, error: Error): Promise<void>;

@@ -220,7 +220,7 @@ export function createQueue<const Tasks extends readonly AnyTask[]>({
       maxAttempts,
       jobKey: options.jobKey ?? null,
       jobKeyMode: options.jobKey ? mode : null,
-      queueName: options.queueName ?? null,
+      queueName: options.queueName ?? task.serialQueue ?? null,
       priority: options.priority ?? null,
     };
   }

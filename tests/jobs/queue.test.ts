@@ -92,6 +92,34 @@ describe("job queue", () => {
     await queue.close();
   }, 30_000);
 
+  test("jobs of a task with a serial queue run one at a time, even with free slots", async () => {
+    let running = 0;
+    let most = 0;
+    const done: number[] = [];
+    const task = defineTask({
+      name: uniqueName("test.serial"),
+      payload: notePayload,
+      maxAttempts: 1,
+      serialQueue: uniqueName("serial"),
+      async handler(payload) {
+        running++;
+        most = Math.max(most, running);
+        await Bun.sleep(150);
+        running--;
+        done.push(payload.noteId);
+      },
+    });
+    const queue = createQueue({ connectionString, tasks: [task], log: testLog });
+    await queue.enqueueMany(task.name, [1, 2, 3].map((noteId) => ({ payload: { noteId } })));
+    await queue.enqueue(task.name, { noteId: 4 });
+    const worker = await queue.startWorker({ concurrency: 4, pollIntervalMs: 100 });
+    await until(() => done.length === 4, { timeoutMs: 10_000, what: "four serial jobs" });
+    expect(most).toBe(1);
+    expect(done.sort()).toEqual([1, 2, 3, 4]);
+    await worker.stop();
+    await queue.close();
+  }, 30_000);
+
   test("notify sends each payload, in order, as its own notification, in one statement", async () => {
     const queue = createQueue({ connectionString, tasks: [], log: testLog });
     const channel = uniqueName("news");

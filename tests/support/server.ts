@@ -35,6 +35,8 @@ export async function startTestServer(environment: Record<string, string> = {}, 
     DATABASE_URL: await freshQueueDatabase(),
     // Tests never reach the internet: a fixture's pictures on public hosts (mmbiz.qpic.cn) resolve to loopback.
     IMPORT_RESOLVE: "*=127.0.0.1",
+    // Reading pictures' text costs a process and its models: only the OCR tests turn it on.
+    OCR: "off",
     ...environment,
   });
   const server = await withinDeadline(startServer(config, options), START_DEADLINE_MS).catch((error: unknown) => {

@@ -53,6 +53,8 @@ export async function startServiceProcess({
       // Tests never reach the internet: public host names resolve to loopback.
       IMPORT_RESOLVE: "*=127.0.0.1",
       LOG_LEVEL: "info", // the "listening" line is info
+      // Reading pictures' text costs a process and its models: only the OCR tests turn it on.
+      OCR: "off",
       ...environment,
     },
   });

@@ -13,3 +13,4 @@ export * from "./transcripts";
 export * from "./shares";
 export * from "./webhooks";
 export * from "./semantic";
+export * from "./ocr";
