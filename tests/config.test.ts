@@ -93,6 +93,9 @@ describe("configuration", () => {
     [{ UPLOADS_PENDING_MAX_MB: "0" }, "UPLOADS_PENDING_MAX_MB"],
     [{ UPLOADS_PENDING_MAX_MB: "1.5" }, "UPLOADS_PENDING_MAX_MB"],
     [{ UPLOADS_PENDING_MAX_MB: "a lot" }, "UPLOADS_PENDING_MAX_MB"],
+    [{ DOCUMENT_MAX_MB: "0" }, "DOCUMENT_MAX_MB"],
+    [{ DOCUMENT_MAX_MB: "2.5" }, "DOCUMENT_MAX_MB"],
+    [{ DOCUMENT_MAX_MB: "big" }, "DOCUMENT_MAX_MB"],
   ])("%j stops start-up with one line naming the variable", (environment, variable) => {
     expect(() => loadConfig(environment)).toThrow(ConfigError);
     try {
@@ -106,6 +109,11 @@ describe("configuration", () => {
   test("UPLOADS_PENDING_MAX_MB: 1 GiB of uploads waiting for their tasks a user, unless set", () => {
     expect(loadConfig({}).imports.pendingUploadsMaxBytes).toBe(1024 * 1024 * 1024);
     expect(loadConfig({ UPLOADS_PENDING_MAX_MB: "1" }).imports.pendingUploadsMaxBytes).toBe(1024 * 1024);
+  });
+
+  test("DOCUMENT_MAX_MB: documents of up to 100 MiB, unless set", () => {
+    expect(loadConfig({}).imports.documentMaxBytes).toBe(100 * 1024 * 1024);
+    expect(loadConfig({ DOCUMENT_MAX_MB: "3" }).imports.documentMaxBytes).toBe(3 * 1024 * 1024);
   });
 
   test("speech-to-text is off without STT_BASE_URL, and takes the contract's limits with it", () => {

@@ -6,6 +6,7 @@ import { viewerOpenApiPaths } from "../viewer/route";
 import { oauthOpenApiPaths } from "../oauth/openapi-paths";
 import { extensionOpenApiPaths } from "./extension-downloads";
 import { SCOPES, type Access } from "../modules/tokens/scopes";
+import { FILE_MIME_TYPES } from "../modules/files/file-types";
 
 const ERROR_STATUSES: Record<number, string> = {
   400: "Invalid input (body, query or path); `issues` lists each problem",
@@ -223,7 +224,7 @@ const fileSchema = {
   properties: {
     id: { type: "integer", minimum: 1 },
     url: { type: "string", description: "Where the bytes are read; notes refer to the file as `![alt](/api/files/{id})`", example: "/api/files/7" },
-    mime: { type: "string", enum: ["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"] },
+    mime: { type: "string", enum: [...FILE_MIME_TYPES], description: "Pictures are typed from their bytes; the other types are originals of imported documents (POST /api/tasks/document)" },
     size: { type: "integer", minimum: 0, description: "Bytes" },
     sha256: { type: "string", pattern: "^[0-9a-f]{64}$" },
     created_at: { type: "string", format: "date-time" },
@@ -255,20 +256,21 @@ const fileUploadOperation = {
 /** GET /api/files/{id} answers with bytes, so it is a plain route written here by hand. */
 const fileReadOperation = {
   operationId: "files-read",
-  summary: "Read a stored image",
+  summary: "Read a stored file (an image, or a document's original)",
   description:
-    "The bytes with `Content-Type`, `Content-Length`, `ETag` (the SHA-256, quoted), `Cache-Control: private, max-age=31536000, immutable` and `X-Content-Type-Options: nosniff`. `If-None-Match` with the ETag answers 304. Another user's file is a 404. Clients (the /graph viewer too) fetch with the bearer header and show the result as a blob URL. The file's JSON record is the tRPC query `files.get`.",
+    "The bytes with `Content-Type`, `Content-Length`, `ETag` (the SHA-256, quoted), `Cache-Control: private, max-age=31536000, immutable` and `X-Content-Type-Options: nosniff`. A picture is sent to be shown; a document's original (PDF, EPUB, DOCX, Markdown, text, HTML) comes with `Content-Disposition: attachment` and `Content-Security-Policy: sandbox`, to be downloaded, never shown in the page. `If-None-Match` with the ETag answers 304. Another user's file is a 404. Clients (the /graph viewer too) fetch with the bearer header and show the result as a blob URL. The file's JSON record is the tRPC query `files.get`.",
   tags: ["files"],
   security: securityFor("notes:read"),
   parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } }],
   responses: {
     "200": {
-      description: "The image",
+      description: "The file's bytes",
       headers: {
         ETag: { description: "The SHA-256 of the bytes, quoted", schema: { type: "string" } },
         "Cache-Control": { schema: { type: "string", example: "private, max-age=31536000, immutable" } },
+        "Content-Disposition": { description: "For a document's original only: `attachment; filename=\"file-<id>.<ext>\"`", schema: { type: "string" } },
       },
-      content: Object.fromEntries(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"].map((mime) => [mime, { schema: { type: "string", format: "binary" } }])),
+      content: Object.fromEntries(FILE_MIME_TYPES.map((mime) => [mime, { schema: { type: "string", format: "binary" } }])),
     },
     "304": { description: "Not modified: the client's copy (If-None-Match) is current" },
     ...Object.fromEntries([400, 401, 403, 404, 405, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
@@ -322,7 +324,7 @@ const sharePageOperation = {
 };
 const shareFileOperation = {
   operationId: "shares-file",
-  summary: "A stored image shown by a shared note",
+  summary: "A stored file shown or linked by a shared note",
   tags: ["shares"],
   security: [],
   parameters: [
@@ -330,7 +332,7 @@ const shareFileOperation = {
     { name: "file_id", in: "path", required: true, schema: { type: "integer", minimum: 1 } },
   ],
   responses: {
-    "200": { description: "The image", content: Object.fromEntries(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"].map((mime) => [mime, { schema: { type: "string", format: "binary" } }])) },
+    "200": { description: "The file (a document's original as an attachment)", content: Object.fromEntries(FILE_MIME_TYPES.map((mime) => [mime, { schema: { type: "string", format: "binary" } }])) },
     "404": shareNotFound,
     "405": { $ref: "#/components/responses/Error405" },
     "429": { $ref: "#/components/responses/Error429" },

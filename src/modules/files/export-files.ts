@@ -3,15 +3,15 @@ import type { Database } from "../../db/client";
 import { files } from "../../db/schema";
 import { blobPath, type FileStorage } from "./blob-store";
 import { referencedFileIds } from "./file-links";
+import { fileExtension } from "./file-types";
 
-const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "image/avif": "avif" };
 
 /** `](/api/files/{id}` — a stored file as a Markdown link destination. */
 const FILE_DESTINATION = /\]\(\/api\/files\/([1-9]\d{0,15})(?=[\s)])/g;
 
-/** Where a stored file sits in an export: `files/<sha256>.<ext>`, one per picture however many notes show it. */
+/** Where a stored file sits in an export: `files/<sha256>.<ext>`, one per file however many notes show it. */
 export function exportedFileName(sha256: string, mime: string): string {
-  return `files/${sha256}.${EXTENSIONS[mime] ?? "bin"}`;
+  return `files/${sha256}.${fileExtension(mime)}`;
 }
 
 /**
