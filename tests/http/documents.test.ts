@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Api } from "../support/api";
+import { expectError } from "../support/api";
+import { chromiumForThisFile } from "../support/browser";
+import { characterErrorRate, printPdf, stripedPng, withPageLabels } from "../support/documents";
+import { serverForThisFile } from "../support/server";
+import { settleTask } from "../support/settle-task";
+
+const browser = await chromiumForThisFile();
+// Documents of up to 2 MiB, so the limit is quick to pass; loopback stands in for a site serving a PDF.
+const { api } = await serverForThisFile({ DOCUMENT_MAX_MB: "2", IMPORT_ALLOW_PRIVATE_NETWORKS: "true" });
+const alice = (await api.newUser("alice")).api;
+const bob = (await api.newUser("bob")).api;
+
+const PDF = "application/pdf";
+
+/** What the handbook's pages say, paragraph by paragraph (its third page is a picture alone). */
+const PAGES: string[][] = [
+  [
+    "Rhizome keeps every note you write and every page you import in one place, and it links them by the ideas they share so that a forgotten thought can be found again.",
+    "The committee found the results extraordinary and asked for a second international review of the data before the report went out.",
+    "文档导入功能可以把一份很长的PDF文件转换成一条笔记，每一页都以页码开头，页眉和页脚会被去掉，这样以后搜索和提问的时候就能准确地找到出处。",
+  ],
+  [
+    "A second page begins here with a paragraph long enough to wrap over several lines of the printed page, so that its lines have to be joined again into one paragraph.",
+    "第二页的中文段落同样很长，需要跨越好几行，读取的时候这些行要连在一起，中间不能加入空格，否则中文的词语就会被错误地分开。",
+  ],
+  [],
+  ["The last page says goodbye in plain English, after a page that holds nothing but a picture."],
+];
+
+function handbookHtml(pages = PAGES, title = "The Printed Handbook"): string {
+  const picture = Buffer.from(stripedPng(600, 800)).toString("base64");
+  const body = pages
+    .map((paragraphs, index) => {
+      const content = paragraphs.length
+        ? paragraphs.map((text) => `<p>${text.replace("extraordinary", "extra-<br>ordinary").replace("international", "inter-<br>national")}</p>`).join("")
+        : `<img src="data:image/png;base64,${picture}" style="width:14cm">`;
+      return `<section${index < pages.length - 1 ? ' style="break-after:page"' : ""}>${content}</section>`;
+    })
+    .join("");
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">${title ? `<title>${title}</title>` : ""}<style>body{font:13pt serif} p{width:12cm;margin:0 0 14pt}</style></head><body>${body}</body></html>`;
+}
+
+const RUNNING = { header: "The Printed Handbook · Running Header", footer: 'Page <span class="pageNumber"></span> of <span class="totalPages"></span>' };
+let handbook: Uint8Array<ArrayBuffer>;
+
+beforeAll(async () => {
+  handbook = await printPdf(browser, handbookHtml(), RUNNING);
+});
+
+function uploadDocument(client: Api, body: BodyInit, type: string, query = "") {
+  return client.request("POST", `/api/tasks/document${query}`, { body, headers: { "content-type": type } });
+}
+
+async function importDocument(client: Api, body: BodyInit, type: string, query = "") {
+  const created = await uploadDocument(client, body, type, query);
+  expect(created.status).toBe(201);
+  expect(created.body.platform).toBe("document");
+  const task = await settleTask(client, created.body.id);
+  expect(task.error).toBeNull();
+  expect(task.status).toBe("completed");
+  const note = (await client.get(`/api/notes/${task.note_id}`)).body;
+  return { task, note };
+}
+
+/** The note's text page by page: the paragraphs after each `[p. N]` line. */
+function pagesOf(content: string): Map<string, string[]> {
+  const pages = new Map<string, string[]>();
+  let current: string[] | null = null;
+  for (const block of content.split("\n\n")) {
+    const marker = /^\[p\. ([^\]]+)\]$/.exec(block);
+    if (marker) pages.set(marker[1]!, (current = []));
+    else current?.push(block);
+  }
+  return pages;
+}
+
+describe("a PDF uploaded as a document", () => {
+  test("becomes a note: each page begins with [p. N], paragraphs read in order with their lines joined (hyphens rejoined, Chinese without spaces), the running header and footer dropped, a page of only a picture kept as that picture, the original linked at the end", async () => {
+    const { task, note } = await importDocument(alice, handbook, PDF);
+    expect(task.url).toBeNull();
+    expect(note.title).toBe("The Printed Handbook");
+    expect(note.tags).toEqual(["document"]);
+    expect(note.content).not.toContain("Running Header");
+    expect(note.content).not.toMatch(/Page \d of \d/);
+    const pages = pagesOf(note.content);
+    expect([...pages.keys()]).toEqual(["1", "2", "3", "4"]);
+    for (const [index, expected] of PAGES.entries()) {
+      if (expected.length === 0) continue;
+      const read = pages.get(String(index + 1))!.filter((block) => !block.startsWith("[original]"));
+      expect(read).toHaveLength(expected.length);
+      expect(characterErrorRate(expected.join("\n\n"), read.join("\n\n"))).toBeLessThanOrEqual(0.01);
+    }
+    expect(note.content).toContain("extraordinary and asked for a second international review");
+    expect(note.content).toContain("文档导入功能可以把一份很长的PDF文件转换成一条笔记");
+
+    // The page without text: its picture, stored, on the paragraph after its marker (where OCR reads it).
+    const [picture] = pages.get("3")!;
+    const pictureLink = /^!\[Page 3\]\(\/api\/files\/(\d+)\)$/.exec(picture!);
+    expect(pictureLink).not.toBeNull();
+    const image = await fetch(`${alice.baseUrl}/api/files/${pictureLink![1]}`, { headers: { authorization: `Bearer ${alice.token}` } });
+    expect(image.status).toBe(200);
+    expect(image.headers.get("content-type")).toBe("image/png");
+    expect(image.headers.get("content-disposition")).toBeNull();
+    const png = new Uint8Array(await image.arrayBuffer());
+    const view = new DataView(png.buffer);
+    // Chromium keeps the picture at its own size (600 × 800); PDF.js decodes it as painted.
+    expect([view.getUint32(16), view.getUint32(20)]).toEqual([600, 800]);
+
+    // The original, linked at the end: served as a download, never shown in the page.
+    const originalLink = /\n\n\[original\]\(\/api\/files\/(\d+)\)$/.exec(note.content);
+    expect(originalLink).not.toBeNull();
+    const original = await fetch(`${alice.baseUrl}/api/files/${originalLink![1]}`, { headers: { authorization: `Bearer ${alice.token}` } });
+    expect(original.status).toBe(200);
+    expect(original.headers.get("content-type")).toBe(PDF);
+    expect(original.headers.get("content-disposition")).toMatch(/^attachment; filename="file-\d+\.pdf"$/);
+    expect(original.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(new Uint8Array(await original.arrayBuffer())).toEqual(handbook);
+    const record = (await alice.get("/api/auth/me")).body.storage;
+    expect(record.files).toBeGreaterThanOrEqual(2);
+    expect(record.bytes).toBeGreaterThanOrEqual(handbook.length + png.length);
+
+    // Another user sees neither the task nor the files.
+    expectError(await bob.get(`/api/tasks/${task.id}`), 404, "NOT_FOUND");
+    expectError(await bob.get(`/api/files/${originalLink![1]}`), 404, "NOT_FOUND");
+    expectError(await bob.get(`/api/files/${pictureLink![1]}`), 404, "NOT_FOUND");
+  });
+
+  test("pages are named by the PDF's page labels when it has them (i, ii, then 1, 2)", async () => {
+    const labelled = withPageLabels(handbook, [
+      { from: 0, style: "r" },
+      { from: 2, style: "D" },
+    ]);
+    const { note } = await importDocument(alice, labelled, PDF);
+    expect([...pagesOf(note.content).keys()]).toEqual(["i", "ii", "1", "2"]);
+    expect(note.content).toContain("![Page 1](/api/files/");
+  });
+
+  test("the title is `title`, else the document's own, else `filename`, else the time of upload", async () => {
+    const untitled = await printPdf(browser, handbookHtml([PAGES[0]!], ""));
+    expect((await importDocument(alice, handbook, PDF, "?title=%20Given%20title%20&filename=handbook.pdf")).note.title).toBe("Given title");
+    expect((await importDocument(alice, handbook, PDF, "?filename=handbook.pdf")).note.title).toBe("The Printed Handbook");
+    expect((await importDocument(alice, untitled, PDF, "?filename=notes%20of%20May.pdf")).note.title).toBe("notes of May.pdf");
+    expect((await importDocument(alice, untitled, PDF)).note.title).toMatch(/^Document uploaded \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+  });
+});
+
+describe("what a document upload refuses", () => {
+  test("another type is a 415, and so are bytes that are not what the type says; nothing is kept", async () => {
+    const before = (await alice.get("/api/tasks")).body.total;
+    expectError(await uploadDocument(alice, handbook, "image/png"), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(await uploadDocument(alice, handbook, "application/octet-stream"), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(await uploadDocument(alice, "just words, not a PDF", PDF), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(await uploadDocument(alice, handbook, "application/epub+zip"), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(await uploadDocument(alice, handbook, "application/vnd.openxmlformats-officedocument.wordprocessingml.document"), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(await uploadDocument(alice, handbook, "text/plain"), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expect((await alice.get("/api/tasks")).body.total).toBe(before);
+  });
+
+  test("past DOCUMENT_MAX_MB is a 413, by Content-Length or as it streams", async () => {
+    const big = new Uint8Array(3 * 1024 * 1024);
+    big.set(Buffer.from("%PDF-1.4\n"));
+    const declared = await uploadDocument(alice, big, PDF);
+    expectError(declared, 413, "PAYLOAD_TOO_LARGE");
+    expect(declared.body.message).toContain("2 MiB");
+    const streamed = await fetch(`${alice.baseUrl}/api/tasks/document`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice.token}`, "content-type": PDF },
+      body: new ReadableStream({
+        start(controller) {
+          for (let at = 0; at < big.length; at += 256 * 1024) controller.enqueue(big.slice(at, at + 256 * 1024));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+  });
+
+  test("a title over 500 characters is a 400; no token is a 401", async () => {
+    expectError(await uploadDocument(alice, handbook, PDF, `?title=${"x".repeat(501)}`), 400, "BAD_REQUEST");
+    expectError(await uploadDocument(alice.withToken(undefined), handbook, PDF), 401, "UNAUTHORIZED");
+  });
+});
+
+describe("a web import whose link answers with a PDF", () => {
+  const site = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: (request) => (new URL(request.url).pathname === "/papers/handbook.pdf" ? new Response(handbook, { headers: { "content-type": "application/pdf" } }) : new Response("not found", { status: 404 })),
+  });
+  afterAll(() => site.stop(true));
+
+  test("takes the PDF path: the note holds the pages, the original and the link", async () => {
+    const url = `http://127.0.0.1:${site.port}/papers/handbook.pdf`;
+    const created = await alice.post("/api/tasks", { url });
+    expect(created.status).toBe(201);
+    const task = await settleTask(alice, created.body.id);
+    expect(task.error).toBeNull();
+    expect(task.platform).toBe("web");
+    const note = (await alice.get(`/api/notes/${task.note_id}`)).body;
+    expect(note.title).toBe("The Printed Handbook");
+    expect([...pagesOf(note.content).keys()]).toEqual(["1", "2", "3", "4"]);
+    expect(note.content).toMatch(/\[original\]\(\/api\/files\/\d+\)\n\n---\n\nSource: <http:\/\/127\.0\.0\.1:\d+\/papers\/handbook\.pdf>\n?$/);
+    expect(note.source).toMatchObject({ platform: "web", url });
+  });
+});

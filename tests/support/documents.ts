@@ -1,0 +1,72 @@
+// Documents the tests make themselves: PDFs printed by Debian's Chromium from known HTML (through
+// playwright-core's page.pdf, with running headers and footers), PNG pictures, and how far a text
+// read back is from the one printed (character error rate).
+import type { Browser } from "playwright-core";
+import { encodePng } from "../../src/modules/documents/png";
+
+export interface PrintOptions {
+  /** Repeated at the top of every page (Chromium's header template; `<span class="pageNumber">` is the page number). */
+  header?: string;
+  footer?: string;
+}
+
+/** Prints HTML to a PDF (A4, 2 cm margins) with the browser's own PDF writer. */
+export async function printPdf(browser: Browser, html: string, options: PrintOptions = {}): Promise<Uint8Array<ArrayBuffer>> {
+  const page = await browser.newPage();
+  try {
+    await page.setContent(html, { waitUntil: "load" });
+    const template = (text: string | undefined) => `<div style="font-size:9px;width:100%;text-align:center;font-family:serif">${text ?? ""}</div>`;
+    const bytes = await page.pdf({
+      format: "A4",
+      displayHeaderFooter: Boolean(options.header || options.footer),
+      headerTemplate: template(options.header),
+      footerTemplate: template(options.footer),
+      margin: { top: "2.5cm", bottom: "2.5cm", left: "2cm", right: "2cm" },
+    });
+    return new Uint8Array(bytes);
+  } finally {
+    await page.close();
+  }
+}
+
+/** A PNG of `width` × `height` grey stripes (real pixels, so PDF writers and readers keep it as a picture). */
+export function stripedPng(width: number, height: number): Uint8Array<ArrayBuffer> {
+  const data = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.fill(((x >> 4) + (y >> 4)) % 2 ? 40 : 220, (y * width + x) * 3, (y * width + x) * 3 + 3);
+  return new Uint8Array(encodePng({ width, height, channels: 3, data }));
+}
+
+/** Levenshtein distance between two texts, by code point, over the expected text's length. */
+export function characterErrorRate(expected: string, actual: string): number {
+  const a = Array.from(expected);
+  const b = Array.from(actual);
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return a.length === 0 ? (b.length === 0 ? 0 : 1) : previous[b.length]! / a.length;
+}
+
+/**
+ * A PDF with page labels added (an incremental update: the catalogue again with `/PageLabels`, a new
+ * cross-reference section and trailer), as a book's front matter numbered i, ii then 1, 2, ….
+ * `ranges`: from which page (0-based) which style (`r` roman, `D` decimal) starts, from 1.
+ */
+export function withPageLabels(pdf: Uint8Array, ranges: { from: number; style: "r" | "D" }[]): Uint8Array<ArrayBuffer> {
+  const text = Buffer.from(pdf).toString("latin1");
+  const trailer = text.slice(text.lastIndexOf("trailer"));
+  const root = /\/Root (\d+) 0 R/.exec(trailer)!;
+  const size = Number(/\/Size (\d+)/.exec(trailer)![1]);
+  const info = /\/Info (\d+) 0 R/.exec(trailer);
+  const previous = Number(/startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf("startxref")))![1]);
+  const objectStart = text.search(new RegExp(`(^|\\n)${root[1]} 0 obj`));
+  const objectText = text.slice(objectStart, text.indexOf("endobj", objectStart));
+  const dictionary = objectText.slice(objectText.indexOf("<<"), objectText.lastIndexOf(">>"));
+  const nums = ranges.map((range) => `${range.from} << /S /${range.style} >>`).join(" ");
+  const update = `\n${root[1]} 0 obj\n${dictionary} /PageLabels << /Nums [${nums}] >> >>\nendobj\n`;
+  const offset = pdf.length + 1;
+  const xref = `xref\n0 1\n0000000000 65535 f \n${root[1]} 1\n${String(offset).padStart(10, "0")} 00000 n \ntrailer\n<< /Size ${size} /Root ${root[1]} 0 R${info ? ` /Info ${info[1]} 0 R` : ""} /Prev ${previous} >>\nstartxref\n${pdf.length + update.length}\n%%EOF\n`;
+  return new Uint8Array(Buffer.concat([Buffer.from(pdf), Buffer.from(update + xref, "latin1")]));
+}
