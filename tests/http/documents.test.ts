@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Api } from "../support/api";
 import { expectError } from "../support/api";
 import { chromiumForThisFile } from "../support/browser";
-import { characterErrorRate, printPdf, stripedPng, withPageLabels } from "../support/documents";
+import { buildEpub, characterErrorRate, printPdf, stripedPng, withPageLabels } from "../support/documents";
 import { serverForThisFile } from "../support/server";
 import { settleTask } from "../support/settle-task";
 
@@ -143,6 +143,32 @@ describe("a PDF uploaded as a document", () => {
     expect((await importDocument(alice, handbook, PDF, "?filename=handbook.pdf")).note.title).toBe("The Printed Handbook");
     expect((await importDocument(alice, untitled, PDF, "?filename=notes%20of%20May.pdf")).note.title).toBe("notes of May.pdf");
     expect((await importDocument(alice, untitled, PDF)).note.title).toMatch(/^Document uploaded \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+  });
+});
+
+describe("an EPUB uploaded as a document", () => {
+  test("becomes a note of its chapters in reading order, each a `## <chapter title>` section, its pictures stored, its title its dc:title", async () => {
+    const map = stripedPng(64, 48);
+    const epub = buildEpub({
+      title: "The Collected Book",
+      chapters: [
+        { title: "Opening", body: '<h1>Opening</h1><p>The first chapter has <em>emphasis</em> and <strong>weight</strong>.</p><p><img src="../images/map.png" alt="A map"/></p>' },
+        { title: "第二章 归来", body: "<h1>第二章</h1><p>他终于回到了故乡。</p><table><tr><td>年份</td><td>事件</td></tr><tr><td>1921</td><td>归来</td></tr></table>" },
+        { title: "Ending", body: '<p>Last words, and a <a href="https://example.com/more">link</a>.</p><h2>Afterword</h2><p>More to say.</p>' },
+      ],
+      pictures: { "map.png": map },
+    });
+    const { note } = await importDocument(alice, epub, "application/epub+zip");
+    expect(note.title).toBe("The Collected Book");
+    const body = note.content.replace(/\n\n\[original\]\(\/api\/files\/\d+\)$/, "");
+    expect(body).toMatch(
+      /^## Opening\n\nThe first chapter has _emphasis_ and \*\*weight\*\*\.\n\n!\[A map\]\(\/api\/files\/\d+\)\n\n## 第二章 归来\n\n### 第二章\n\n他终于回到了故乡。\n\n\| 年份 \| 事件 \|\n\| --- \| --- \|\n\| 1921 \| 归来 \|\n\n## Ending\n\nLast words, and a \[link\]\(https:\/\/example\.com\/more\)\.\n\n#### Afterword\n\nMore to say\.$/,
+    );
+    const pictureId = /!\[A map\]\(\/api\/files\/(\d+)\)/.exec(body)![1];
+    const picture = await fetch(`${alice.baseUrl}/api/files/${pictureId}`, { headers: { authorization: `Bearer ${alice.token}` } });
+    expect(picture.headers.get("content-type")).toBe("image/png");
+    expect(new Uint8Array(await picture.arrayBuffer())).toEqual(map);
+    expect(note.content).toMatch(/\[original\]\(\/api\/files\/\d+\)$/);
   });
 });
 

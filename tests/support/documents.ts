@@ -1,6 +1,7 @@
 // Documents the tests make themselves: PDFs printed by Debian's Chromium from known HTML (through
 // playwright-core's page.pdf, with running headers and footers), PNG pictures, and how far a text
 // read back is from the one printed (character error rate).
+import { strToU8, zipSync } from "fflate";
 import type { Browser } from "playwright-core";
 import { encodePng } from "../../src/modules/documents/png";
 
@@ -69,4 +70,45 @@ export function withPageLabels(pdf: Uint8Array, ranges: { from: number; style: "
   const offset = pdf.length + 1;
   const xref = `xref\n0 1\n0000000000 65535 f \n${root[1]} 1\n${String(offset).padStart(10, "0")} 00000 n \ntrailer\n<< /Size ${size} /Root ${root[1]} 0 R${info ? ` /Info ${info[1]} 0 R` : ""} /Prev ${previous} >>\nstartxref\n${pdf.length + update.length}\n%%EOF\n`;
   return new Uint8Array(Buffer.concat([Buffer.from(pdf), Buffer.from(update + xref, "latin1")]));
+}
+
+export interface EpubChapter {
+  /** Its title in the table of contents. */
+  title: string;
+  /** The chapter's body (XHTML); `images/<name>` refers to a picture of `pictures`. */
+  body: string;
+}
+
+/**
+ * An EPUB 3 zipped as readers expect (`mimetype` first and stored): a package document with
+ * `dc:title`, a spine in the order given (listed in the manifest in reverse, so reading order must
+ * come from the spine), a navigation document naming each chapter, and pictures under `images/`.
+ */
+export function buildEpub(options: { title: string; chapters: EpubChapter[]; pictures?: Record<string, Uint8Array> }): Uint8Array<ArrayBuffer> {
+  const chapters = options.chapters.map((chapter, index) => ({ ...chapter, id: `c${index + 1}`, href: `text/chapter-${index + 1}.xhtml` }));
+  const xhtml = (title: string, body: string) =>
+    `<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><head><title>${title}</title></head><body>${body}</body></html>`;
+  const pictures = Object.entries(options.pictures ?? {});
+  const opf = `<?xml version="1.0" encoding="utf-8"?>
+<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
+  <metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">urn:uuid:1</dc:identifier><dc:title>${options.title}</dc:title><dc:language>en</dc:language></metadata>
+  <manifest>
+    <item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
+    ${[...chapters].reverse().map((chapter) => `<item id="${chapter.id}" href="${chapter.href}" media-type="application/xhtml+xml"/>`).join("\n    ")}
+    ${pictures.map(([name], index) => `<item id="p${index}" href="images/${name}" media-type="image/png"/>`).join("\n    ")}
+  </manifest>
+  <spine>${chapters.map((chapter) => `<itemref idref="${chapter.id}"/>`).join("")}</spine>
+</package>`;
+  const nav = xhtml("Contents", `<nav epub:type="toc"><ol>${chapters.map((chapter) => `<li><a href="${chapter.href}">${chapter.title}</a></li>`).join("")}</ol></nav>`);
+  return zipSync(
+    {
+      mimetype: [strToU8("application/epub+zip"), { level: 0 }],
+      "META-INF/container.xml": strToU8(`<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`),
+      "OEBPS/content.opf": strToU8(opf),
+      "OEBPS/nav.xhtml": strToU8(nav),
+      ...Object.fromEntries(chapters.map((chapter) => [`OEBPS/${chapter.href}`, strToU8(xhtml(chapter.title, chapter.body))])),
+      ...Object.fromEntries(pictures.map(([name, bytes]) => [`OEBPS/images/${name}`, bytes])),
+    },
+    { level: 6 },
+  ) as Uint8Array<ArrayBuffer>;
 }

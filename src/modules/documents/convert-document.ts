@@ -41,6 +41,8 @@ export async function convertDocument(kind: DocumentKind, file: string, ctx: Con
   switch (kind) {
     case "pdf":
       return convertPdf(file, ctx);
+    case "epub":
+      return (await import("./epub")).readEpub(file, ctx);
     case "markdown":
     case "text":
     case "html": {
