@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Api } from "../support/api";
 import { expectError } from "../support/api";
 import { chromiumForThisFile } from "../support/browser";
-import { buildEpub, characterErrorRate, printPdf, stripedPng, withPageLabels } from "../support/documents";
+import { buildDocx, buildEpub, characterErrorRate, printPdf, stripedPng, withPageLabels } from "../support/documents";
 import { serverForThisFile } from "../support/server";
 import { settleTask } from "../support/settle-task";
 
@@ -169,6 +169,36 @@ describe("an EPUB uploaded as a document", () => {
     expect(picture.headers.get("content-type")).toBe("image/png");
     expect(new Uint8Array(await picture.arrayBuffer())).toEqual(map);
     expect(note.content).toMatch(/\[original\]\(\/api\/files\/\d+\)$/);
+  });
+});
+
+describe("a Word document (DOCX) uploaded as a document", () => {
+  test("keeps its headings, lists, tables (the first row the header when Word marks none), bold, italic and links as Markdown, and its pictures as files", async () => {
+    const logo = stripedPng(40, 40);
+    const docx = buildDocx({
+      title: "Quarterly Plan",
+      blocks: [
+        { heading: 1, text: "Goals" },
+        { paragraph: ["We ship ", { text: "three", bold: true }, " things, ", { text: "carefully", italic: true }, ", as the ", { text: "roadmap", link: "https://example.com/roadmap" }, " says."] },
+        { bullet: "Documents" },
+        { bullet: "Pictures" },
+        { numbered: "Plan" },
+        { numbered: "Build" },
+        { heading: 2, text: "Numbers" },
+        { table: [["Team", "People"], ["Core", "4"], ["App", "3"]] },
+        { table: [["Quarter", "Goal"], ["Q1", "Import"]], headerRow: true },
+        { picture: logo, alt: "Our logo" },
+      ],
+    });
+    const { note } = await importDocument(alice, docx, "application/vnd.openxmlformats-officedocument.wordprocessingml.document");
+    expect(note.title).toBe("Quarterly Plan");
+    const body = note.content.replace(/\n\n\[original\]\(\/api\/files\/\d+\)$/, "");
+    expect(body).toMatch(
+      /^# Goals\n\nWe ship \*\*three\*\* things, _carefully_, as the \[roadmap\]\(https:\/\/example\.com\/roadmap\) says\.\n\n- Documents\n- Pictures\n\n1\. Plan\n2\. Build\n\n## Numbers\n\n\| Team \| People \|\n\| --- \| --- \|\n\| Core \| 4 \|\n\| App \| 3 \|\n\n\| Quarter \| Goal \|\n\| --- \| --- \|\n\| Q1 \| Import \|\n\n!\[Our logo\]\(\/api\/files\/\d+\)$/,
+    );
+    const pictureId = /!\[Our logo\]\(\/api\/files\/(\d+)\)/.exec(body)![1];
+    const picture = await fetch(`${alice.baseUrl}/api/files/${pictureId}`, { headers: { authorization: `Bearer ${alice.token}` } });
+    expect(new Uint8Array(await picture.arrayBuffer())).toEqual(logo);
   });
 });
 

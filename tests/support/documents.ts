@@ -112,3 +112,82 @@ export function buildEpub(options: { title: string; chapters: EpubChapter[]; pic
     { level: 6 },
   ) as Uint8Array<ArrayBuffer>;
 }
+
+/** A run of text in a DOCX paragraph. */
+export type DocxRun = string | { text: string; bold?: boolean; italic?: boolean; link?: string };
+
+/** One block of a DOCX body. `table`: rows of cells; `headerRow` marks the first row as Word's repeated header row. */
+export type DocxBlock =
+  | { heading: 1 | 2 | 3; text: string }
+  | { paragraph: DocxRun[] }
+  | { bullet: string }
+  | { numbered: string }
+  | { table: string[][]; headerRow?: boolean }
+  | { picture: Uint8Array; alt: string };
+
+/**
+ * A Word document (Office Open XML) written part by part: styles naming the headings, numbering for
+ * bullets and numbered lists, external hyperlinks and pictures as relationships, and the core
+ * properties' `dc:title`.
+ */
+export function buildDocx(options: { title?: string; blocks: DocxBlock[] }): Uint8Array<ArrayBuffer> {
+  const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  const relationships: string[] = [];
+  const media: Record<string, Uint8Array> = {};
+  const relate = (type: string, target: string, external = false) => {
+    const id = `rId${relationships.length + 10}`;
+    relationships.push(`<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${escape(target)}"${external ? ' TargetMode="External"' : ""}/>`);
+    return id;
+  };
+  const run = (part: DocxRun) => {
+    const spec = typeof part === "string" ? { text: part } : part;
+    const properties = `${spec.bold ? "<w:b/>" : ""}${spec.italic ? "<w:i/>" : ""}`;
+    const xml = `<w:r>${properties ? `<w:rPr>${properties}</w:rPr>` : ""}<w:t xml:space="preserve">${escape(spec.text)}</w:t></w:r>`;
+    return spec.link ? `<w:hyperlink r:id="${relate("hyperlink", spec.link, true)}">${xml}</w:hyperlink>` : xml;
+  };
+  const paragraph = (content: string, properties = "") => `<w:p>${properties ? `<w:pPr>${properties}</w:pPr>` : ""}${content}</w:p>`;
+  const body = options.blocks
+    .map((block) => {
+      if ("heading" in block) return paragraph(run(block.text), `<w:pStyle w:val="Heading${block.heading}"/>`);
+      if ("paragraph" in block) return paragraph(block.paragraph.map(run).join(""));
+      if ("bullet" in block) return paragraph(run(block.bullet), `<w:pStyle w:val="ListParagraph"/><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>`);
+      if ("numbered" in block) return paragraph(run(block.numbered), `<w:pStyle w:val="ListParagraph"/><w:numPr><w:ilvl w:val="0"/><w:numId w:val="2"/></w:numPr>`);
+      if ("table" in block) {
+        const rows = block.table.map((cells, index) => `<w:tr>${index === 0 && block.headerRow ? "<w:trPr><w:tblHeader/></w:trPr>" : ""}${cells.map((cell) => `<w:tc>${paragraph(run(cell))}</w:tc>`).join("")}</w:tr>`);
+        return `<w:tbl><w:tblPr><w:tblStyle w:val="TableGrid"/></w:tblPr>${rows.join("")}</w:tbl>`;
+      }
+      const name = `image${Object.keys(media).length + 1}.png`;
+      media[name] = block.picture;
+      const id = relate("image", `media/${name}`);
+      return paragraph(
+        `<w:r><w:drawing><wp:inline><wp:extent cx="952500" cy="952500"/><wp:docPr id="${Object.keys(media).length}" name="${name}" descr="${escape(block.alt)}"/><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="0" name="${name}" descr="${escape(block.alt)}"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:embed="${id}"/></pic:blipFill><pic:spPr/></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r>`,
+      );
+    })
+    .join("");
+  const namespaces =
+    'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"';
+  const style = (id: string, name: string) => `<w:style w:type="paragraph" w:styleId="${id}"><w:name w:val="${name}"/></w:style>`;
+  const level = (format: string, text: string) => `<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="${format}"/><w:lvlText w:val="${text}"/></w:lvl>`;
+  return zipSync({
+    "[Content_Types].xml": strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="png" ContentType="image/png"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/><Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/></Types>`,
+    ),
+    "_rels/.rels": strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/></Relationships>`,
+    ),
+    "docProps/core.xml": strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/">${options.title ? `<dc:title>${escape(options.title)}</dc:title>` : ""}<dc:creator>Tests</dc:creator></cp:coreProperties>`,
+    ),
+    "word/document.xml": strToU8(`<?xml version="1.0" encoding="UTF-8"?><w:document ${namespaces}><w:body>${body}</w:body></w:document>`),
+    "word/styles.xml": strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">${style("Heading1", "heading 1")}${style("Heading2", "heading 2")}${style("Heading3", "heading 3")}${style("ListParagraph", "List Paragraph")}</w:styles>`,
+    ),
+    "word/numbering.xml": strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:abstractNum w:abstractNumId="0">${level("bullet", "•")}</w:abstractNum><w:abstractNum w:abstractNumId="1">${level("decimal", "%1.")}</w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num><w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num></w:numbering>`,
+    ),
+    "word/_rels/document.xml.rels": strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering" Target="numbering.xml"/>${relationships.join("")}</Relationships>`,
+    ),
+    ...Object.fromEntries(Object.entries(media).map(([name, bytes]) => [`word/media/${name}`, bytes])),
+  }) as Uint8Array<ArrayBuffer>;
+}

@@ -1,10 +1,10 @@
-import { ImportError } from "../imports/import-error";
 import type { PlatformImporter } from "../imports/platforms/types";
 import type { StoredImages } from "../imports/store-images";
 import type { DocumentFiles } from "./document-files";
 import type { DocumentKind } from "./document-kinds";
 import { readPdf } from "./pdf/read-pdf";
 import { readTextDocument } from "./text-document";
+import { fitMarkdown } from "./fit-markdown";
 
 /** What reading a document needs besides the file. */
 export interface ConvertContext {
@@ -43,6 +43,8 @@ export async function convertDocument(kind: DocumentKind, file: string, ctx: Con
       return convertPdf(file, ctx);
     case "epub":
       return (await import("./epub")).readEpub(file, ctx);
+    case "docx":
+      return (await import("./docx")).readDocx(file, ctx);
     case "markdown":
     case "text":
     case "html": {
@@ -66,8 +68,6 @@ export async function convertDocument(kind: DocumentKind, file: string, ctx: Con
         tags: document.tags,
       };
     }
-    default:
-      throw new ImportError(`${kind.toUpperCase()} documents cannot be read yet.`, { permanent: true });
   }
 }
 
@@ -93,14 +93,4 @@ async function convertPdf(file: string, ctx: ConvertContext): Promise<ConvertedD
     markdown: reading.markdown,
     cut: reading.cutAfter === null ? null : `The document continues after page ${reading.cutAfter} (of ${reading.pageCount} pages): a note holds at most 1 MiB of text.`,
   };
-}
-
-/** Markdown cut at its last paragraph break under `maxBytes`; `cut` says whether anything was left out. */
-export function fitMarkdown(markdown: string, maxBytes: number): { markdown: string; cut: boolean } {
-  if (Buffer.byteLength(markdown, "utf8") <= maxBytes) return { markdown, cut: false };
-  // Cut by characters first (a UTF-8 character is at most 4 bytes), then to the last paragraph break.
-  let head = markdown.slice(0, maxBytes);
-  while (Buffer.byteLength(head, "utf8") > maxBytes) head = head.slice(0, Math.floor(head.length * 0.9));
-  const paragraph = head.lastIndexOf("\n\n");
-  return { markdown: (paragraph > head.length / 2 ? head.slice(0, paragraph) : head).trimEnd(), cut: true };
 }
