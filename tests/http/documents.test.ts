@@ -146,6 +146,26 @@ describe("a PDF uploaded as a document", () => {
   });
 });
 
+describe("asking about a document", () => {
+  test("each passage says its page (the nearest `[p. N]` before it) and its picture (the nearest `[picture N]`), else null", async () => {
+    const labelled = withPageLabels(handbook, [
+      { from: 0, style: "r" },
+      { from: 2, style: "D" },
+    ]);
+    const { note } = await importDocument(alice, labelled, PDF, "?title=Labelled%20handbook");
+    const asked = async (question: string) => (await alice.post("/api/ask", { question, limit: 20 })).body.passages.filter((passage: any) => passage.note_id === note.id);
+    const review = (await asked("second international review of the data")).find((passage: any) => passage.text.includes("international review"));
+    expect(review.page).toBe("i");
+    expect(review.picture).toBeNull();
+    const goodbye = (await asked("the last page says goodbye in plain English")).find((passage: any) => passage.text.includes("goodbye"));
+    expect(goodbye.page).toBe("2");
+
+    const read = await alice.post("/api/notes", { title: "Zoo trip", content: "Our visit.\n\n## Text in pictures\n\n[picture 1](/api/files/1) A sign about penguins.\n\n[picture 2](/api/files/2) The giraffes eat acacia leaves at noon every day." });
+    const giraffes = (await alice.post("/api/ask", { question: "When do the giraffes eat acacia leaves?" })).body.passages.find((passage: any) => passage.note_id === read.body.id);
+    expect(giraffes).toMatchObject({ page: null, picture: 2 });
+  });
+});
+
 describe("an EPUB uploaded as a document", () => {
   test("becomes a note of its chapters in reading order, each a `## <chapter title>` section, its pictures stored, its title its dc:title", async () => {
     const map = stripedPng(64, 48);
