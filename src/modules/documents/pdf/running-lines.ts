@@ -37,11 +37,22 @@ export function runningLines(pages: readonly (readonly PdfLine[])[], pageNames: 
     }
   });
   const needed = Math.max(2, Math.ceil(pages.length * SHARE_OF_PAGES));
+  const repeated = new Set<PdfLine>();
   for (const group of groups.values()) {
     // At the same height: a heading that happens to open many pages sits wherever its page starts.
     const height = median(group.map((candidate) => candidate.line.y));
     const aligned = group.filter((candidate) => Math.abs(candidate.line.y - height) <= Math.max(2, candidate.line.size * 0.5));
-    if (new Set(aligned.map((candidate) => candidate.page)).size >= needed) for (const candidate of aligned) running.add(candidate.line);
+    if (new Set(aligned.map((candidate) => candidate.page)).size >= needed) for (const candidate of aligned) repeated.add(candidate.line);
+  }
+  // A header or footer starts at the page's edge: a repeated line further in counts only below (or above) one.
+  for (const lines of pages) {
+    const byHeight = [...lines].sort((a, b) => b.y - a.y);
+    for (const edge of [byHeight.slice(0, EDGE_LINES), byHeight.slice(-EDGE_LINES).reverse()]) {
+      for (const line of edge) {
+        if (!repeated.has(line)) break;
+        running.add(line);
+      }
+    }
   }
   return running;
 }
