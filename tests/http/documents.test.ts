@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { readPdf } from "../../src/modules/documents/pdf/read-pdf";
 import type { Api } from "../support/api";
 import { expectError } from "../support/api";
 import { chromiumForThisFile } from "../support/browser";
 import { buildDocx, buildEpub, characterErrorRate, printPdf, stripedPng, withPageLabels } from "../support/documents";
 import { serverForThisFile } from "../support/server";
 import { settleTask } from "../support/settle-task";
+import { directoryForThisFile } from "../support/temporary-directory";
 
 const browser = await chromiumForThisFile();
 // Documents of up to 2 MiB, so the limit is quick to pass; loopback stands in for a site serving a PDF.
@@ -13,6 +17,7 @@ const alice = (await api.newUser("alice")).api;
 const bob = (await api.newUser("bob")).api;
 
 const PDF = "application/pdf";
+const scratch = directoryForThisFile("rhizome-documents-");
 
 /** What the handbook's pages say, paragraph by paragraph (its third page is a picture alone). */
 const PAGES: string[][] = [
@@ -219,6 +224,61 @@ describe("a Word document (DOCX) uploaded as a document", () => {
     const pictureId = /!\[Our logo\]\(\/api\/files\/(\d+)\)/.exec(body)![1];
     const picture = await fetch(`${alice.baseUrl}/api/files/${pictureId}`, { headers: { authorization: `Bearer ${alice.token}` } });
     expect(new Uint8Array(await picture.arrayBuffer())).toEqual(logo);
+  });
+});
+
+describe("Markdown, text and HTML uploaded as documents", () => {
+  test("are read as pasted content is; the title is a Markdown file's first heading, an HTML page's title, else `filename`; the original is kept as a download", async () => {
+    const markdown = await importDocument(alice, "# Reading list\n\n- *Thinking, Fast and Slow*\n- 《活着》\n", "text/markdown", "?filename=list.md");
+    expect(markdown.note.title).toBe("Reading list");
+    expect(markdown.note.content).toMatch(/^# Reading list\n\n- \*Thinking, Fast and Slow\*\n- 《活着》\n\n\[original\]\(\/api\/files\/(\d+)\)$/);
+
+    const text = await importDocument(alice, "Plain words, first line.\nSecond line.", "text/plain", "?filename=notes.txt");
+    expect(text.note.title).toBe("notes.txt");
+    expect(text.note.content).toStartWith("Plain words, first line.\nSecond line.");
+
+    const page = `<!doctype html><html><head><title>Field Notes</title><script>alert(1)</script></head><body><article><h1>Field Notes</h1><p>${"The heron waited in the shallows for a long time before it struck. ".repeat(6)}</p></article></body></html>`;
+    const html = await importDocument(alice, page, "text/html");
+    expect(html.note.title).toBe("Field Notes");
+    expect(html.note.content).toContain("The heron waited in the shallows");
+    expect(html.note.content).not.toContain("alert");
+    const original = /\[original\]\(\/api\/files\/(\d+)\)$/.exec(html.note.content)![1];
+    const served = await fetch(`${alice.baseUrl}/api/files/${original}`, { headers: { authorization: `Bearer ${alice.token}` } });
+    expect(served.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(served.headers.get("content-disposition")).toBe(`attachment; filename="file-${original}.html"`);
+    expect(served.headers.get("content-security-policy")).toContain("sandbox");
+    expect(await served.text()).toBe(page);
+  });
+
+  test("a document past the 1 MiB a note holds keeps its beginning, cut at a paragraph, with a line saying so; the task's message says so too", async () => {
+    const paragraph = (n: number) => `Paragraph ${n}: ${"many words of a very long text ".repeat(10).trim()}.`;
+    const long = Array.from({ length: 5_000 }, (_, n) => paragraph(n)).join("\n\n");
+    expect(Buffer.byteLength(long)).toBeGreaterThan(1.4 * 1024 * 1024);
+    const { task, note } = await importDocument(alice, long, "text/plain", "?title=Long");
+    expect(Buffer.byteLength(note.content)).toBeLessThanOrEqual(1024 * 1024);
+    expect(task.message).toContain("first 1 MiB");
+    const blocks = note.content.split("\n\n");
+    expect(blocks.at(-1)).toMatch(/^\[original\]\(\/api\/files\/\d+\)$/);
+    expect(blocks.at(-2)).toMatch(/^_The document continues: a note holds at most 1 MiB/);
+    const last = blocks.at(-3)!;
+    expect(last).toBe(paragraph(Number(/^Paragraph (\d+):/.exec(last)![1])));
+  });
+
+  test("a PDF past the room stops at a paragraph, and says after which page", async () => {
+    const file = path.join(scratch, "handbook.pdf");
+    fs.writeFileSync(file, handbook);
+    const stored: string[] = [];
+    const reading = await readPdf(file, {
+      signal: new AbortController().signal,
+      maxBytes: 500,
+      maxPictures: 50,
+      storePicture: async (_png, page) => (stored.push(page), `/api/files/${stored.length}`),
+    });
+    expect(reading.pageCount).toBe(4);
+    expect(reading.cutAfter).toBe("1");
+    expect(Buffer.byteLength(reading.markdown)).toBeLessThanOrEqual(500);
+    expect(reading.markdown).toStartWith("[p. 1]\n\nRhizome keeps every note");
+    expect(stored).toEqual([]);
   });
 });
 
