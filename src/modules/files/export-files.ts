@@ -47,7 +47,7 @@ export function createExportedFiles(ctx: { db: Database; userId: number; storage
       if (!ctx.storage) return;
       for (const [name, sha256] of toWrite) {
         const file = Bun.file(blobPath(ctx.storage.dir, sha256));
-        // One picture in memory at a time (at most 10 MiB): the ZIP writer takes bytes.
+        // One file in memory at a time (a picture at most 10 MiB, a document's original up to DOCUMENT_MAX_MB): the ZIP writer takes bytes.
         if (await file.exists()) yield { name, lastModified: new Date(file.lastModified), input: new Uint8Array(await file.arrayBuffer()) };
       }
     },
