@@ -10,7 +10,7 @@ import { pdfTitle } from "./pdf-title";
 /** A scan's longer side is brought down to this: enough for OCR and a reader, small enough to keep. */
 const PICTURE_MAX_SIDE = 2400;
 /** PDF.js decodes no image of more pixels than this (a hostile file could declare any size). */
-const MAX_IMAGE_PIXELS = 60_000_000;
+const MAX_IMAGE_PIXELS = 40_000_000;
 
 export interface ReadPdfOptions {
   signal: AbortSignal;
