@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { readPdf } from "../../src/modules/documents/pdf/read-pdf";
+import { readPdfInThread } from "../../src/modules/documents/pdf/read-pdf-in-thread";
 import type { Api } from "../support/api";
 import { expectError } from "../support/api";
 import { chromiumForThisFile } from "../support/browser";
@@ -279,6 +280,28 @@ describe("Markdown, text and HTML uploaded as documents", () => {
     expect(Buffer.byteLength(reading.markdown)).toBeLessThanOrEqual(500);
     expect(reading.markdown).toStartWith("[p. 1]\n\nRhizome keeps every note");
     expect(stored).toEqual([]);
+  });
+});
+
+describe("a PDF's reading thread", () => {
+  test("keeps the pictures it finds through the caller and reports progress; a PDF still being read past the hard limit has its thread ended and fails", async () => {
+    const file = path.join(scratch, "threaded.pdf");
+    fs.writeFileSync(file, handbook);
+    const pages: string[] = [];
+    const progress: number[] = [];
+    const options = {
+      signal: new AbortController().signal,
+      maxBytes: 100_000,
+      maxPictures: 50,
+      storePicture: async (png: Uint8Array, page: string) => (pages.push(`${page}:${png.length > 1000}`), "/api/files/77"),
+      onProgress: (done: number) => void progress.push(done),
+    };
+    const reading = await readPdfInThread(file, options, 60_000);
+    expect(reading.markdown).toContain("[p. 3]\n\n![Page 3](/api/files/77)\n\n[p. 4]");
+    expect(pages).toEqual(["3:true"]);
+    expect(progress).toEqual([1, 2, 3, 4]);
+    const slow = readPdfInThread(file, options, 1);
+    await expect(slow).rejects.toThrow("took longer than");
   });
 });
 

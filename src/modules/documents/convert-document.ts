@@ -2,7 +2,7 @@ import type { PlatformImporter } from "../imports/platforms/types";
 import type { StoredImages } from "../imports/store-images";
 import type { DocumentFiles } from "./document-files";
 import type { DocumentKind } from "./document-kinds";
-import { readPdf } from "./pdf/read-pdf";
+import { readPdfInThread } from "./pdf/read-pdf-in-thread";
 import { readTextDocument } from "./text-document";
 import { fitMarkdown } from "./fit-markdown";
 
@@ -36,6 +36,8 @@ export interface ConvertedDocument {
 const MAX_PAGE_PICTURES = 50;
 /** A document still unread after this is cut where reading got to, rather than holding its job for ever. */
 const READING_BUDGET_MS = 5 * 60_000;
+/** A PDF still being read this long after its budget (one page keeping PDF.js busy) has its thread ended. */
+const READING_GRACE_MS = 60_000;
 
 export async function convertDocument(kind: DocumentKind, file: string, ctx: ConvertContext): Promise<ConvertedDocument> {
   switch (kind) {
@@ -73,7 +75,7 @@ export async function convertDocument(kind: DocumentKind, file: string, ctx: Con
 
 async function convertPdf(file: string, ctx: ConvertContext): Promise<ConvertedDocument> {
   let lastProgress = 0;
-  const reading = await readPdf(file, {
+  const reading = await readPdfInThread(file, {
     signal: ctx.signal,
     maxBytes: ctx.maxBytes,
     maxPictures: MAX_PAGE_PICTURES,
@@ -86,7 +88,7 @@ async function convertPdf(file: string, ctx: ConvertContext): Promise<ConvertedD
       lastProgress = now;
       await ctx.onProgress(10 + Math.floor((70 * done) / total), `Read page ${done} of ${total}`);
     },
-  });
+  }, READING_BUDGET_MS + READING_GRACE_MS);
   ctx.files.failures.push(...reading.failures);
   return {
     ownTitle: reading.title,
