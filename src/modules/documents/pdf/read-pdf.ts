@@ -6,6 +6,7 @@ import { pageLines, textRuns, type PdfLine } from "./page-lines";
 import { lineSpacing, pageParagraphs } from "./paragraphs";
 import { runningLines } from "./running-lines";
 import { pdfTitle } from "./pdf-title";
+import { pdfDataOptions } from "./pdf-data";
 
 /** A scan's longer side is brought down to this: enough for OCR and a reader, small enough to keep. */
 const PICTURE_MAX_SIDE = 2400;
@@ -130,6 +131,7 @@ async function openPdf(getDocumentProxy: (typeof import("unpdf"))["getDocumentPr
       maxImageSize: MAX_IMAGE_PIXELS,
       stopAtErrors: false,
       verbosity: 0,
+      ...pdfDataOptions(),
     });
   } catch (error) {
     const name = (error as { name?: string }).name;
