@@ -57,14 +57,20 @@ export async function readPdf(file: string, options: ReadPdfOptions): Promise<Pd
 
     // First every page's lines (up to the note's room), so headers and spacing are judged over the whole document.
     const pages: PdfLine[][] = [];
+    const unreadable = new Set<number>();
     let characters = 0;
     for (let index = 0; index < pageCount && characters <= options.maxBytes; index++) {
       options.signal.throwIfAborted();
       if (options.deadline !== undefined && Date.now() > options.deadline) break;
-      const page = await pdf.getPage(index + 1);
-      const content = await page.getTextContent();
-      const lines = pageLines(textRuns(content.items));
-      page.cleanup();
+      let lines: PdfLine[] = [];
+      try {
+        const page = await pdf.getPage(index + 1);
+        lines = pageLines(textRuns((await page.getTextContent()).items));
+        page.cleanup();
+      } catch {
+        // One damaged page does not lose the others.
+        unreadable.add(index);
+      }
       pages.push(lines);
       for (const line of lines) characters += line.text.length;
       await options.onProgress?.(index + 1, pageCount);
@@ -83,7 +89,10 @@ export async function readPdf(file: string, options: ReadPdfOptions): Promise<Pd
       const lines = all.filter((line) => !running.has(line));
       let blocks: string[];
       if (lines.length > 0) blocks = pageParagraphs(lines, spacing);
-      else if (pictures >= options.maxPictures) {
+      else if (unreadable.has(index)) {
+        blocks = [];
+        failures.push({ name: `page ${name}`, error: "The page could not be read (it is damaged)" });
+      } else if (pictures >= options.maxPictures) {
         blocks = [];
         failures.push({ name: `page ${name}`, error: `No text, and its picture was not kept: a document keeps at most ${options.maxPictures} page pictures` });
       } else {
