@@ -27,6 +27,11 @@ export class DocumentFiles {
 
   constructor(private readonly ctx: DocumentFileContext) {}
 
+  /** No more pictures are kept (a caller may skip reading them; `keepPicture` still lists each). */
+  get picturesFull(): boolean {
+    return this.#pictures >= MAX_IMAGES_PER_NOTE;
+  }
+
   /** A picture's bytes (PNG, JPEG, GIF, WebP or AVIF, typed from the bytes), named for `failures`. */
   async keepPicture(bytes: Uint8Array, name: string): Promise<string | null> {
     const { storage } = this.ctx;

@@ -6,6 +6,7 @@ import { ImportError } from "../imports/import-error";
 import { importedTitle } from "../notes/note-text";
 import { chapterMarkdown, type ChapterPictures } from "./chapter-markdown";
 import type { ConvertContext, ConvertedDocument } from "./convert-document";
+import { fitMarkdown } from "./fit-markdown";
 
 /** An EPUB's XML parts (container, package, navigation) and chapters are read up to this size each. */
 const MAX_PART_BYTES = 10 * 1024 * 1024;
@@ -59,6 +60,7 @@ export async function readEpub(file: string, ctx: ConvertContext): Promise<Conve
       if (!xhtml) continue;
       const pictures: ChapterPictures = async (source) => {
         const target = resolvePart(name, source);
+        if (ctx.files.picturesFull) return ctx.files.keepPicture(new Uint8Array(0), source);
         const picture = target && (await read(target, MAX_FILE_BYTES));
         return picture ? ctx.files.keepPicture(picture, source) : null;
       };
@@ -66,6 +68,9 @@ export async function readEpub(file: string, ctx: ConvertContext): Promise<Conve
       if (!chapter) continue;
       const size = Buffer.byteLength(chapter) + 2;
       if (bytes + size > ctx.maxBytes) {
+        // The chapter that does not fit keeps the paragraphs that do (a book of one long chapter is not emptied).
+        const room = ctx.maxBytes - bytes - 2;
+        if (room > 1024) sections.push(fitMarkdown(chapter, room).markdown);
         cut = true;
         break;
       }
@@ -73,7 +78,7 @@ export async function readEpub(file: string, ctx: ConvertContext): Promise<Conve
       bytes += size;
     }
     if (sections.length === 0 && !cut) throw new ImportError("The EPUB has no chapter with text or pictures to import.", { permanent: true });
-    return { ownTitle: book.title, markdown: sections.join("\n\n"), cut: cut ? "The book continues: a note holds at most 1 MiB of text, and this one holds the chapters that fit." : null };
+    return { ownTitle: book.title, markdown: sections.join("\n\n"), cut: cut ? "The book continues: a note holds at most 1 MiB of text, and this one holds the book's beginning." : null };
   } finally {
     zip.close();
   }
