@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { UPLOADS_PENDING_DEFAULT_MB } from "./modules/imports/pending-uploads";
+import { DOCUMENT_MAX_MB_DEFAULT } from "./modules/documents/document-kinds";
 import { parseResolveOverrides } from "./modules/imports/resolve-overrides";
 import { taskPrefixes } from "./modules/llm/providers/openai-embeddings";
 import { OPENAI_DEFAULT_BASE_URL, OPENAI_DEFAULT_CONTEXT_TOKENS, OPENAI_DEFAULT_TIMEOUT_MS } from "./modules/llm/providers/openai-settings";
@@ -84,6 +85,12 @@ const environmentSchema = z.object({
     .min(1, "must be at least 1 (MB)")
     .max(1024 * 1024, "must be at most 1048576 (MB)")
     .default(UPLOADS_PENDING_DEFAULT_MB),
+  DOCUMENT_MAX_MB: z.coerce
+    .number({ error: "must be a whole number of MB" })
+    .int("must be a whole number of MB")
+    .min(1, "must be at least 1 (MB)")
+    .max(4096, "must be at most 4096 (MB)")
+    .default(DOCUMENT_MAX_MB_DEFAULT),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   FEEDS_CONCURRENCY: z.coerce.number({ error: "must be a whole number" }).int("must be a whole number").min(1, "must be at least 1").max(64, "must be at most 64").default(4),
   OCR: z.enum(["local", "off"], { error: "must be local (read pictures' text on this machine) or off" }).default("local"),
@@ -211,6 +218,8 @@ function resolveConfig(env: z.infer<typeof environmentSchema>) {
       archivesDir: path.join(dataDir, "archives"),
       /** UPLOADS_PENDING_MAX_MB: a user's uploads waiting for their tasks (recordings, archives) may hold this much at a time. */
       pendingUploadsMaxBytes: env.UPLOADS_PENDING_MAX_MB * 1024 * 1024,
+      /** DOCUMENT_MAX_MB: the largest document (PDF, EPUB, DOCX, text) an upload or a web import takes. */
+      documentMaxBytes: env.DOCUMENT_MAX_MB * 1024 * 1024,
     },
     /** Speech-to-text for videos and recordings; undefined when STT_BASE_URL is unset (no transcription). */
     stt: env.STT_BASE_URL

@@ -177,6 +177,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         archivesDir: config.imports.archivesDir,
         mediaDir: config.stt?.mediaDir,
         pendingUploadsMaxBytes: config.imports.pendingUploadsMaxBytes,
+        documentMaxBytes: config.imports.documentMaxBytes,
         document: buildOpenApiDocument(appRouter),
         checkHealth: async () => {
           await notesDb.client.execute("select 1");

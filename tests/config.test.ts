@@ -101,6 +101,9 @@ describe("configuration", () => {
     [{ OCR_MAX_PICTURES: "0" }, "OCR_MAX_PICTURES"],
     [{ OCR_MAX_PICTURES: "2.5" }, "OCR_MAX_PICTURES"],
     [{ OCR_MAX_PICTURES: "many" }, "OCR_MAX_PICTURES"],
+    [{ DOCUMENT_MAX_MB: "0" }, "DOCUMENT_MAX_MB"],
+    [{ DOCUMENT_MAX_MB: "2.5" }, "DOCUMENT_MAX_MB"],
+    [{ DOCUMENT_MAX_MB: "big" }, "DOCUMENT_MAX_MB"],
   ])("%j stops start-up with one line naming the variable", (environment, variable) => {
     expect(() => loadConfig(environment)).toThrow(ConfigError);
     try {
@@ -125,6 +128,11 @@ describe("configuration", () => {
   test("UPLOADS_PENDING_MAX_MB: 1 GiB of uploads waiting for their tasks a user, unless set", () => {
     expect(loadConfig({}).imports.pendingUploadsMaxBytes).toBe(1024 * 1024 * 1024);
     expect(loadConfig({ UPLOADS_PENDING_MAX_MB: "1" }).imports.pendingUploadsMaxBytes).toBe(1024 * 1024);
+  });
+
+  test("DOCUMENT_MAX_MB: documents of up to 100 MiB, unless set", () => {
+    expect(loadConfig({}).imports.documentMaxBytes).toBe(100 * 1024 * 1024);
+    expect(loadConfig({ DOCUMENT_MAX_MB: "3" }).imports.documentMaxBytes).toBe(3 * 1024 * 1024);
   });
 
   test("speech-to-text is off without STT_BASE_URL, and takes the contract's limits with it", () => {

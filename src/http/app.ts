@@ -12,6 +12,8 @@ import { answerWithin, REQUEST_DEADLINE_MS } from "./request-deadline";
 import { ARCHIVE_BODY_LIMIT } from "../modules/archives/limits";
 import { createArchiveUploadRoute } from "./archive-upload-route";
 import { createAudioUploadRoute } from "./audio-upload-route";
+import { createDocumentUploadRoute } from "./document-upload-route";
+import { DOCUMENT_MAX_MB_DEFAULT } from "../modules/documents/document-kinds";
 import { AUDIO_BODY_LIMIT } from "../modules/transcripts/create-audio-task";
 import { createAskStreamRoute, wantsEventStream } from "./ask-stream-route";
 import { createEventStreamRoute } from "./event-stream-route";
@@ -47,6 +49,8 @@ export interface HttpAppOptions {
   mediaDir?: string;
   /** UPLOADS_PENDING_MAX_MB in bytes: what a user's uploads waiting for their tasks may hold; the default's when absent. */
   pendingUploadsMaxBytes?: number;
+  /** DOCUMENT_MAX_MB in bytes: the largest document upload; the default's when absent. Documents wait in `archivesDir`. */
+  documentMaxBytes?: number;
   /** The service's external URL (PUBLIC_URL, else the address it listens on, known once it does); none: only `mcpAllowedOrigins` may call /mcp from a browser. */
   publicUrl?: () => string;
   /** Browser origins allowed at /mcp besides the service's own (MCP_ALLOWED_ORIGINS). */
@@ -74,11 +78,13 @@ export function createHttpApp(options: HttpAppOptions) {
   const rest = createRestHandler(options.router, contextFor);
   const trpc = createTrpcHandler(options.router, (request) => contextFor(request, "rpc"));
   const deadlineMs = options.requestDeadlineMs ?? REQUEST_DEADLINE_MS;
-  // The archive upload is the one route past the procedures' limits; every other route keeps its own.
-  const largestBody = Math.max(DEFAULT_BODY_LIMIT, ARCHIVE_BODY_LIMIT, AUDIO_BODY_LIMIT, MAX_FILE_BYTES, ...bodyLimits(options.router).values());
+  // The uploads (archives, recordings, documents) go past the procedures' limits; every other route keeps its own.
+  const documentMaxBytes = options.documentMaxBytes ?? DOCUMENT_MAX_MB_DEFAULT * 1024 * 1024;
+  const largestBody = Math.max(DEFAULT_BODY_LIMIT, ARCHIVE_BODY_LIMIT, AUDIO_BODY_LIMIT, MAX_FILE_BYTES, documentMaxBytes, ...bodyLimits(options.router).values());
   const pendingUploads = new PendingUploads(options.services.db, options.pendingUploadsMaxBytes ?? UPLOADS_PENDING_DEFAULT_MB * 1024 * 1024);
   const archiveUpload = createArchiveUploadRoute({ ...options.services, archivesDir: options.archivesDir, pendingUploads });
   const audioUpload = createAudioUploadRoute({ ...options.services, mediaDir: options.mediaDir, pendingUploads });
+  const documentUpload = createDocumentUploadRoute({ ...options.services, uploadsDir: options.archivesDir, pendingUploads, maxBytes: documentMaxBytes });
   const fileRoutes = createFileRoutes(options.services);
   const shareRoutes = createShareRoutes(options.services);
   const askStream = createAskStreamRoute({ services: options.services, keepOpen: (request) => server?.timeout(request, 0) });
@@ -130,6 +136,8 @@ export function createHttpApp(options: HttpAppOptions) {
     .all(`${REST_PREFIX}/tasks/archive`, ({ request }) => archiveUpload(request), { parse: "none" })
     // A recording of up to 256 MiB, streamed to disk the same way.
     .all(`${REST_PREFIX}/tasks/audio`, ({ request }) => audioUpload(request), { parse: "none" })
+    // A document (PDF, EPUB, DOCX, text) of up to DOCUMENT_MAX_MB, streamed to disk the same way.
+    .all(`${REST_PREFIX}/tasks/document`, ({ request }) => documentUpload(request), { parse: "none" })
     // Raw image bodies (10 MiB, streamed to disk) and raw bytes out: beside the JSON procedures.
     .all(`${REST_PREFIX}/files`, ({ request }) => fileRoutes.upload(request), { parse: "none" })
     .all(`${REST_PREFIX}/files/:id`, ({ request, params }) => fileRoutes.read(request, params.id), { parse: "none" })

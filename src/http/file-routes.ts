@@ -4,6 +4,7 @@ import { authenticateFor } from "../modules/auth/authenticate";
 import type { Access } from "../modules/tokens/scopes";
 import { blobPath, MAX_FILE_BYTES, type FileStorage } from "../modules/files/blob-store";
 import { toFileRecord } from "../modules/files/file-record";
+import { servingHeaders } from "../modules/files/file-types";
 import { getFile } from "../modules/files/get-file";
 import { storeFile } from "../modules/files/store-file";
 import { log } from "../log";
@@ -57,7 +58,8 @@ export function createFileRoutes(services: { db: Database; files?: FileStorage }
         return edgeError("NOT_FOUND", `File ${row.id} not found`);
       }
       const body = request.method === "HEAD" ? null : Bun.file(file);
-      return new Response(body, { headers: { ...headers, "Content-Type": row.mime, "Content-Length": String(row.size) } });
+      // A picture is shown; a document's original (a PDF, an HTML page) is only ever downloaded.
+      return new Response(body, { headers: { ...headers, ...servingHeaders(row.id, row.mime), "Content-Length": String(row.size) } });
     } catch (error) {
       return serviceErrorResponse(error, "GET /api/files/{id}");
     }

@@ -6,6 +6,8 @@ import { viewerOpenApiPaths } from "../viewer/route";
 import { oauthOpenApiPaths } from "../oauth/openapi-paths";
 import { extensionOpenApiPaths } from "./extension-downloads";
 import { SCOPES, type Access } from "../modules/tokens/scopes";
+import { FILE_MIME_TYPES } from "../modules/files/file-types";
+import { DOCUMENT_MEDIA_TYPES } from "../modules/documents/document-kinds";
 
 const ERROR_STATUSES: Record<number, string> = {
   400: "Invalid input (body, query or path); `issues` lists each problem",
@@ -154,7 +156,7 @@ const eventStreamOperation = {
 /** An upload past the user's uploads waiting for their tasks (CONTRACT "Transcripts"). */
 const pendingUploadsRefused = {
   ...errorResponse(
-    "The user's uploads waiting for their tasks (recordings and archives) would pass `UPLOADS_PENDING_MAX_MB` (1 GiB by default), judged by `Content-Length` or as the body streams; nothing of the upload is kept. Try again after `Retry-After` seconds, once some of those tasks have finished.",
+    "The user's uploads waiting for their tasks (recordings, archives and documents) would pass `UPLOADS_PENDING_MAX_MB` (1 GiB by default), judged by `Content-Length` or as the body streams; nothing of the upload is kept. Try again after `Retry-After` seconds, once some of those tasks have finished.",
   ),
   headers: { "Retry-After": { description: "Seconds to wait before uploading again", schema: { type: "integer", minimum: 1 } } },
 };
@@ -221,13 +223,45 @@ const audioUploadOperation = {
   },
 };
 
+/** POST /api/tasks/document takes a raw document (not JSON), so it is a plain route written here by hand. */
+const documentUploadOperation = {
+  operationId: "tasks-document",
+  summary: "Make a document (PDF, EPUB, DOCX, Markdown, text, HTML) a note, as a background task",
+  description: [
+    "The body is the document itself, with its own `Content-Type`, at most `DOCUMENT_MAX_MB` MiB (100 by default), streamed to disk. The bytes must be what the type says — a PDF starts with `%PDF-`, an EPUB is a ZIP holding `META-INF/container.xml`, a DOCX a ZIP holding `word/document.xml`, text is UTF-8 — else the answer is 415 and nothing is kept. Answers 201 with a task (`platform: \"document\"`) that a worker reads; its note ends with a link to the original, kept as a file of the note (`[original](/api/files/{id})`, counted in the user's storage).",
+    "",
+    "- Title: `title`, else the document's own (PDF info or XMP title, EPUB `dc:title`, DOCX core title, an HTML page's title, a Markdown document's first heading), else `filename`, else the time of upload.",
+    "- PDF: each page begins with a line `[p. N]` (N the page's label when the PDF has labels, else its number), then its text in reading order as paragraphs (a word hyphenated at a line's end whole again, Chinese lines joined without a space), running headers and footers dropped. A page without text keeps its largest picture as a file of the note, on the paragraph after its marker (`![Page N](/api/files/{id})`), for OCR to read in place; at most 50 pictures a note.",
+    "- EPUB: its chapters in reading order, each a `## <chapter title>` section; its pictures kept as files. DOCX: headings, lists, tables (pipe tables; the first row is the header when Word marks none), bold, italic and links; its pictures kept as files. Markdown, text and HTML: as pasted content is imported (`POST /api/tasks` with `content`), their first 10 MiB.",
+    "- A note holds at most 1 MiB: a longer document keeps its beginning, cut at a paragraph, with a line saying where it stops, and the task's `message` says so.",
+    "- A web import (`POST /api/tasks` with a `url`) whose link answers `application/pdf` is read the same way, under the same `DOCUMENT_MAX_MB`.",
+    "- A user's uploads waiting for their tasks (recordings, archives and documents together) may hold `UPLOADS_PENDING_MAX_MB` (1 GiB by default); an upload that would pass it is a 429 with `Retry-After`, and nothing of it is kept.",
+  ].join("\n"),
+  tags: ["imports"],
+  security: securityFor("imports"),
+  parameters: [
+    { name: "title", in: "query", required: false, description: "The note's title (default: the document's own, else `filename`, else the time of upload)", schema: { type: "string", maxLength: 500 } },
+    { name: "filename", in: "query", required: false, description: "The document's file name, the title when neither `title` nor the document gives one", schema: { type: "string", maxLength: 255 } },
+  ],
+  requestBody: {
+    required: true,
+    content: Object.fromEntries(Object.keys(DOCUMENT_MEDIA_TYPES).map((type) => [type, { schema: { type: "string", format: "binary" } }])),
+  },
+  responses: {
+    "201": { description: "Created", content: { "application/json": { schema: { $ref: "#/components/schemas/ImportTask" } } } },
+    ...Object.fromEntries([400, 401, 403, 405, 415, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
+    "413": errorResponse("Request body over `DOCUMENT_MAX_MB` (100 MiB by default)"),
+    "429": pendingUploadsRefused,
+  },
+};
+
 const fileSchema = {
   type: "object",
   required: ["id", "url", "mime", "size", "sha256", "created_at"],
   properties: {
     id: { type: "integer", minimum: 1 },
     url: { type: "string", description: "Where the bytes are read; notes refer to the file as `![alt](/api/files/{id})`", example: "/api/files/7" },
-    mime: { type: "string", enum: ["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"] },
+    mime: { type: "string", enum: [...FILE_MIME_TYPES], description: "Pictures are typed from their bytes; the other types are originals of imported documents (POST /api/tasks/document)" },
     size: { type: "integer", minimum: 0, description: "Bytes" },
     sha256: { type: "string", pattern: "^[0-9a-f]{64}$" },
     created_at: { type: "string", format: "date-time" },
@@ -259,20 +293,21 @@ const fileUploadOperation = {
 /** GET /api/files/{id} answers with bytes, so it is a plain route written here by hand. */
 const fileReadOperation = {
   operationId: "files-read",
-  summary: "Read a stored image",
+  summary: "Read a stored file (an image, or a document's original)",
   description:
-    "The bytes with `Content-Type`, `Content-Length`, `ETag` (the SHA-256, quoted), `Cache-Control: private, max-age=31536000, immutable` and `X-Content-Type-Options: nosniff`. `If-None-Match` with the ETag answers 304. Another user's file is a 404. Clients (the /graph viewer too) fetch with the bearer header and show the result as a blob URL. The file's JSON record is the tRPC query `files.get`.",
+    "The bytes with `Content-Type`, `Content-Length`, `ETag` (the SHA-256, quoted), `Cache-Control: private, max-age=31536000, immutable` and `X-Content-Type-Options: nosniff`. A picture is sent to be shown; a document's original (PDF, EPUB, DOCX, Markdown, text, HTML) comes with `Content-Disposition: attachment` and `Content-Security-Policy: sandbox`, to be downloaded, never shown in the page. `If-None-Match` with the ETag answers 304. Another user's file is a 404. Clients (the /graph viewer too) fetch with the bearer header and show the result as a blob URL. The file's JSON record is the tRPC query `files.get`.",
   tags: ["files"],
   security: securityFor("notes:read"),
   parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } }],
   responses: {
     "200": {
-      description: "The image",
+      description: "The file's bytes",
       headers: {
         ETag: { description: "The SHA-256 of the bytes, quoted", schema: { type: "string" } },
         "Cache-Control": { schema: { type: "string", example: "private, max-age=31536000, immutable" } },
+        "Content-Disposition": { description: "For a document's original only: `attachment; filename=\"file-<id>.<ext>\"`", schema: { type: "string" } },
       },
-      content: Object.fromEntries(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"].map((mime) => [mime, { schema: { type: "string", format: "binary" } }])),
+      content: Object.fromEntries(FILE_MIME_TYPES.map((mime) => [mime, { schema: { type: "string", format: "binary" } }])),
     },
     "304": { description: "Not modified: the client's copy (If-None-Match) is current" },
     ...Object.fromEntries([400, 401, 403, 404, 405, 500, 503].map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }])),
@@ -326,7 +361,7 @@ const sharePageOperation = {
 };
 const shareFileOperation = {
   operationId: "shares-file",
-  summary: "A stored image shown by a shared note",
+  summary: "A stored file shown or linked by a shared note",
   tags: ["shares"],
   security: [],
   parameters: [
@@ -334,7 +369,7 @@ const shareFileOperation = {
     { name: "file_id", in: "path", required: true, schema: { type: "integer", minimum: 1 } },
   ],
   responses: {
-    "200": { description: "The image", content: Object.fromEntries(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"].map((mime) => [mime, { schema: { type: "string", format: "binary" } }])) },
+    "200": { description: "The file (a document's original as an attachment)", content: Object.fromEntries(FILE_MIME_TYPES.map((mime) => [mime, { schema: { type: "string", format: "binary" } }])) },
     "404": shareNotFound,
     "405": { $ref: "#/components/responses/Error405" },
     "429": { $ref: "#/components/responses/Error429" },
@@ -359,6 +394,7 @@ const PLAIN_ROUTES: NonNullable<OpenAPIObject["paths"]> = {
   ...(viewerOpenApiPaths as NonNullable<OpenAPIObject["paths"]>),
   "/api/tasks/archive": { post: archiveUploadOperation as never },
   "/api/tasks/audio": { post: audioUploadOperation as never },
+  "/api/tasks/document": { post: documentUploadOperation as never },
   "/api/files": { post: fileUploadOperation as never },
   "/api/files/{id}": { get: fileReadOperation as never },
   "/mcp": { post: mcpOperation as never },

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import type { Database } from "../db/client";
 import { log } from "../log";
 import { blobPath, type FileStorage } from "../modules/files/blob-store";
+import { servingHeaders } from "../modules/files/file-types";
 import { sharedMarkdownText } from "../modules/shares/render-markdown";
 import { RenderedPages } from "../modules/shares/rendered-pages";
 import { missingSharePage, SHARE_PAGE_CSP } from "../modules/shares/share-page";
@@ -80,7 +81,7 @@ export function createShareRoutes({ db, files, pages = new RenderedPages(), limi
       const bytes = file && blobPath(files.dir, file.sha256);
       if (!file || !bytes || !fs.existsSync(bytes)) return missing(request.method);
       return new Response(request.method === "HEAD" ? null : Bun.file(bytes), {
-        headers: { ...COMMON_HEADERS, "Content-Type": file.mime, "Content-Length": String(file.size), "Content-Security-Policy": "default-src 'none'; sandbox" },
+        headers: { ...COMMON_HEADERS, "Content-Security-Policy": "default-src 'none'; sandbox", ...servingHeaders(file.id, file.mime), "Content-Length": String(file.size) },
       });
     } catch (error) {
       log.error("a share link could not be served", error);

@@ -30,6 +30,7 @@ import { type FeedJobDependencies, feedQueueWith, feedTasks } from "./feed-tasks
 import type { FeedQueue } from "../modules/feeds/feed-services";
 import { ocrJobKey, type OcrQueue } from "../modules/ocr/ocr-queue";
 import { ocrTasks, type OcrJobSettings } from "./ocr-tasks";
+import { DOCUMENT_MAX_MB_DEFAULT } from "../modules/documents/document-kinds";
 
 /** Fetch retries back off 2.7 s, 7.4 s, 20 s: enough for a blip, short enough to report failure soon. */
 const IMPORT_MAX_ATTEMPTS = 4;
@@ -40,6 +41,8 @@ const TRANSCRIBE_MAX_ATTEMPTS = 4;
 /** Media is larger than pages: a 3-hour soundtrack, or a short video's whole file. */
 const MEDIA_MAX_BYTES = 1024 * 1024 * 1024;
 const MEDIA_TIMEOUT_MS = 30 * 60_000;
+/** A linked PDF may be 100 MiB (DOCUMENT_MAX_MB): more than a page's 15 s to arrive. */
+const DOCUMENT_TIMEOUT_MS = 2 * 60_000;
 /** A delivery job's own outcome never throws; more attempts only cover workers that die mid-attempt. */
 const WEBHOOK_DELIVERY_MAX_ATTEMPTS = 5;
 /** A sweep runs again at its next scheduled time anyway. */
@@ -50,7 +53,7 @@ const EMBED_MAX_ATTEMPTS = 4;
 export interface JobDependencies {
   db: Database;
   /** `archivesDir`: where uploaded archives wait (DATA_DIR/archives); a process without it fails archive tasks. */
-  imports: { allowPrivateNetworks: boolean; resolveOverrides?: ResolveOverrides; bilibiliSessdata?: string; archivesDir?: string };
+  imports: { allowPrivateNetworks: boolean; resolveOverrides?: ResolveOverrides; bilibiliSessdata?: string; archivesDir?: string; documentMaxBytes?: number };
   /** Speech-to-text (STT_*); without it videos import without transcripts. */
   stt?: SttSettings & SttLimits;
   /** How an import queues its transcription (the queue is made after the catalogue, so it is reached late). */
@@ -78,7 +81,7 @@ export function createJobCatalogue(deps: JobDependencies) {
   // The page parsers (linkedom, Readability, turndown) load with the first import job, and the graph
   // builder (the Anthropic SDK, graphology) with the first build, so an API-only process that just
   // enqueues never carries them.
-  let importTools: Promise<Pick<ImportRun, "fetcher" | "importers" | "download">> | undefined;
+  let importTools: Promise<Pick<ImportRun, "fetcher" | "importers" | "download" | "downloadDocument">> | undefined;
   const loadImportTools = () =>
     (importTools ??= Promise.all([
       import("../modules/imports/safe-fetch/fetch-page"),
@@ -91,8 +94,10 @@ export function createJobCatalogue(deps: JobDependencies) {
           ...(deps.imports.resolveOverrides?.size ? { resolve: resolverWith(deps.imports.resolveOverrides) } : {}),
         };
         return {
-          fetcher: createSafeFetcher(network),
+          // A link to a PDF is answered unread, and the PDF downloaded under the documents' own limit.
+          fetcher: createSafeFetcher({ ...network, documentContentTypes: ["application/pdf"] }),
           download: createSafeDownloader(network),
+          downloadDocument: createSafeDownloader({ ...network, maxBodyBytes: deps.imports.documentMaxBytes ?? DOCUMENT_MAX_MB_DEFAULT * 1024 * 1024, timeoutMs: DOCUMENT_TIMEOUT_MS }),
           importers: createImporters({ bilibiliSessdata: deps.imports.bilibiliSessdata }),
         };
       },

@@ -63,7 +63,7 @@ async function uploadStreamed(client: Api, route: string, type: string, bytes: U
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
 }
 
-describe("uploads waiting for their tasks (UPLOADS_PENDING_MAX_MB=1)", () => {
+describe("uploads waiting for their tasks (UPLOADS_PENDING_MAX_MB=1): recordings, archives and documents", () => {
   test("an upload that would take a user past the cap is a 429 with Retry-After, by Content-Length or as it streams, and nothing of it is kept; another user is unaffected; once the task ends the user may upload again", async () => {
     expect(first.length).toBeLessThan(MIB);
     expect(first.length + second.length).toBeGreaterThan(MIB);
@@ -82,6 +82,9 @@ describe("uploads waiting for their tasks (UPLOADS_PENDING_MAX_MB=1)", () => {
       // Archives count against the same cap.
       () => uploadArchive(alice, archive),
       () => uploadStreamed(alice, "/api/tasks/archive", "application/zip", archive),
+      // And documents.
+      () => alice.request("POST", "/api/tasks/document", { body: new Uint8Array(900 * 1024).fill(32), headers: { "content-type": "text/plain" } }),
+      () => uploadStreamed(alice, "/api/tasks/document", "application/pdf", null),
     ];
     for (const upload of refusals) {
       const refused = await upload();

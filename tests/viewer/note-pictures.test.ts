@@ -46,3 +46,27 @@ test("a note's stored picture is shown from a blob URL fetched with the token; a
   expect(watch.requests.filter((url) => token && url.includes(token))).toEqual([]);
   expect(watch.errors).toEqual([]);
 });
+
+test("a link to a stored file (a document's original) is fetched with the token and saved as a download", async () => {
+  const alice = await new Api(server.url).newUser("originals");
+  const file = await alice.api.request("POST", "/api/files", { body: new Uint8Array(DOT), headers: { "content-type": "image/png" } });
+  expect(file.status).toBe(201);
+  expect((await alice.api.post("/api/notes", { title: "Report", content: `The report's pages.\n\n[original](${file.body.url})`, tags: [] })).status).toBe(201);
+
+  const context = await browser.newContext({ acceptDownloads: true });
+  const page = await context.newPage();
+  const watch = watchPage(page);
+  await page.goto(`${server.url}/graph`);
+  await logIn(page, alice);
+  const search = page.getByRole("searchbox", { name: "Search notes" });
+  await search.fill("report");
+  await search.press("Enter");
+  await page.getByRole("list", { name: "Search results" }).getByRole("button", { name: /Report/ }).click();
+  const note = page.getByRole("article", { name: "Report" });
+  const [download] = await Promise.all([page.waitForEvent("download"), note.getByRole("link", { name: "original" }).click()]);
+  expect(download.suggestedFilename()).toBe(`${file.body.id}.png`);
+  expect(Buffer.from(await Bun.file((await download.path())!).arrayBuffer())).toEqual(DOT);
+  expect(page.url()).toContain("/graph");
+  await context.close();
+  expect(watch.errors).toEqual([]);
+});

@@ -14,12 +14,14 @@ const LEAD_IN_UNITS = 120;
 const SHORT_UNITS = 60;
 
 const BLANK_LINE = /\n[ \t]*\n\s*/g;
+// `[p. N]` (a document's page) and `[picture N](…)` (a picture's text) begin what follows them.
+const MARKER = /^(?:\[p\. [^\]\n]{1,24}\](?:\n|$)|\[picture \d{1,6}\]\()/;
 // A sentence ends at . ! ? (with closing quotes or brackets) before a space, or at 。！？ or a line break.
 const SENTENCE_END = /[.!?]+["'”’)\]]*(?=\s)|[。！？!?；;]+["'”’」』）)]*|\n/g;
 
 /**
  * The note's paragraphs as passages (blank-line separated; a short heading or lead-in line joins the
- * paragraph after it), with long paragraphs cut into windows of whole sentences, and a sentence
+ * paragraph after it, unless that one starts with a page's or a picture's marker), with long paragraphs cut into windows of whole sentences, and a sentence
  * longer than the limit cut at a space (or anywhere outside a surrogate pair). Surrounding
  * whitespace is left out, so every passage starts and ends on text.
  */
@@ -36,8 +38,9 @@ export function splitPassages(content: string): PassageSpan[] {
   let leadIn = false;
   for (const paragraph of paragraphs) {
     const previous = joined.at(-1);
-    // Only the paragraph just before is looked at: a joined pair is not itself a lead-in.
-    if (previous && leadIn && paragraph.end - previous.start <= MAX_PASSAGE_UNITS) previous.end = paragraph.end;
+    // Only the paragraph just before is looked at: a joined pair is not itself a lead-in. A page's
+    // or a picture's marker starts a passage of its own, so a passage is on one page.
+    if (previous && leadIn && !MARKER.test(content.slice(paragraph.start, paragraph.start + 40)) && paragraph.end - previous.start <= MAX_PASSAGE_UNITS) previous.end = paragraph.end;
     else joined.push({ ...paragraph });
     leadIn = isLeadIn(content, paragraph);
   }

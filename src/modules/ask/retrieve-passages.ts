@@ -6,6 +6,7 @@ import { ownerPrefix } from "../search/search-document";
 import { conceptNames, namedConcepts, type GraphConcept } from "./named-concepts";
 import { bm25, containsName, inverseDocumentFrequency, nameTokens, passageWords, type PassageWords } from "./passage-match";
 import { splitPassages } from "./passages";
+import { passagePlaces } from "./passage-place";
 import { questionTerms, type QuestionTerm } from "./question-terms";
 import type { PassageHit } from "../semantic/meaning-passages";
 import { SIMILARITY_FLOOR } from "../semantic/meaning-ranking";
@@ -18,6 +19,10 @@ export interface RetrievedPassage {
   text: string;
   score: number;
   concepts: { id: number; label: string }[];
+  /** The `[p. N]` page of an imported document the passage is on, else null. */
+  page: string | null;
+  /** The `[picture N]` whose text the passage is in, else null. */
+  picture: number | null;
 }
 
 export interface Retrieval {
@@ -126,6 +131,11 @@ export async function retrievePassages(db: Database, input: { userId: number; qu
     .slice(0, input.limit);
 
   const mentioned = await passageConcepts(db, userId, chosen);
+  const places = new Map<number, ReturnType<typeof passagePlaces>>();
+  const placeOf = (candidate: Candidate) => {
+    if (!places.has(candidate.noteId)) places.set(candidate.noteId, passagePlaces(candidate.content));
+    return places.get(candidate.noteId)!(candidate.start);
+  };
   return {
     passages: chosen.map((candidate, index) => ({
       note_id: candidate.noteId,
@@ -135,6 +145,7 @@ export async function retrievePassages(db: Database, input: { userId: number; qu
       text: candidate.content.slice(candidate.start, candidate.end),
       score: Math.round(candidate.fused * 1e6) / 1e6,
       concepts: mentioned[index]!,
+      ...placeOf(candidate),
     })),
     concepts: named.map(({ id, label }) => ({ id, label })),
     contents: new Map(chosen.map((candidate) => [candidate.noteId, candidate.content])),

@@ -36,6 +36,11 @@ export const askPassageSchema = z
     text: z.string().describe("The passage: a paragraph, or whole sentences of a long one; at most about 1,000 characters"),
     score: z.number().describe("Its fused rank score (higher is better); comparable within one answer only"),
     concepts: z.array(conceptRef).describe("The graph's concepts the passage mentions"),
+    page: z
+      .string()
+      .nullable()
+      .describe("The page of an imported document the passage is on: N of the nearest `[p. N]` line at or before it (the page's label or number), else null; an answer can say \"p. 12\""),
+    picture: z.number().int().positive().nullable().describe("N of the nearest `[picture N]` link (text read from the note's Nth picture) at or before it, else null"),
   })
   .meta({ id: "AskPassage" });
 

@@ -3,15 +3,15 @@ import type { Database } from "../../db/client";
 import { files } from "../../db/schema";
 import { blobPath, type FileStorage } from "./blob-store";
 import { referencedFileIds } from "./file-links";
+import { fileExtension } from "./file-types";
 
-const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "image/avif": "avif" };
 
 /** `](/api/files/{id}` — a stored file as a Markdown link destination. */
 const FILE_DESTINATION = /\]\(\/api\/files\/([1-9]\d{0,15})(?=[\s)])/g;
 
-/** Where a stored file sits in an export: `files/<sha256>.<ext>`, one per picture however many notes show it. */
+/** Where a stored file sits in an export: `files/<sha256>.<ext>`, one per file however many notes show it. */
 export function exportedFileName(sha256: string, mime: string): string {
-  return `files/${sha256}.${EXTENSIONS[mime] ?? "bin"}`;
+  return `files/${sha256}.${fileExtension(mime)}`;
 }
 
 /**
@@ -47,7 +47,7 @@ export function createExportedFiles(ctx: { db: Database; userId: number; storage
       if (!ctx.storage) return;
       for (const [name, sha256] of toWrite) {
         const file = Bun.file(blobPath(ctx.storage.dir, sha256));
-        // One picture in memory at a time (at most 10 MiB): the ZIP writer takes bytes.
+        // One file in memory at a time (a picture at most 10 MiB, a document's original up to DOCUMENT_MAX_MB): the ZIP writer takes bytes.
         if (await file.exists()) yield { name, lastModified: new Date(file.lastModified), input: new Uint8Array(await file.arrayBuffer()) };
       }
     },

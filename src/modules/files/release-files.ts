@@ -93,7 +93,7 @@ export async function removeUnclaimedBlobs({ db, storage }: FileStore, hashes: s
   if (!storage) return;
   for (const sha256 of new Set(hashes)) {
     // Checked and removed inside a write transaction: a row claiming the bytes is written either
-    // before (and seen here) or after (and its writer puts the bytes back, see recordImages).
+    // before (and seen here) or after (and its writer puts the bytes back, see recordFiles).
     await db.transaction(async (tx) => {
       const [claimed] = await tx.select({ id: files.id }).from(files).where(eq(files.sha256, sha256)).limit(1);
       if (claimed) return;

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { FILE_MIME_TYPES } from "./file-types";
 
 export const fileRecordSchema = z
   .object({
     id: z.number().int().positive(),
     url: z.string().meta({ example: "/api/files/7" }),
-    mime: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"]),
+    mime: z.enum(FILE_MIME_TYPES).describe("Pictures are typed from their bytes; the other types are originals of imported documents (section Documents)"),
     size: z.number().int().nonnegative(),
     sha256: z.string().regex(/^[0-9a-f]{64}$/),
     created_at: z.iso.datetime(),

@@ -4,15 +4,21 @@ import { files } from "../../db/schema";
 import { TooLargeError, UnsupportedMediaTypeError } from "../errors";
 import { BlobTooLargeError, MAX_FILE_BYTES, stageBlob, type FileStorage, type StagedBlob } from "./blob-store";
 import type { FileRow } from "./file-record";
+import type { FileMime } from "./file-types";
 import { sniffImageType, type ImageType } from "./sniff-image";
 
 export const ACCEPTED_TYPES = "PNG, JPEG, GIF, WebP or AVIF";
 
 type Store = { db: Database; storage: FileStorage };
 
-/** An image written to a temporary file and typed from its bytes, not yet one of the user's files. */
-export interface StagedImage {
+/** Bytes written to a temporary file and typed, not yet one of the user's files. */
+export interface StagedFile {
   blob: StagedBlob;
+  type: { mime: FileMime };
+}
+
+/** An image written to a temporary file and typed from its bytes, not yet one of the user's files. */
+export interface StagedImage extends StagedFile {
   type: ImageType;
 }
 
@@ -38,13 +44,14 @@ export async function stageImage(storage: FileStorage, body: AsyncIterable<Uint8
 }
 
 /**
- * Makes staged images the user's files, in order: a picture the user already keeps (same SHA-256)
- * is that file; a new one is kept while the user's quota allows, else its answer is a
- * TooLargeError naming the cap. The bytes go under their address before any row exists, so no row
- * ever points at a half-written file; the new rows are one statement. Temporary files are removed.
+ * Makes staged files (pictures, a document's original) the user's files, in order: bytes the user
+ * already keeps (same SHA-256) are that file; new ones are kept while the user's quota allows, else
+ * their answer is a TooLargeError naming the cap. The bytes go under their address before any row
+ * exists, so no row ever points at a half-written file; the new rows are one statement. Temporary
+ * files are removed.
  */
-export async function recordImages({ db, storage }: Store, input: { userId: number; images: StagedImage[]; pendingTaskId?: number }): Promise<(FileRow | TooLargeError)[]> {
-  const { userId, images } = input;
+export async function recordFiles({ db, storage }: Store, input: { userId: number; files: StagedFile[]; pendingTaskId?: number }): Promise<(FileRow | TooLargeError)[]> {
+  const { userId, files: images } = input;
   try {
     if (images.length === 0) return [];
     const hashes = [...new Set(images.map((image) => image.blob.sha256))];
@@ -58,7 +65,7 @@ export async function recordImages({ db, storage }: Store, input: { userId: numb
       for (const row of adopted) known.set(row.sha256, { ...row, pendingTaskId: claim });
     }
     let used = await usedBytes(db, userId);
-    const accepted = new Map<string, StagedImage>();
+    const accepted = new Map<string, StagedFile>();
     const refused = new Set<string>();
     for (const image of images) {
       const sha = image.blob.sha256;
@@ -93,7 +100,7 @@ export async function recordImages({ db, storage }: Store, input: { userId: numb
 /** One image, start to finish: staged, typed, kept once per user by SHA-256 within the quota. */
 export async function storeFile(store: Store, input: { userId: number; body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>; pendingTaskId?: number }): Promise<FileRow> {
   const image = await stageImage(store.storage, input.body);
-  const [result] = await recordImages(store, { userId: input.userId, images: [image], pendingTaskId: input.pendingTaskId });
+  const [result] = await recordFiles(store, { userId: input.userId, files: [image], pendingTaskId: input.pendingTaskId });
   if (result instanceof Error) throw result;
   return result!;
 }

@@ -2,6 +2,7 @@ import { parseHTML } from "linkedom";
 import TurndownService from "turndown";
 import { decodeHtmlAttribute } from "../../text/html-entities";
 import { ImportError, PASTE_INSTEAD } from "./import-error";
+import { addPipeTables } from "./pipe-tables";
 
 /** Elements whose content is never part of an article's text. */
 const JUNK_TAGS = new Set([
@@ -165,8 +166,15 @@ function createTurndown(): TurndownService {
   return service;
 }
 
-// One instance, configured once: rules are pure, so conversions are deterministic.
+// One instance each, configured once: rules are pure, so conversions are deterministic.
 const turndown = createTurndown();
+let withTables: TurndownService | undefined;
+
+function tableTurndown(): TurndownService {
+  const service = createTurndown();
+  addPipeTables(service);
+  return service;
+}
 
 /** No real text needs more; turndown's own trimming regexes are quadratic in whitespace-run length. */
 const MAX_WHITESPACE_RUN = 64;
@@ -209,14 +217,16 @@ function boundWhitespaceRuns(root: Node): void {
 
 /**
  * Article HTML (a string or an element) as clean Markdown: no scripts, unsafe links or junk.
+ * `tables`: data tables as pipe tables (documents' tables are data; a web page's are often layout).
  * Throws a permanent ImportError for markup nested too deeply to convert.
  */
-export function htmlToMarkdown(html: string | Element): string {
+export function htmlToMarkdown(html: string | Element, options: { tables?: boolean } = {}): string {
   const root = typeof html === "string" ? parseHtmlDocument(html).body : (html.cloneNode(true) as Element);
   if (!root) return "";
   assertReadableNesting(root);
   boundWhitespaceRuns(root);
-  const markdown = turndown.turndown(root as unknown as TurndownService.Node);
+  const service = options.tables ? (withTables ??= tableTurndown()) : turndown;
+  const markdown = service.turndown(root as unknown as TurndownService.Node);
   const lines = markdown.replace(/\u0000/g, "").split("\n").map((line) => {
     const trimmed = line.trimEnd();
     // Two trailing spaces are Markdown's hard line break (<br>): keep exactly those.

@@ -30,6 +30,8 @@ export interface ImportRun {
   files?: FileStorage;
   /** With it, a video whose words are not on its page is transcribed by its own job (speech-to-text is set up). */
   transcriptions?: { enqueue(task: { id: number; userId: number }): Promise<boolean> };
+  /** Downloads a linked document (a PDF) under DOCUMENT_MAX_MB; without it, such a link fails as a file that is no page. */
+  downloadDocument?: Downloader;
 }
 
 /** What an import hands its transcription job: the document to save once the transcript is in. */
@@ -56,6 +58,7 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     .where(and(eq(importTasks.id, payload.taskId), eq(importTasks.userId, payload.userId)));
   if (!task || task.status === "completed" || task.status === "failed") return;
   if (task.platform === "archive") return runArchive(run, task);
+  if (task.platform === "document") return (await import("../documents/run-document-import")).runDocumentImport(run, task);
   // The page is fetched; its transcription job (queued again here, should it have gone missing) finishes the task.
   if (task.transcription !== null) {
     if (run.transcriptions) await run.transcriptions.enqueue({ id: task.id, userId: task.userId });
@@ -91,6 +94,10 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
         return page;
       };
       document = await importer.fetchDocument(task.url!, fetcher, run.signal);
+      if (document.linkedDocument) {
+        const { importLinkedDocument } = await import("../documents/import-linked-document");
+        return await importLinkedDocument(run, task, document.linkedDocument.url, update);
+      }
     }
     let images: StoredImages | undefined;
     let lastImageUpdate = 0;
@@ -134,20 +141,28 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     await run.changes.publish({ userId: task.userId, kind: "task", id: task.id, event: { type: "task.completed" } });
     if (noteId !== null) log.info(`import task ${task.id} completed as note ${noteId}`);
   } catch (error) {
-    const lastAttempt = run.attempt >= run.maxAttempts;
-    if (error instanceof ImportError && (error.permanent || lastAttempt)) {
-      await markTaskFailed(db, task.id, error.message, run.changes, run.files);
-      return;
-    }
-    if (!(error instanceof ImportError)) log.error(`import task ${task.id} failed unexpectedly`, error);
-    if (lastAttempt) {
-      await markTaskFailed(db, task.id, UNEXPECTED, run.changes, run.files);
-      return;
-    }
-    const reason = error instanceof ImportError ? error.message : "an unexpected error";
-    await update({ message: `Temporary problem (attempt ${run.attempt} of ${run.maxAttempts}): ${reason}. Retrying shortly.` });
-    throw error;
+    await failOrRetry(run, task.id, error, update);
   }
+}
+
+/**
+ * An import's error: a permanent one (or any on the last attempt) fails the task, and the name of
+ * its upload is returned for the caller to delete; a transient one is said in the task's message
+ * and thrown again, for the queue to retry.
+ */
+export async function failOrRetry(
+  run: Pick<ImportRun, "db" | "attempt" | "maxAttempts" | "changes" | "files">,
+  taskId: number,
+  error: unknown,
+  update: (fields: Partial<typeof importTasks.$inferInsert>) => Promise<void>,
+): Promise<string | null> {
+  const lastAttempt = run.attempt >= run.maxAttempts;
+  if (error instanceof ImportError && (error.permanent || lastAttempt)) return markTaskFailed(run.db, taskId, error.message, run.changes, run.files);
+  if (!(error instanceof ImportError)) log.error(`import task ${taskId} failed unexpectedly`, error);
+  if (lastAttempt) return markTaskFailed(run.db, taskId, UNEXPECTED, run.changes, run.files);
+  const reason = error instanceof ImportError ? error.message : "an unexpected error";
+  await update({ message: `Temporary problem (attempt ${run.attempt} of ${run.maxAttempts}): ${reason}. Retrying shortly.` });
+  throw error;
 }
 
 /**
@@ -215,7 +230,8 @@ export async function saveNote(
   task: typeof importTasks.$inferSelect,
   document: ImportedDocument,
   images?: Pick<StoredImages, "fileIds" | "failures">,
-  extra: { failures?: { name: string; error: string }[] } = {},
+  /** `note`: what the task's message adds once the note is written (a document cut at 1 MiB says so). */
+  extra: { failures?: { name: string; error: string }[]; note?: string } = {},
 ): Promise<{ noteId: number | null; written: "created" | "updated" | null }> {
   const sourceUrl = document.sourceUrl ?? task.url;
   const body = document.markdown.replaceAll("\u0000", "").trim();
@@ -252,7 +268,7 @@ export async function saveNote(
       status: "completed",
       noteId,
       progress: 100,
-      message: plan.outcome === "created" ? "Imported" : plan.outcome === "updated" ? "Imported again: the note was updated" : plan.outcome === "unchanged" ? "Already imported: nothing changed" : "Not imported again: the note was edited here",
+      message: `${plan.outcome === "created" ? "Imported" : plan.outcome === "updated" ? "Imported again: the note was updated" : plan.outcome === "unchanged" ? "Already imported: nothing changed" : "Not imported again: the note was edited here"}${extra.note && (plan.outcome === "created" || plan.outcome === "updated") ? `; ${extra.note}` : ""}`,
       error: null,
       content: null,
       document: null,

@@ -52,7 +52,9 @@ export const taskStatusSchema = z.enum(["pending", "running", "completed", "fail
 export const taskSchema = z
   .object({
     id: z.number().int().positive(),
-    platform: z.enum([...PLATFORMS, "archive", "audio"]).describe("`archive` for POST /api/tasks/archive, `audio` for POST /api/tasks/audio"),
+    platform: z
+      .enum([...PLATFORMS, "archive", "audio", "document"])
+      .describe("`archive` for POST /api/tasks/archive, `audio` for POST /api/tasks/audio, `document` for POST /api/tasks/document (a web import of a PDF link stays `web`)"),
     url: z.string().nullable(),
     status: taskStatusSchema,
     progress: z.number().int().min(0).max(100),

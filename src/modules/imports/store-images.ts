@@ -5,7 +5,7 @@ import { ServiceError, UnsupportedMediaTypeError } from "../errors";
 import { log } from "../../log";
 import type { FileStorage } from "../files/blob-store";
 import { fileUrl } from "../files/file-record";
-import { ACCEPTED_TYPES, recordImages, stageImage, type StagedImage } from "../files/store-file";
+import { ACCEPTED_TYPES, recordFiles, stageImage, type StagedImage } from "../files/store-file";
 import { ImportError } from "./import-error";
 import type { Downloader } from "./platforms/types";
 
@@ -98,7 +98,7 @@ export async function storeNoteImages(run: ImageStoreRun, markdown: string): Pro
   }
   // In the order the pictures appear, so their ids (and any quota cut-off) follow the note.
   const urlsStaged = taken.filter((url) => staged.has(url));
-  const results = await recordImages({ db: run.db, storage: run.storage }, { userId: run.userId, images: urlsStaged.map((url) => staged.get(url)!), pendingTaskId: run.taskId });
+  const results = await recordFiles({ db: run.db, storage: run.storage }, { userId: run.userId, files: urlsStaged.map((url) => staged.get(url)!), pendingTaskId: run.taskId });
   results.forEach((result, index) => {
     const url = urlsStaged[index]!;
     if (result instanceof Error) failures.push({ name: url, error: imageFailure(result) });

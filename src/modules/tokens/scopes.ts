@@ -2,7 +2,7 @@
 export const SCOPES = {
   "notes:read": "List, read, search and export notes; read stored files",
   "notes:write": "Create, update and delete notes; upload files",
-  imports: "Start imports (pages and archives) and follow their tasks",
+  imports: "Start imports (pages, archives, recordings and documents) and follow their tasks",
   "graph:read": "Read the knowledge graph, its status and its builds",
   "graph:write": "Build the knowledge graph and curate its nodes",
   ask: "Ask questions of your notes (may spend LLM tokens)",

@@ -79,6 +79,15 @@ export async function getBlob(path: string): Promise<Blob> {
   return response.blob();
 }
 export const post = <T>(path: string, json: unknown = {}) => request<T>("POST", path, { json });
+
+/** A raw-body upload (a file, a recording, a document), typed by the file itself unless `type` says. */
+export async function upload<T>(path: string, file: File, type = file.type): Promise<T> {
+  const token = readToken();
+  const response = await fetch(path, { method: "POST", headers: { "content-type": type || "application/octet-stream", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: file, credentials: "omit" });
+  const answer = (await response.json().catch(() => undefined)) as { message?: string } | undefined;
+  if (!response.ok) throw new ApiError(response.status, answer?.message ?? `${response.status} ${response.statusText}`);
+  return answer as T;
+}
 export const patch = <T>(path: string, json: unknown) => request<T>("PATCH", path, { json });
 export const del = (path: string) => request<void>("DELETE", path);
 

@@ -15,7 +15,11 @@ interface Cited {
 interface Passage {
   note_id: number;
   title: string;
+  start: number;
+  end: number;
   text: string;
+  /** The page of an imported document the passage is on (`[p. N]`), else null. */
+  page: string | null;
 }
 
 interface AskResult {
@@ -34,6 +38,8 @@ export function setUpAsk(options: { openNote(id: number, quote: string): void; s
   const list = byId<HTMLOListElement>("answer-citations");
   const note = byId("answer-note");
   let asked = 0;
+  // The passages of the answer being written: a citation's page is that of the passage it quotes.
+  let passages: Passage[] = [];
 
   const reset = () => {
     asked++;
@@ -55,13 +61,17 @@ export function setUpAsk(options: { openNote(id: number, quote: string): void; s
   function addCitation(n: number, cited: Cited) {
     const item = make("li");
     item.value = n;
-    item.append(link(cited.title, cited, cited.title), make("q", cited.quote.length > 160 ? `${cited.quote.slice(0, 159)}…` : cited.quote));
+    item.append(link(cited.title, cited, cited.title));
+    const page = passages.find((passage) => passage.note_id === cited.note_id && passage.start <= cited.start && cited.start < passage.end)?.page;
+    if (page) item.append(" ", make("span", `p. ${page}`, "answer-page"));
+    item.append(make("q", cited.quote.length > 160 ? `${cited.quote.slice(0, 159)}…` : cited.quote));
     list.append(item);
   }
 
-  function showPassages(passages: Passage[]) {
+  function showPassages(shown: Passage[]) {
+    passages = shown;
     list.replaceChildren();
-    passages.forEach((passage, index) => addCitation(index + 1, { note_id: passage.note_id, title: passage.title, start: 0, end: 0, quote: passage.text }));
+    shown.forEach((passage, index) => addCitation(index + 1, { note_id: passage.note_id, title: passage.title, start: passage.start, end: passage.end, quote: passage.text }));
   }
 
   async function ask() {
@@ -71,6 +81,7 @@ export function setUpAsk(options: { openNote(id: number, quote: string): void; s
     region.hidden = false;
     text.textContent = "Looking through your notes…";
     list.replaceChildren();
+    passages = [];
     note.textContent = "";
     let written = "";
     let cited = false;

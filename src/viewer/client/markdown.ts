@@ -141,6 +141,13 @@ function inline(token: Token): Node {
       return document.createElement("br");
     case "link": {
       const link = token as Tokens.Link;
+      // A file stored here (a document's original) is fetched by the note view with the token, as a download.
+      if (/^\/api\/files\/[1-9]\d*$/.test(link.href)) {
+        const anchor = withInline("a", link.tokens) as HTMLAnchorElement;
+        anchor.href = link.href;
+        anchor.dataset.file = link.href;
+        return anchor;
+      }
       if (!/^(https?:|mailto:)/i.test(link.href)) return withInline("span", link.tokens);
       const anchor = withInline("a", link.tokens) as HTMLAnchorElement;
       anchor.href = link.href;

@@ -8,6 +8,21 @@ import { setUpRelatedNotes } from "./related-notes";
 import { setUpShareLinks } from "./share-links";
 import type { Note } from "./types";
 
+/** The file name endings of the files a note links to (documents' originals, pictures). */
+const DOWNLOAD_EXTENSIONS: Record<string, string> = {
+  "application/pdf": "pdf",
+  "application/epub+zip": "epub",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+  "text/markdown": "md",
+  "text/plain": "txt",
+  "text/html": "html",
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+  "image/avif": "avif",
+};
+
 export interface NoteView {
   open(id: number, quote?: string): Promise<void>;
   close(): void;
@@ -79,6 +94,24 @@ export function setUpNoteView(options: { edit(note: Note): void; closed?(): void
       );
     }
   }
+  // A link to a stored file (a document's original) needs the token: fetched, then saved as a download.
+  body.addEventListener("click", (event) => {
+    const link = (event.target as Element).closest<HTMLAnchorElement>("a[data-file]");
+    if (!link) return;
+    event.preventDefault();
+    const path = link.dataset.file!;
+    getBlob(path).then(
+      (blob) => {
+        const url = URL.createObjectURL(blob);
+        const save = make("a");
+        save.href = url;
+        save.download = `${path.split("/").pop()}.${DOWNLOAD_EXTENSIONS[blob.type.split(";")[0]!] ?? "bin"}`;
+        save.click();
+        setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      },
+      () => say("The file could not be downloaded."),
+    );
+  });
   byId("close-note").addEventListener("click", () => {
     close();
     options.closed?.();

@@ -7,7 +7,7 @@ import { citeQuotes, locateQuote } from "../../../src/modules/ask/answers/quoted
 import type { AskPassage } from "../../../src/modules/ask/schemas";
 
 const content = "Intro line.\n\nAnchoring shifts estimates. Loss aversion hurts twice!\n\n锚定效应很常见。损失厌恶也是。";
-const passage = (note_id: number, start: number, end: number): AskPassage => ({ note_id, title: `Note ${note_id}`, start, end, text: content.slice(start, end), score: 1, concepts: [] });
+const passage = (note_id: number, start: number, end: number): AskPassage => ({ note_id, title: `Note ${note_id}`, start, end, text: content.slice(start, end), score: 1, concepts: [], page: null, picture: null });
 const english = passage(1, content.indexOf("Anchoring"), content.indexOf("!") + 1);
 const chinese = passage(1, content.indexOf("锚定"), content.length);
 const contents = new Map([[1, content]]);
@@ -60,7 +60,7 @@ describe("cited documents", () => {
 describe("quoted answers (OpenAI-compatible servers)", () => {
   test("a quote is found across line breaks and curly quotes, and cites the exact span", () => {
     const note = "He said “stay hungry”\n   and   left.";
-    const quoted: AskPassage = { note_id: 2, title: "Quote", start: 0, end: note.length, text: note, score: 1, concepts: [] };
+    const quoted: AskPassage = { note_id: 2, title: "Quote", start: 0, end: note.length, text: note, score: 1, concepts: [], page: null, picture: null };
     const citation = locateQuote('said "stay hungry" and left', [quoted], new Map([[2, note]]))!;
     expect(citation.quote).toBe("said “stay hungry”\n   and   left");
     expect(note.slice(citation.start, citation.end)).toBe(citation.quote);

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { MAX_PASSAGE_UNITS, splitPassages } from "../../../src/modules/ask/passages";
 import { questionTerms } from "../../../src/modules/ask/question-terms";
+import { passagePlaces } from "../../../src/modules/ask/passage-place";
 
 describe("splitPassages", () => {
   test("paragraphs are passages; a short lead-in or heading joins the paragraph after it", () => {
@@ -58,5 +59,35 @@ describe("questionTerms", () => {
 
   test("search syntax is just text", () => {
     expect(questionTerms('NEAR("anchoring" loss*) -bias').map((term) => term.token)).toEqual(["near", "anchoring", "loss", "bias"]);
+  });
+});
+
+describe("where a passage sits in an imported document", () => {
+  const content = [
+    "Intro before any page.",
+    "[p. iii]",
+    "Short.",
+    "[p. 1]",
+    "![Page 1](/api/files/4)",
+    "[p. 2]",
+    "The second page holds a paragraph long enough to answer from, about the harvest of rice in the autumn.",
+    "## Text in pictures",
+    "[picture 1](/api/files/4) Words read from the scan.",
+    "[picture 2](/api/files/9) More words.",
+  ].join("\n\n");
+
+  test("a page's or a picture's marker starts a passage of its own: no passage runs across pages", () => {
+    const texts = splitPassages(content).map((span) => content.slice(span.start, span.end));
+    expect(texts.filter((text) => /\[p\. /.test(text)).every((text) => text.startsWith("[p. ") && text.match(/\[p\. /g)!.length === 1)).toBe(true);
+    expect(texts.filter((text) => text.includes("[picture ")).every((text) => text.startsWith("[picture ") && text.match(/\[picture /g)!.length === 1)).toBe(true);
+  });
+
+  test("page and picture are the nearest markers at or before the passage's start, else null", () => {
+    const at = passagePlaces(content);
+    expect(at(0)).toEqual({ page: null, picture: null });
+    expect(at(content.indexOf("[p. iii]"))).toEqual({ page: "iii", picture: null });
+    expect(at(content.indexOf("Short."))).toEqual({ page: "iii", picture: null });
+    expect(at(content.indexOf("The second page"))).toEqual({ page: "2", picture: null });
+    expect(at(content.indexOf("More words."))).toEqual({ page: "2", picture: 2 });
   });
 });

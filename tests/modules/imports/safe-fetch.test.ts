@@ -505,6 +505,11 @@ describe("fetching from a fixture server with allowPrivateNetworks", () => {
     expect(error.permanent).toBe(true);
   });
 
+  test("a document type the caller names (a PDF) is answered with its headers and no body, unread", async () => {
+    const page = await fetcher({ documentContentTypes: ["image/png"] })(`${server.origin}/png`);
+    expect(page).toMatchObject({ status: 200, contentType: "image/png", body: "" });
+  });
+
   test("a page without a Content-Type is read as text", async () => {
     const page = await fetcher()(`${server.origin}/untyped`);
     expect(page).toMatchObject({ status: 200, contentType: "", body: "just text" });

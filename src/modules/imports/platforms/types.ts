@@ -12,6 +12,8 @@ export interface ImportedDocument {
   publishedAt?: string;
   /** The video's sound, to transcribe when speech-to-text is set up (its words were not on the page). */
   media?: MediaRef;
+  /** The link is a document (a PDF), not a page: the import reads it as an uploaded document, from this address. */
+  linkedDocument?: { url: string; kind: "pdf" };
 }
 
 /** Where a video's (or an uploaded recording's) sound is, and what its transcript is kept by. */

@@ -31,6 +31,10 @@ async function readPage(
   const contentType = headerText(response.headers["content-type"]);
   const page = { url: hop.url.href, status, contentType: contentType ?? "" };
   const essence = mimeEssence(contentType);
+  if (essence && status >= 200 && status <= 299 && settings.documentContentTypes.includes(essence)) {
+    response.destroy();
+    return { ...page, body: "" };
+  }
   if (essence && !settings.allowedContentTypes.includes(essence)) {
     response.destroy();
     // An error page's type is irrelevant: the importer only needs its status.

@@ -20,6 +20,11 @@ export interface SafeFetcherOptions {
   resolve?: Resolver;
   /** MIME essences (`type/subtype`) accepted for 2xx pages. */
   allowedContentTypes?: string[];
+  /**
+   * MIME essences of documents (a PDF) a 2xx page may be: answered with their headers and an empty
+   * body, unread, for the importer to download under the document's own limits.
+   */
+  documentContentTypes?: string[];
   /** Explicit ports allowed while the address rule is on (default ports are always allowed). */
   allowedPorts?: number[];
   /** Test seam: lets a loopback fixture stand in for a public host. */
@@ -51,6 +56,7 @@ export interface Settings {
   maxRedirects: number;
   resolve: Resolver;
   allowedContentTypes: string[];
+  documentContentTypes: string[];
   allowedPorts: number[];
   classifyAddress: (address: string) => AddressClass;
   beforeConnect: (address: string) => void;
@@ -64,6 +70,7 @@ export function settingsOf(options: SafeFetcherOptions): Settings {
     maxRedirects: options.maxRedirects ?? 5,
     resolve: options.resolve ?? defaultResolver,
     allowedContentTypes: (options.allowedContentTypes ?? DEFAULT_ALLOWED_CONTENT_TYPES).map((type) => type.toLowerCase()),
+    documentContentTypes: (options.documentContentTypes ?? []).map((type) => type.toLowerCase()),
     allowedPorts: options.allowedPorts ?? [80, 443, 8080, 8443],
     classifyAddress: options.classifyAddress ?? classifyAddress,
     beforeConnect: options.beforeConnect ?? (() => {}),

@@ -4,7 +4,7 @@
 // note (text, pictures) or an upload (a recording, a PDF); a note goes with `expected_updated_at`,
 // and a conflict is handed to the editor's `Conflict` choice. What the server refuses for good is
 // dropped with a word on the status line; what could not reach it waits.
-import { ApiError, request } from "../api";
+import { ApiError, request, upload } from "../api";
 import { byId } from "../dom";
 import { failureText } from "../forms";
 import { readToken } from "../session";
@@ -149,11 +149,3 @@ function titleOf(share: SharedItem): string {
   return line.slice(0, 500);
 }
 
-/** A raw-body upload (a file, a recording, a document), typed by the file itself. */
-async function upload<T>(path: string, file: File): Promise<T> {
-  const token = readToken();
-  const response = await fetch(path, { method: "POST", headers: { "content-type": file.type || "application/octet-stream", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: file, credentials: "omit" });
-  const answer = (await response.json().catch(() => undefined)) as { message?: string } | undefined;
-  if (!response.ok) throw new ApiError(response.status, answer?.message ?? `${response.status} ${response.statusText}`);
-  return answer as T;
-}

@@ -92,11 +92,10 @@ describe("web failures when fetching", () => {
     expect(error.message).toContain("not a web page");
   });
 
-  test("a PDF is permanent and names its type", async () => {
-    const error = await failureOf(fetchWeb(`${SITE}/paper.pdf`));
-    expect(error.permanent).toBe(true);
-    expect(error.message).toContain("PDF");
-    expect(error.message).toContain("application/pdf");
+  test("a PDF is no page: the import is told to read it as a document, from its address", async () => {
+    const document = await fetchWeb(`${SITE}/paper.pdf`);
+    expect(document.linkedDocument).toEqual({ url: `${SITE}/paper.pdf`, kind: "pdf" });
+    expect(document.markdown).toBe("");
   });
 
   for (const [name, path] of [

@@ -40,6 +40,8 @@ export function documentFromPage(page: FetchedPage): ImportedDocument {
   const type = mediaType(page.contentType);
   if (HTML_TYPES.has(type) || (!type && looksLikeHtml(page.body))) return parseWebPage(page.body, page.url);
   if (TEXT_TYPES.has(type)) return documentFromPastedText(page.body, page.url);
+  // A PDF is read as an uploaded one would be: downloaded again, under the documents' own limit.
+  if (type === "application/pdf") return { title: "", markdown: "", tags: [], sourceUrl: page.url, linkedDocument: { url: page.url, kind: "pdf" } };
   throw new ImportError(
     `This link serves ${describeType(type)}, not a web page, so there is no article text to import. Open it and paste its text as \`content\` instead.`,
     { permanent: true },
