@@ -3,7 +3,7 @@
 // `Refresh`, `Pause`/`Resume` and `Unsubscribe` (which asks first), `Import OPML` (a file picker)
 // and `Export OPML` (a download). Pages of 100, `Show more` for the next.
 import { ApiError, del, get, patch, post, request } from "../api";
-import { button, byId, make } from "../dom";
+import { button, byId, downloadResponse, make } from "../dom";
 import { attempt, when } from "../forms";
 import { readToken } from "../session";
 
@@ -151,13 +151,5 @@ async function downloadOpml(): Promise<void> {
     const body = (await response.json().catch(() => undefined)) as { message?: string } | undefined;
     throw new ApiError(response.status, body?.message ?? `The export failed (${response.status})`);
   }
-  const name = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1] ?? "feeds.opml";
-  const link = document.createElement("a");
-  link.href = URL.createObjectURL(await response.blob());
-  link.download = name;
-  link.hidden = true;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+  await downloadResponse(response, "feeds.opml");
 }
