@@ -164,7 +164,7 @@ describe("asking about a document", () => {
     expect(review.page).toBe("i");
     expect(review.picture).toBeNull();
     const goodbye = (await asked("the last page says goodbye in plain English")).find((passage: any) => passage.text.includes("goodbye"));
-    expect(goodbye.page).toBe("2");
+    expect(goodbye.page).toBe(2);
 
     const read = await alice.post("/api/notes", { title: "Zoo trip", content: "Our visit.\n\n## Text in pictures\n\n[picture 1](/api/files/1) A sign about penguins.\n\n[picture 2](/api/files/2) The giraffes eat acacia leaves at noon every day." });
     const giraffes = (await alice.post("/api/ask", { question: "When do the giraffes eat acacia leaves?" })).body.passages.find((passage: any) => passage.note_id === read.body.id);

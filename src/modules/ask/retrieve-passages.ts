@@ -20,7 +20,7 @@ export interface RetrievedPassage {
   score: number;
   concepts: { id: number; label: string }[];
   /** The `[p. N]` page of an imported document the passage is on, else null. */
-  page: string | null;
+  page: number | string | null;
   /** The `[picture N]` whose text the passage is in, else null. */
   picture: number | null;
 }

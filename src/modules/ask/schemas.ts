@@ -37,9 +37,9 @@ export const askPassageSchema = z
     score: z.number().describe("Its fused rank score (higher is better); comparable within one answer only"),
     concepts: z.array(conceptRef).describe("The graph's concepts the passage mentions"),
     page: z
-      .string()
+      .union([z.number().int().positive(), z.string()])
       .nullable()
-      .describe("The page of an imported document the passage is on: N of the nearest `[p. N]` line at or before it (the page's label or number), else null; an answer can say \"p. 12\""),
+      .describe("The page of an imported document the passage is on: N of the nearest `[p. N]` line at or before it — a number (12), or the page's label as written when it is not one (\"iii\") — else null; an answer can say \"p. 12\""),
     picture: z.number().int().positive().nullable().describe("N of the nearest `[picture N]` link (text read from the note's Nth picture) at or before it, else null"),
   })
   .meta({ id: "AskPassage" });

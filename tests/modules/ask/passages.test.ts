@@ -87,7 +87,7 @@ describe("where a passage sits in an imported document", () => {
     expect(at(0)).toEqual({ page: null, picture: null });
     expect(at(content.indexOf("[p. iii]"))).toEqual({ page: "iii", picture: null });
     expect(at(content.indexOf("Short."))).toEqual({ page: "iii", picture: null });
-    expect(at(content.indexOf("The second page"))).toEqual({ page: "2", picture: null });
-    expect(at(content.indexOf("More words."))).toEqual({ page: "2", picture: 2 });
+    expect(at(content.indexOf("The second page"))).toEqual({ page: 2, picture: null });
+    expect(at(content.indexOf("More words."))).toEqual({ page: 2, picture: 2 });
   });
 });
