@@ -23,10 +23,6 @@ export interface OutboxActions {
 export interface Outbox {
   start(user: User): void;
   stop(): void;
-  /** Sends what waits, if it can (also after an offline save). */
-  send(): Promise<void>;
-  /** Notes with an offline save waiting (`Waiting to sync` in `Notes`). */
-  waiting(): Promise<OutboxItem[]>;
 }
 
 const URL_IN_TEXT = /https?:\/\/[^\s<>"']+/i;
@@ -138,8 +134,6 @@ export function setUpOutbox(actions: OutboxActions): Outbox {
       user = null;
       status.textContent = "";
     },
-    send,
-    waiting,
   };
 }
 

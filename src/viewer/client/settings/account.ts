@@ -7,7 +7,6 @@ import { attempt, field, input, messageLine, when } from "../forms";
 import { forgetToken } from "../session";
 import type { User } from "../types";
 import type { Region } from "./settings-view";
-import { currentUser } from "./current-user";
 
 const number = new Intl.NumberFormat("en");
 const decimal = new Intl.NumberFormat("en", { maximumFractionDigits: 1 });
@@ -17,14 +16,9 @@ export function accountRegion(options: { deleted(): void }): Region {
   const body = make("div");
   section.append(body);
 
-  async function load(user: User) {
+  function load(user: User) {
     const line = messageLine();
-    body.replaceChildren(line);
-    let me = user;
-    await attempt(null, line, async () => {
-      me = await currentUser();
-    });
-    body.replaceChildren(summary(me), line, changePassword(me), deleteAccount(me));
+    body.replaceChildren(summary(user), line, changePassword(user), deleteAccount(user));
   }
 
   return { load, reset: () => body.replaceChildren() };

@@ -2,6 +2,7 @@
 // tokens (with Connected apps), Webhooks, Search by meaning. Each region reads what it shows every
 // time the view opens, so a change made elsewhere (another tab, an agent) is seen.
 import type { User } from "../types";
+import { currentUser } from "./current-user";
 
 /** One region of the view: it draws itself into its section of the page. */
 export interface Region {
@@ -19,7 +20,12 @@ export interface SettingsView {
 export function setUpSettings(regions: Region[]): SettingsView {
   return {
     show(user) {
-      for (const region of regions) void region.load(user);
+      // The account as it is now, read once for every region (two-factor may have changed since the login).
+      void currentUser()
+        .catch(() => user)
+        .then((me) => {
+          for (const region of regions) void region.load(me);
+        });
     },
     reset() {
       for (const region of regions) region.reset();

@@ -7,7 +7,6 @@ import { post, request } from "../api";
 import { button, byId, make } from "../dom";
 import { attempt, copyButton, field, input, messageLine } from "../forms";
 import type { User } from "../types";
-import { currentUser } from "./current-user";
 import { qrCode } from "./qr-code";
 import type { Region } from "./settings-view";
 
@@ -22,15 +21,9 @@ export function twoFactorRegion(): Region {
   section.append(body);
   let generation = 0;
 
-  async function load(user: User) {
-    const mine = ++generation;
-    const line = messageLine();
-    body.replaceChildren(line);
-    let me = user;
-    await attempt(null, line, async () => {
-      me = await currentUser();
-    });
-    if (mine === generation) draw(me.totp_enabled, line);
+  function load(user: User) {
+    ++generation;
+    draw(user.totp_enabled);
   }
 
   /** The state in words and the one button that changes it; `line` keeps what the last step said. */
