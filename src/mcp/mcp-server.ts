@@ -13,6 +13,7 @@ import {
 import type { TrpcContext } from "../trpc/context";
 import type { Authenticated } from "../modules/tokens/credential";
 import { allows } from "../modules/tokens/credential";
+import { readAppResource } from "./apps/ui-resources";
 import { listNoteResources, noteTemplates, readNoteResource } from "./resources";
 import { callTool, type McpTool } from "./tools";
 
@@ -45,6 +46,8 @@ export function createMcpServer({ router, tools, ctx }: { router: AnyRouter; too
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => noteTemplates);
   server.setRequestHandler(ListResourcesRequestSchema, () => listNoteResources(router, ctx));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => readNoteResource(router, ctx, request.params.uri));
+  // The MCP Apps' ui:// documents are read by any token (they hold no data); they are not listed:
+  // hosts find them in the tools' _meta, and resources/list stays the user's notes.
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => (await readAppResource(request.params.uri)) ?? readNoteResource(router, ctx, request.params.uri));
   return server;
 }

@@ -7,6 +7,7 @@ import { validationIssues } from "../trpc/init";
 import { callProcedure, errorOfCall, procedureAt, type ErrorBody } from "../trpc/call-procedure";
 import type { TrpcContext } from "../trpc/context";
 import type { Access } from "../modules/tokens/scopes";
+import { appToolMeta, TOOL_APPS } from "./apps/ui-resources";
 import { toolSchema } from "./json-schema";
 import type { ToolSpec } from "./tool-catalogue";
 
@@ -31,6 +32,7 @@ export function buildTools(router: AnyRouter, catalogue: ToolSpec[]): Map<string
     const { inputParser, outputParser } = getInputOutputParsers(procedure) as { inputParser: z.ZodType; outputParser: z.ZodType };
     const narrowed = spec.input?.(inputParser);
     const description = spec.description ?? [meta?.openapi?.summary, meta?.openapi?.description].filter(Boolean).join(". ");
+    const app = TOOL_APPS[spec.name];
     tools.set(spec.name, {
       spec,
       access: meta?.access ?? "session",
@@ -43,6 +45,8 @@ export function buildTools(router: AnyRouter, catalogue: ToolSpec[]): Map<string
         inputSchema: toolSchema(narrowed ?? inputParser, "input") as Tool["inputSchema"],
         outputSchema: toolSchema(spec.output?.schema ?? outputParser, "output") as Tool["outputSchema"],
         annotations: { title: spec.title, ...spec.annotations },
+        // The MCP App a host that has the extension draws the result in (apps/ui-resources.ts).
+        ...(app && { _meta: appToolMeta(app) }),
       },
     });
   }

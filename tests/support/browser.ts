@@ -22,12 +22,12 @@ export const CHROMIUM_ARGS = [
   "--enable-unsafe-swiftshader",
 ];
 
-/** Starts Chromium; a missing browser is an error saying how to install it, never a skipped test. */
-export async function launchChromium(): Promise<Browser> {
+/** Starts Chromium (with `extraArgs` besides CHROMIUM_ARGS); a missing browser is an error saying how to install it, never a skipped test. */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM_PATH)) {
     throw new Error(`Chromium is missing at ${CHROMIUM_PATH}: the browser tests need it (apt-get install -y chromium, or set CHROMIUM_PATH)`);
   }
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...extraArgs], timeout: 60_000 });
 }
 
 /**

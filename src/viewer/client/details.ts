@@ -6,7 +6,8 @@ import type { NodeDetail } from "./types";
 
 export interface DetailActions {
   pick(id: number): void;
-  expand(id: number): void;
+  /** Adds the concept's neighbourhood to the drawing; without it, no `Expand neighbourhood` button. */
+  expand?(id: number): void;
   openNote(id: number): void;
 }
 
@@ -22,7 +23,8 @@ export function renderDetails(region: HTMLElement, detail: NodeDetail, actions: 
   ];
   if (node.description) parts.push(make("p", node.description));
   if (node.aliases?.length) parts.push(make("p", `Also called: ${node.aliases.join(", ")}`, "meta"));
-  parts.push(button("Expand neighbourhood", () => actions.expand(node.id), "quiet"));
+  const { expand } = actions;
+  if (expand) parts.push(button("Expand neighbourhood", () => expand(node.id), "quiet"));
 
   parts.push(make("h3", `Related concepts (${detail.neighbours.length})`));
   if (detail.neighbours.length) {

@@ -3,6 +3,7 @@
 // neighbours; filters by type and community hide nodes without touching the data.
 import Graph from "graphology";
 import Sigma from "sigma";
+import { drawDiscNodeHover } from "sigma/rendering";
 import { animateNodes } from "sigma/utils";
 import { EDGE_COLOUR, FADED_COLOUR, communityColour } from "./colours";
 import type { Point } from "./layout";
@@ -19,6 +20,17 @@ export interface NodeAttributes {
   community: number;
   weight: number;
 }
+
+/** The colours that depend on the background: labels, edges, and what a focus fades or lights. */
+export interface GraphPalette {
+  label: string;
+  edge: string;
+  faded: string;
+  focusEdge: string;
+}
+
+/** On white (the page's graph view). */
+export const LIGHT_PALETTE: GraphPalette = { label: "#000", edge: EDGE_COLOUR, faded: FADED_COLOUR, focusEdge: "#7d8691" };
 
 export interface GraphViewEvents {
   select(id: number | null): void;
@@ -55,13 +67,17 @@ export class GraphView {
   constructor(
     private readonly container: HTMLElement,
     private readonly events: GraphViewEvents,
+    private palette: GraphPalette = LIGHT_PALETTE,
   ) {
     this.renderer = new Sigma<NodeAttributes>(this.graph, container, {
       zIndex: true,
       // The graph view is hidden (no width) while the notes app is shown; sigma waits instead of throwing.
       allowInvalidContainer: true,
       hideEdgesOnMove: true,
-      defaultEdgeColor: EDGE_COLOUR,
+      defaultEdgeColor: palette.edge,
+      labelColor: { color: palette.label },
+      // The hover box is white whatever the background: its label is drawn dark on it.
+      defaultDrawNodeHover: (context, data, settings) => drawDiscNodeHover(context, data, { ...settings, labelColor: { color: LIGHT_PALETTE.label } }),
       labelFont: "system-ui, sans-serif",
       labelSize: 13,
       labelDensity: 0.6,
@@ -172,6 +188,14 @@ export class GraphView {
     this.renderer.refresh();
   }
 
+  /** Redraws in other colours (the background changed from light to dark, or back). */
+  setPalette(palette: GraphPalette): void {
+    this.palette = palette;
+    this.renderer.setSetting("defaultEdgeColor", palette.edge);
+    this.renderer.setSetting("labelColor", { color: palette.label });
+    this.renderer.refresh();
+  }
+
   /** Its container was hidden and is shown again: measure it and draw. */
   wake(): void {
     this.renderer.resize();
@@ -215,7 +239,7 @@ export class GraphView {
   private reduceNode(node: string, data: NodeAttributes) {
     if (this.filteredOut(data)) return { ...data, hidden: true };
     if (this.focusNeighbours.size === 0) return data;
-    if (!this.focusNeighbours.has(node)) return { ...data, color: FADED_COLOUR, label: "", zIndex: 0 };
+    if (!this.focusNeighbours.has(node)) return { ...data, color: this.palette.faded, label: "", zIndex: 0 };
     const focused = node === this.selected || node === this.hovered || this.asked.has(node);
     return { ...data, forceLabel: true, highlighted: focused, zIndex: focused ? 2 : 1 };
   }
@@ -227,6 +251,6 @@ export class GraphView {
     if (this.filteredOut(sourceData) || this.filteredOut(targetData)) return { ...data, hidden: true };
     if (this.focusNeighbours.size === 0) return data;
     const touchesFocus = [this.selected, this.hovered].some((key) => key === source || key === target);
-    return touchesFocus ? { ...data, color: "#7d8691", zIndex: 1 } : { ...data, hidden: true };
+    return touchesFocus ? { ...data, color: this.palette.focusEdge, zIndex: 1 } : { ...data, hidden: true };
   }
 }

@@ -53,8 +53,8 @@ export class LayoutSuperseded extends Error {}
 let worker: Worker | undefined;
 let running: { reject(error: Error): void } | undefined;
 
-/** Runs the layout in the worker; a new call stops the one still running (it rejects with LayoutSuperseded). */
-export function computeLayout(nodes: GraphNode[], edges: GraphEdge[], start: Map<number, Point>, sizeOf: (node: GraphNode) => number): Promise<Map<number, Point>> {
+/** The nodes, their start places and the edges among them, as the flat arrays the layout takes. */
+export function layoutRequest(nodes: GraphNode[], edges: GraphEdge[], start: Map<number, Point>, sizeOf: (node: GraphNode) => number): LayoutRequest {
   const index = new Map(nodes.map((node, position) => [node.id, position]));
   const positions = new Float64Array(nodes.length * 2);
   nodes.forEach((node, position) => {
@@ -65,7 +65,19 @@ export function computeLayout(nodes: GraphNode[], edges: GraphEdge[], start: Map
   const kept = edges.filter((edge) => index.has(edge.source) && index.has(edge.target));
   const edgeArray = new Float64Array(kept.length * 3);
   kept.forEach((edge, position) => edgeArray.set([index.get(edge.source)!, index.get(edge.target)!, edge.weight], 3 * position));
-  const message: LayoutRequest = { positions, sizes: Float64Array.from(nodes, sizeOf), edges: edgeArray, iterations: iterationsFor(nodes.length) };
+  return { positions, sizes: Float64Array.from(nodes, sizeOf), edges: edgeArray, iterations: iterationsFor(nodes.length) };
+}
+
+/** The layout's answer as places by node id, rounded as the cache keeps them (a reload draws the same). */
+export function placesOf(nodes: GraphNode[], positions: Float64Array): Map<number, Point> {
+  const result = new Map<number, Point>();
+  nodes.forEach((node, position) => result.set(node.id, { x: round(positions[2 * position]!), y: round(positions[2 * position + 1]!) }));
+  return result;
+}
+
+/** Runs the layout in the worker; a new call stops the one still running (it rejects with LayoutSuperseded). */
+export function computeLayout(nodes: GraphNode[], edges: GraphEdge[], start: Map<number, Point>, sizeOf: (node: GraphNode) => number): Promise<Map<number, Point>> {
+  const message = layoutRequest(nodes, edges, start, sizeOf);
 
   if (running) {
     worker?.terminate();
@@ -78,17 +90,14 @@ export function computeLayout(nodes: GraphNode[], edges: GraphEdge[], start: Map
     worker ??= new Worker("/graph/assets/layout-worker.js", { type: "module", name: "graph layout" });
     worker.onmessage = (event: MessageEvent<LayoutAnswer>) => {
       running = undefined;
-      const result = new Map<number, Point>();
-      // Rounded as the cache keeps them, so the first drawing and a reload's are the same.
-      nodes.forEach((node, position) => result.set(node.id, { x: round(event.data.positions[2 * position]!), y: round(event.data.positions[2 * position + 1]!) }));
-      resolve(result);
+      resolve(placesOf(nodes, event.data.positions));
     };
     worker.onerror = (event) => {
       event.preventDefault();
       running = undefined;
       reject(new Error(`the layout worker failed: ${event.message}`));
     };
-    worker.postMessage(message, [positions.buffer, edgeArray.buffer, message.sizes.buffer]);
+    worker.postMessage(message, [message.positions.buffer, message.edges.buffer, message.sizes.buffer]);
   });
 }
 

@@ -1,6 +1,7 @@
 // `Search notes`: full-text search (GET /api/notes?q=) from the page; a hit opens the note in the page.
 import { ApiError, get } from "./api";
 import { button, byId, make } from "./dom";
+import { snippetWithMarks } from "./snippet";
 
 interface SearchHit {
   id: number;
@@ -85,17 +86,4 @@ function hitItem(hit: SearchHit, openNote: (id: number) => void): HTMLLIElement 
   if (hit.snippet) open.append(snippetWithMarks(hit.snippet, hit.highlights ?? []));
   item.append(open);
   return item;
-}
-
-/** The snippet as text nodes, its matched terms in <mark>: the note's text is never parsed as HTML. */
-export function snippetWithMarks(snippet: string, highlights: [number, number][]): HTMLElement {
-  const line = make("small");
-  let at = 0;
-  for (const [start, end] of [...highlights].sort((a, b) => a[0] - b[0])) {
-    if (start < at || end > snippet.length) continue;
-    line.append(snippet.slice(at, start), make("mark", snippet.slice(start, end)));
-    at = end;
-  }
-  line.append(snippet.slice(at));
-  return line;
 }

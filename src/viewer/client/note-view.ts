@@ -2,6 +2,7 @@
 import { ApiError, getBlob } from "./api";
 import { button, byId, make } from "./dom";
 import { renderMarkdown } from "./markdown";
+import { sourceLine } from "./note-source";
 import { readNote } from "./offline/read-notes";
 import { setUpNoteHistory } from "./note-history";
 import { setUpRelatedNotes } from "./related-notes";
@@ -184,17 +185,4 @@ function markQuote(body: HTMLElement, quote: string): HTMLElement {
   block.append(mark);
   body.prepend(block);
   return mark;
-}
-
-/** Where an imported note came from: its platform, author and page (a link that opens elsewhere). */
-function sourceLine(source: NonNullable<Note["source"]>): HTMLElement {
-  const line = make("span", ` · Imported from ${source.platform}${source.author ? `, by ${source.author}` : ""}`, "source");
-  if (source.url && /^https?:\/\//i.test(source.url)) {
-    const link = make("a", "the page");
-    link.href = source.url;
-    link.target = "_blank";
-    link.rel = "noopener noreferrer";
-    line.append(": ", link);
-  }
-  return line;
 }

@@ -7,7 +7,7 @@ import { keepListedTexts } from "../offline/keep-texts";
 import { readNotePage } from "../offline/read-notes";
 import { waitingNoteSaves } from "../offline/store";
 import { button, byId, make } from "../dom";
-import { snippetWithMarks } from "../note-search";
+import { snippetWithMarks } from "../snippet";
 import type { NoteListItem } from "../types";
 
 const PAGE_SIZE = 50;
