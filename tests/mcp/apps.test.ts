@@ -1,0 +1,120 @@
+// The MCP Apps as a host meets them over MCP: the tools that name a UI in `_meta.ui.resourceUri`,
+// and resources/read of each ui:// URI (the HTML, its MIME type and its `_meta.ui.csp`), on the
+// wire as JSON-RPC and through the SDK's client. The apps themselves run in
+// tests/viewer/mcp-apps.test.ts.
+import { beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { inlineSafe } from "../../src/mcp/apps/app-html";
+import { ALL_SCOPES, createAccessToken } from "../support/access-tokens";
+import { serverForThisFile } from "../support/server";
+
+const { server, api } = await serverForThisFile();
+const { api: alice } = await api.newUser("appsmcp");
+let token: string;
+const APPS = ["ui://rhizome/note", "ui://rhizome/graph"];
+
+beforeAll(async () => {
+  await alice.post("/api/notes", { title: "A note", content: "Some **text**." });
+  token = await createAccessToken(alice, ALL_SCOPES);
+});
+
+async function connect(bearer: string): Promise<Client> {
+  const client = new Client({ name: "rhizome-apps-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+  return client;
+}
+
+/** One JSON-RPC request as it travels, answered by the stateless server without a session. */
+async function rpc(method: string, params: Record<string, unknown>, bearer = token): Promise<any> {
+  const response = await fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${bearer}`, "mcp-protocol-version": "2025-11-25" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  expect(response.status).toBe(200);
+  return response.json();
+}
+
+/** Where `pattern` occurs in `text`, with a little around it (the whole HTML would drown a failure); null when nowhere. */
+function found(text: string, pattern: RegExp): string | null {
+  const match = pattern.exec(text);
+  return match ? text.slice(Math.max(0, match.index - 60), match.index + 60) : null;
+}
+
+describe("tools/list", () => {
+  test("get_note and search_notes name ui://rhizome/note, search_concepts and get_concept ui://rhizome/graph; no other tool names a UI", async () => {
+    const { result } = await rpc("tools/list", {});
+    const named = Object.fromEntries(result.tools.filter((tool: any) => tool._meta?.ui).map((tool: any) => [tool.name, tool._meta]));
+    const meta = (uri: string) => ({ ui: { resourceUri: uri }, "ui/resourceUri": uri });
+    expect(named).toEqual({
+      get_note: meta("ui://rhizome/note"),
+      search_notes: meta("ui://rhizome/note"),
+      search_concepts: meta("ui://rhizome/graph"),
+      get_concept: meta("ui://rhizome/graph"),
+    });
+  });
+
+  test("a host without the extension gets the same result as before: the operation's answer and its JSON", async () => {
+    const client = await connect(token);
+    const id = (await alice.get("/api/notes")).body.items[0].id;
+    const result = (await client.callTool({ name: "get_note", arguments: { id } })) as any;
+    await client.close();
+    expect(result.structuredContent).toEqual((await alice.get(`/api/notes/${id}`)).body);
+    expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+    expect(result._meta).toBeUndefined();
+  });
+});
+
+describe("resources/read of ui://", () => {
+  for (const uri of APPS) {
+    test(`${uri}: one self-contained HTML document as text/html;profile=mcp-app, its CSP naming no origin`, async () => {
+      const { result } = await rpc("resources/read", { uri });
+      expect(result.contents).toHaveLength(1);
+      const [content] = result.contents;
+      expect(content.uri).toBe(uri);
+      expect(content.mimeType).toBe("text/html;profile=mcp-app");
+      expect(content._meta).toEqual({ ui: { csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, prefersBorder: true } });
+      const html: string = content.text;
+      expect(html).toStartWith("<!doctype html>");
+      expect(found(html, /https?:\/\//i)).toBeNull(); // no address of any origin
+      expect(found(html, /<script[^>]*\bsrc\s*=/i)).toBeNull(); // every script inline
+      expect(found(html, /<link\b/i)).toBeNull(); // every style inline
+      const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
+      expect(found(style, /@import|url\(/i)).toBeNull(); // no stylesheet, font or picture from elsewhere
+      expect(html.match(/<script\b[^>]*>/gi)).toEqual(['<script type="module">']);
+      expect(html.match(/<\/script/gi)).toHaveLength(1);
+      expect(html.match(/<style>/g)).toHaveLength(1);
+    });
+  }
+
+  test("any token reads them (they hold no data); they stay out of resources/list; an unknown ui:// is not found", async () => {
+    for (const scopes of [["graph:read"], ["notes:read"]]) {
+      const client = await connect(await createAccessToken(alice, scopes));
+      for (const uri of APPS) expect((await client.readResource({ uri })).contents[0]!.mimeType).toBe("text/html;profile=mcp-app");
+      await client.close();
+    }
+    const client = await connect(token);
+    const { resources } = await client.listResources();
+    expect(resources.filter((resource) => resource.uri.startsWith("ui://"))).toEqual([]);
+    await expect(client.readResource({ uri: "ui://rhizome/nothing" })).rejects.toThrow(/not found/i);
+    await client.close();
+  });
+});
+
+describe("inlineSafe", () => {
+  test("rewrites addresses and script ends inside literals only, keeping every value", () => {
+    const source = `const a = "see https://example.com/x </script> <!-- y"; const b = /<!--x/; const c = \`http://h/\${a}\`; console.log(a, b.source, c);`;
+    const safe = inlineSafe(source);
+    expect(safe).not.toMatch(/https?:\/\/|<\/script|<!--/i);
+    const values = (code: string) => new Function(`const log = []; const console = { log: (...parts) => log.push(...parts.map(String)) }; ${code}; return log;`)();
+    expect(values(safe)[0]).toBe(values(source)[0]);
+    expect(values(safe)[2]).toBe(values(source)[2]);
+    expect(new RegExp(values(safe)[1]).test("<!--x")).toBe(true);
+  });
+
+  test("refuses what it cannot rewrite without changing a value: a tagged template, a comment", () => {
+    expect(() => inlineSafe("String.raw`https://example.com`;")).toThrow(/tagged template/);
+    expect(() => inlineSafe("/* https://example.com */ let a = 1;")).toThrow(/outside a literal/);
+  });
+});
