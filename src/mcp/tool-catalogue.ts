@@ -1,8 +1,9 @@
 import { z } from "zod";
-import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolAnnotations } from "@modelcontextprotocol/server";
 import { listNotesInput, searchQuerySchema } from "../modules/notes/schemas";
 import type { NoteListItem, NoteRecord } from "../modules/notes/schemas";
 import { getGraphInput } from "../modules/graph/read-schemas";
+import { appToolMeta, GRAPH_APP_URI, NOTE_APP_URI } from "./apps/ui-resources";
 
 /**
  * The MCP tools: each is one tRPC procedure, named for an agent. The procedure gives the
@@ -25,6 +26,8 @@ export interface ToolSpec {
   description?: string;
   /** The answer is one note: the result links `rhizome://notes/{id}`. */
   linksNote?: boolean;
+  /** The tool's `_meta` in tools/list (MCP Apps name the tool's UI here: `{ ui: { resourceUri } }`). */
+  meta?: Record<string, unknown>;
 }
 
 const READ: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
@@ -45,6 +48,7 @@ export function toolCatalogue(noteUrl: NoteUrl): ToolSpec[] {
       title: "Search notes",
       annotations: READ,
       input: () => z.object({ q: requiredQuery, tag: listShape.tag!, mode: listShape.mode!, page: listShape.page!, size: listShape.size! }),
+      meta: appToolMeta(NOTE_APP_URI),
     },
     { name: "related_notes", procedure: "search.related", title: "Related notes", annotations: READ },
     {
@@ -57,7 +61,7 @@ export function toolCatalogue(noteUrl: NoteUrl): ToolSpec[] {
     },
     // The tags and their counts: an agent filing a note picks from the user's own vocabulary.
     { name: "list_tags", procedure: "tags.list", title: "List tags", annotations: READ },
-    { name: "get_note", procedure: "notes.get", title: "Read a note", annotations: READ, linksNote: true },
+    { name: "get_note", procedure: "notes.get", title: "Read a note", annotations: READ, linksNote: true, meta: appToolMeta(NOTE_APP_URI) },
     { name: "create_note", procedure: "notes.create", title: "Create a note", annotations: CREATE, linksNote: true },
     {
       name: "update_note",
@@ -92,8 +96,9 @@ export function toolCatalogue(noteUrl: NoteUrl): ToolSpec[] {
       title: "Search concepts in the knowledge graph",
       annotations: READ,
       input: () => z.object({ q: (graphShape.q as z.ZodOptional<z.ZodString>).unwrap(), limit: graphShape.limit! }),
+      meta: appToolMeta(GRAPH_APP_URI),
     },
-    { name: "get_concept", procedure: "graph.node", title: "Read a concept", annotations: READ },
+    { name: "get_concept", procedure: "graph.node", title: "Read a concept", annotations: READ, meta: appToolMeta(GRAPH_APP_URI) },
     { name: "import", procedure: "tasks.create", title: "Import a page or pasted content", annotations: { ...CREATE, openWorldHint: true } },
     { name: "get_task", procedure: "tasks.get", title: "Follow an import task", annotations: READ },
     { name: "build_graph", procedure: "graph.build", title: "Build the knowledge graph", annotations: CREATE },

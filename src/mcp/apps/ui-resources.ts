@@ -1,14 +1,15 @@
 // The MCP Apps extension (SEP-1865, `io.modelcontextprotocol/ui`, revision 2026-01-26): two UI
 // resources a host draws inside the conversation, and the tools that name them. A host without the
 // extension never reads them and sees the same tool results as before.
-import { appHtml, type AppName } from "./app-html";
+import type { AppName } from "./app-html";
 
 /** The spec's MIME type for an app's HTML (ext-apps' RESOURCE_MIME_TYPE). */
 export const APP_MIME_TYPE = "text/html;profile=mcp-app";
 export const NOTE_APP_URI = "ui://rhizome/note";
 export const GRAPH_APP_URI = "ui://rhizome/graph";
 
-const APPS: Record<string, AppName> = { [NOTE_APP_URI]: "note", [GRAPH_APP_URI]: "graph" };
+/** Which app each URI is. */
+export const APPS: Record<string, AppName> = { [NOTE_APP_URI]: "note", [GRAPH_APP_URI]: "graph" };
 
 /**
  * `_meta.ui` of a resources/read content item: a CSP naming no origin at all (every list empty: no
@@ -22,31 +23,10 @@ export const APP_RESOURCE_META = {
   },
 };
 
-/** Which tool is drawn by which app: the tool's `_meta` names it. */
-export const TOOL_APPS: Record<string, string> = {
-  get_note: NOTE_APP_URI,
-  search_notes: NOTE_APP_URI,
-  get_concept: GRAPH_APP_URI,
-  search_concepts: GRAPH_APP_URI,
-};
-
 /**
  * A tool's `_meta` naming its app: `ui.resourceUri`, and the flat `ui/resourceUri` that hosts
  * built before the nested form still read (ext-apps' registerAppTool sets both the same way).
  */
 export function appToolMeta(uri: string): Record<string, unknown> {
   return { ui: { resourceUri: uri }, "ui/resourceUri": uri };
-}
-
-/** A resources/read result (the SDK's ReadResourceResult, written out so this file depends on no SDK version). */
-export interface AppResourceContents {
-  [key: string]: unknown;
-  contents: { uri: string; mimeType: string; text: string; _meta: typeof APP_RESOURCE_META }[];
-}
-
-/** resources/read of an app's URI; null for any other URI (a note's, or an unknown one). */
-export async function readAppResource(uri: string): Promise<AppResourceContents | null> {
-  const app = APPS[uri];
-  if (!app) return null;
-  return { contents: [{ uri, mimeType: APP_MIME_TYPE, text: await appHtml(app), _meta: APP_RESOURCE_META }] };
 }
