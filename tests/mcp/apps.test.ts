@@ -1,10 +1,9 @@
 // The MCP Apps as a host meets them over MCP: the tools that name a UI in `_meta.ui.resourceUri`,
 // and resources/read of each ui:// URI (the HTML, its MIME type and its `_meta.ui.csp`), on the
-// wire as JSON-RPC and through the SDK's client. The apps themselves run in
-// tests/viewer/mcp-apps.test.ts.
+// wire as JSON-RPC under protocol revisions 2026-07-28 and 2025-11-25, and through the v2 client
+// SDK. The apps themselves run in tests/viewer/mcp-apps.test.ts.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { inlineSafe } from "../../src/mcp/apps/app-html";
 import { ALL_SCOPES, createAccessToken } from "../support/access-tokens";
 import { serverForThisFile } from "../support/server";
@@ -20,20 +19,36 @@ beforeAll(async () => {
 });
 
 async function connect(bearer: string): Promise<Client> {
-  const client = new Client({ name: "rhizome-apps-test", version: "1.0.0" });
+  const client = new Client({ name: "rhizome-apps-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
   return client;
 }
 
-/** One JSON-RPC request as it travels, answered by the stateless server without a session. */
-async function rpc(method: string, params: Record<string, unknown>, bearer = token): Promise<any> {
+const REVISIONS = ["2026-07-28", "2025-11-25"] as const;
+
+/**
+ * One JSON-RPC request as it travels, without a session: under 2026-07-28 with the headers and the
+ * `_meta` envelope that revision asks for, under 2025-11-25 as a stateless request after initialize.
+ */
+async function rpc(revision: (typeof REVISIONS)[number], method: string, params: Record<string, unknown>): Promise<any> {
+  const modern = revision === "2026-07-28";
+  const name = (params.name ?? params.uri) as string | undefined;
+  const envelope = { "io.modelcontextprotocol/protocolVersion": revision, "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" } };
   const response = await fetch(`${server.url}/mcp`, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${bearer}`, "mcp-protocol-version": "2025-11-25" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${token}`,
+      "mcp-protocol-version": revision,
+      ...(modern && { "mcp-method": method, ...(name !== undefined && { "mcp-name": name }) }),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: modern ? { ...params, _meta: envelope } : params }),
   });
   expect(response.status).toBe(200);
-  return response.json();
+  const body: any = await response.json();
+  expect(body.error).toBeUndefined();
+  return body;
 }
 
 /** Where `pattern` occurs in `text`, with a little around it (the whole HTML would drown a failure); null when nowhere. */
@@ -43,16 +58,24 @@ function found(text: string, pattern: RegExp): string | null {
 }
 
 describe("tools/list", () => {
-  test("get_note and search_notes name ui://rhizome/note, search_concepts and get_concept ui://rhizome/graph; no other tool names a UI", async () => {
-    const { result } = await rpc("tools/list", {});
-    const named = Object.fromEntries(result.tools.filter((tool: any) => tool._meta?.ui).map((tool: any) => [tool.name, tool._meta]));
-    const meta = (uri: string) => ({ ui: { resourceUri: uri }, "ui/resourceUri": uri });
-    expect(named).toEqual({
-      get_note: meta("ui://rhizome/note"),
-      search_notes: meta("ui://rhizome/note"),
-      search_concepts: meta("ui://rhizome/graph"),
-      get_concept: meta("ui://rhizome/graph"),
+  for (const revision of REVISIONS) {
+    test(`${revision}: get_note and search_notes name ui://rhizome/note, search_concepts and get_concept ui://rhizome/graph; no other tool names a UI`, async () => {
+      const { result } = await rpc(revision, "tools/list", {});
+      const named = Object.fromEntries(result.tools.filter((tool: any) => tool._meta?.ui).map((tool: any) => [tool.name, tool._meta]));
+      const meta = (uri: string) => ({ ui: { resourceUri: uri }, "ui/resourceUri": uri });
+      expect(named).toEqual({
+        get_note: meta("ui://rhizome/note"),
+        search_notes: meta("ui://rhizome/note"),
+        search_concepts: meta("ui://rhizome/graph"),
+        get_concept: meta("ui://rhizome/graph"),
+      });
     });
+  }
+
+  test("the server names the extension among its capabilities", async () => {
+    const client = await connect(token);
+    expect(client.getServerCapabilities()?.extensions).toMatchObject({ "io.modelcontextprotocol/ui": {} });
+    await client.close();
   });
 
   test("a host without the extension gets the same result as before: the operation's answer and its JSON", async () => {
@@ -62,14 +85,14 @@ describe("tools/list", () => {
     await client.close();
     expect(result.structuredContent).toEqual((await alice.get(`/api/notes/${id}`)).body);
     expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
-    expect(result._meta).toBeUndefined();
+    expect(result._meta?.ui).toBeUndefined(); // nothing of the apps in the result itself
   });
 });
 
 describe("resources/read of ui://", () => {
-  for (const uri of APPS) {
-    test(`${uri}: one self-contained HTML document as text/html;profile=mcp-app, its CSP naming no origin`, async () => {
-      const { result } = await rpc("resources/read", { uri });
+  for (const [uri, revision] of APPS.flatMap((uri) => REVISIONS.map((revision) => [uri, revision] as const))) {
+    test(`${uri} (${revision}): one self-contained HTML document as text/html;profile=mcp-app, its CSP naming no origin`, async () => {
+      const { result } = await rpc(revision, "resources/read", { uri });
       expect(result.contents).toHaveLength(1);
       const [content] = result.contents;
       expect(content.uri).toBe(uri);

@@ -5,9 +5,7 @@
 // [[link]] and a neighbour in the graph each make the app ask the host for a tools/call; and no
 // request leaves the frame, no error reaches the console, in light or dark.
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from "@modelcontextprotocol/client";
 import { createAccessToken } from "../support/access-tokens";
 import { awaitBuild } from "../support/await-build";
 import { pixelVariety } from "../support/browser";
@@ -40,7 +38,8 @@ beforeAll(async () => {
   expect((await alice.post("/api/knowledge-graph/build", { mode: "incremental" })).status).toBe(202);
   expect((await awaitBuild(alice)).status.status).toBe("completed");
   const token = await createAccessToken(alice, ["notes:read", "graph:read"]);
-  client = new Client({ name: "rhizome-apps-test", version: "1.0.0" });
+  // The v2 client SDK on protocol revision 2026-07-28, as a host's MCP client would be.
+  client = new Client({ name: "rhizome-apps-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   tools = new Map((await client.listTools()).tools.map((tool) => [tool.name, tool]));
 });
