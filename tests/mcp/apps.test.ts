@@ -127,13 +127,20 @@ describe("resources/read of ui://", () => {
 
 describe("inlineSafe", () => {
   test("rewrites addresses and script ends inside literals only, keeping every value", () => {
-    const source = `const a = "see https://example.com/x </script> <!-- y"; const b = /<!--x/; const c = \`http://h/\${a}\`; console.log(a, b.source, c);`;
+    const source = [
+      `const a = "see https://example.com/x </script> <!-- y";`,
+      "const b = /<!--x/;",
+      "const c = `http://h/${a}`;",
+      "const d = (() => { return`<!--${`https://n/${1 + 1}`}-->` })();",
+      "const e = `${'</SCRIPT>'}` + 'ok';",
+      "log(a, b.source, c, d, e);",
+    ].join("\n");
     const safe = inlineSafe(source);
     expect(safe).not.toMatch(/https?:\/\/|<\/script|<!--/i);
-    const values = (code: string) => new Function(`const log = []; const console = { log: (...parts) => log.push(...parts.map(String)) }; ${code}; return log;`)();
-    expect(values(safe)[0]).toBe(values(source)[0]);
-    expect(values(safe)[2]).toBe(values(source)[2]);
-    expect(new RegExp(values(safe)[1]).test("<!--x")).toBe(true);
+    const values = (code: string): string[] => new Function(`const seen = []; const log = (...parts) => seen.push(...parts.map(String)); ${code}; return seen;`)();
+    const [a, b, c, d, e] = values(safe);
+    expect([a, c, d, e]).toEqual([values(source)[0]!, values(source)[2]!, values(source)[3]!, values(source)[4]!]);
+    expect(new RegExp(b!).test("<!--x")).toBe(true);
   });
 
   test("refuses what it cannot rewrite without changing a value: a tagged template, a comment", () => {

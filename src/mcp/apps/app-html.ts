@@ -3,7 +3,7 @@
 // written into one document with its styles, so that the host's frame loads nothing from anywhere.
 import fs from "node:fs/promises";
 import path from "node:path";
-import { parse, type Node } from "acorn";
+import { tokenizer, tokTypes, type Token } from "acorn";
 
 export type AppName = "note" | "graph";
 
@@ -63,29 +63,42 @@ function htmlDocument(title: string, css: string, script: string): string {
 }
 
 const UNSAFE = /https?:\/\/|<\/script|<!--/i;
+/** Words after which a template literal starts an expression (is not tagged by the word). */
+const KEYWORDS_BEFORE_EXPRESSION = new Set(["return", "typeof", "void", "delete", "throw", "case", "in", "of", "instanceof", "new", "yield", "await", "else", "do"]);
 
 /**
  * The bundle made safe to sit inside <script> and to name no address: in its string, template and
  * regular-expression literals (the only places they occur in minified code), `</script` and `<!--`
  * become `\x3C/script` and `\x3C!--`, and `http://` (a JSON Schema's `$schema`, a library's "please
  * report this to" line) becomes `http:\/\/` — the same values, spelt so that no HTML parser ends the
- * script early and no address of another origin appears in the document. Anything else is refused.
+ * script early and no address of another origin appears in the document. One pass of acorn's
+ * tokenizer (no syntax tree: the API process has little memory to spare); whatever it cannot
+ * rewrite without changing a value (a tagged template's raw text, a comment) is refused.
  */
 export function inlineSafe(script: string): string {
   const literals: { start: number; end: number }[] = [];
-  let refused: string | undefined;
-  walk(parse(script, { ecmaVersion: "latest", sourceType: "module" }), null, (node, parent) => {
-    const raw = script.slice(node.start, node.end);
-    if (!UNSAFE.test(raw)) return;
-    const isLiteral = node.type === "Literal" && (typeof (node as { value?: unknown }).value === "string" || "regex" in node);
-    const isTemplateText = node.type === "TemplateElement" && parent?.type === "TemplateLiteral";
-    if (isLiteral || isTemplateText) literals.push({ start: node.start, end: node.end });
-    else if (node.type === "TaggedTemplateExpression") refused = raw.slice(0, 80); // its raw strings are its value
-  });
-  if (refused) throw new Error(`the MCP App's script has a tagged template naming an address or closing a script: ${refused}`);
+  // Where each open template literal began (its backquote), innermost last.
+  const templates: number[] = [];
+  let previous: Token | undefined;
+  for (const token of tokenizer(script, { ecmaVersion: "latest", sourceType: "module" })) {
+    if (token.type === tokTypes.backQuote) {
+      // A template's closing backquote always follows one of its text chunks.
+      if (previous?.type === tokTypes.template) templates.pop();
+      else templates.push(token.start);
+    } else if (token.type === tokTypes.string || token.type === tokTypes.regexp || token.type === tokTypes.template) {
+      const raw = script.slice(token.start, token.end);
+      if (UNSAFE.test(raw)) {
+        if (token.type === tokTypes.template && mayBeTagged(script, templates.at(-1)!)) {
+          throw new Error(`the MCP App's script has a tagged template naming an address or closing a script: ${raw.slice(0, 80)}`);
+        }
+        literals.push({ start: token.start, end: token.end });
+      }
+    }
+    previous = token;
+  }
   let safe = "";
   let at = 0;
-  for (const { start, end } of literals.sort((a, b) => a.start - b.start)) {
+  for (const { start, end } of literals) {
     safe += script.slice(at, start) + script.slice(start, end).replace(/(https?:)\/\//gi, "$1\\/\\/").replace(/<(\/script|!--)/gi, "\\x3C$1");
     at = end;
   }
@@ -95,14 +108,10 @@ export function inlineSafe(script: string): string {
   return safe;
 }
 
-/** Every node of an ESTree, each with its parent; tagged templates are seen whole, never entered. */
-function walk(node: Node, parent: Node | null, visit: (node: Node, parent: Node | null) => void): void {
-  visit(node, parent);
-  if (node.type === "TaggedTemplateExpression" || node.type === "Literal") return;
-  for (const value of Object.values(node)) {
-    const children = Array.isArray(value) ? value : [value];
-    for (const child of children) {
-      if (child && typeof child === "object" && typeof (child as Node).type === "string") walk(child as Node, node, visit);
-    }
-  }
+/** True unless what precedes the backquote at `start` plainly starts an expression (a tag would be a name, `)`, `]`, `}` or another template). */
+function mayBeTagged(script: string, start: number): boolean {
+  const before = script.slice(Math.max(0, start - 64), start).trimEnd();
+  const word = /[\p{ID_Continue}$]+$/u.exec(before)?.[0];
+  if (word) return !KEYWORDS_BEFORE_EXPRESSION.has(word);
+  return /[)\]}`]$/.test(before);
 }
