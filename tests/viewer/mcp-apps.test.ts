@@ -87,9 +87,12 @@ test("the host sees what a frame logs and requests (so the checks after each tes
   const opened = await host();
   const html = `<!doctype html><html><head></head><body><script>console.error("seen"); fetch("https://example.com/x").catch(() => {});</script></body></html>`;
   await opened.show({ html, csp: { connectDomains: ["https://example.com"] }, theme: "light", args: {}, result: { content: [] } });
-  await until(() => opened.refused.length && opened.watch.errors.length, { what: "the frame's request and error to be seen" });
+  // Its console error, its request refused, and the console error the refusal makes.
+  const errors = () => opened.watch.errors.map((error) => error.text);
+  await until(() => opened.refused.length > 0 && errors().includes("seen") && errors().some((text) => text.includes("Failed to load resource")), {
+    what: "the frame's request and errors to be seen",
+  });
   expect(opened.refused).toEqual(["https://example.com/x"]);
-  expect(opened.watch.errors.map((error) => error.text)).toContain("seen");
   opened.refused.length = 0;
   opened.watch.errors.length = 0;
   opened.watch.requests.length = 0;
