@@ -44,14 +44,23 @@ function hostScriptText(): Promise<string> {
   return hostScript;
 }
 
-/** A host page; `callTool` answers the app's tools/call (the test asks the real MCP server). */
-export async function openAppHost(browser: Browser, callTool: (name: string, args: Record<string, unknown>) => Promise<unknown>): Promise<AppHost> {
+/** A host page; `callTool` answers the app's tools/call (the test asks the real MCP server). `noWebgl`: as a browser without WebGL. */
+export async function openAppHost(browser: Browser, callTool: (name: string, args: Record<string, unknown>) => Promise<unknown>, options: { noWebgl?: boolean } = {}): Promise<AppHost> {
   const context: BrowserContext = await browser.newContext({ viewport: { width: 800, height: 1000 } });
   const refused: string[] = [];
   await context.route("**/*", (route) => {
     refused.push(route.request().url());
     return route.abort();
   });
+  if (options.noWebgl) {
+    // In every frame, the app's included: each WebGL context request fails.
+    await context.addInitScript(() => {
+      const original = HTMLCanvasElement.prototype.getContext;
+      HTMLCanvasElement.prototype.getContext = function (this: HTMLCanvasElement, type: string, ...rest: unknown[]) {
+        return /webgl/i.test(type) ? null : original.call(this, type as "2d", ...(rest as []));
+      } as typeof original;
+    });
+  }
   const page = await context.newPage();
   const watch = watchPage(page);
   const toolCalls: AppHost["toolCalls"] = [];

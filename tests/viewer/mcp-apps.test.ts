@@ -58,8 +58,8 @@ async function appOf(toolName: string) {
 }
 
 const hosts: AppHost[] = [];
-async function host(): Promise<AppHost> {
-  const opened = await openAppHost(browser, (name, args) => client.callTool({ name, arguments: args }));
+async function host(options: { noWebgl?: boolean } = {}): Promise<AppHost> {
+  const opened = await openAppHost(browser, (name, args) => client.callTool({ name, arguments: args }), options);
   hosts.push(opened);
   return opened;
 }
@@ -186,6 +186,19 @@ describe("ui://rhizome/graph", () => {
     expect(lastCall(opened)).toEqual({ name: "get_note", args: { id: ids.get("Learning plan") } });
     await app.getByRole("button", { name: "Back to Machine Learning" }).click();
     await app.getByRole("heading", { level: 2, name: "Machine Learning" }).waitFor();
+  });
+
+  test("without WebGL the drawing is left out and the lists still ask for get_concept", async () => {
+    const opened = await host({ noWebgl: true });
+    const learning = await concept("Machine Learning");
+    const detail = (await showResult(opened, "get_concept", { id: learning.id })).structuredContent as { neighbours: { id: number; label: string }[] };
+    const { app } = opened;
+    await app.getByRole("heading", { level: 2, name: "Machine Learning" }).waitFor();
+    expect(await app.locator(".graph").isHidden()).toBe(true);
+    const neighbour = detail.neighbours[0]!;
+    await app.getByRole("list", { name: "Related concepts" }).getByRole("button", { name: neighbour.label, exact: true }).click();
+    await app.getByRole("heading", { level: 2, name: neighbour.label }).waitFor();
+    expect(lastCall(opened)).toEqual({ name: "get_concept", args: { id: neighbour.id } });
   });
 
   test("draws search_concepts' concepts and lists them; one clicked asks the host for get_concept", async () => {
