@@ -3,7 +3,7 @@ import type { CreateTaskResultV2 } from "@modelcontextprotocol/ext-tasks/core/v2
 import { log } from "../../log";
 import { askInput } from "../../modules/ask/schemas";
 import { allows } from "../../modules/tokens/credential";
-import type { TaskCaller } from "./task-caller";
+import type { Caller as TaskCaller } from "../caller";
 import { endTask, insertTask } from "./task-store";
 import type { TaskTool } from "./task-tools";
 import { viewTask } from "./task-view";

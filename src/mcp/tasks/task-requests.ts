@@ -3,7 +3,7 @@ import { CLIENT_CAPABILITIES_META_KEY_V2, hasTaskClientCapabilityV2, TASKS_EXTEN
 import { NotFoundError } from "../../modules/errors";
 import { cancelPendingTask, CANCELLED } from "../../modules/imports/cancel-task";
 import { allows } from "../../modules/tokens/credential";
-import type { TaskCaller } from "./task-caller";
+import type { Caller as TaskCaller } from "../caller";
 import { deleteTask, endTask, findTask, type TaskRow } from "./task-store";
 import { TASK_TOOLS } from "./task-tools";
 import { viewTask } from "./task-view";

@@ -7,7 +7,7 @@ import type { BuildStatus } from "../../modules/graph/schemas";
 import { getTask as getImportTask } from "../../modules/imports/list-tasks";
 import type { TaskRecord } from "../../modules/imports/schemas";
 import { NotFoundError } from "../../modules/errors";
-import type { TaskCaller } from "./task-caller";
+import type { Caller as TaskCaller } from "../caller";
 import { endTask, type TaskRow } from "./task-store";
 import { ASK_ABANDONED_AFTER_MS, TASK_TOOLS } from "./task-tools";
 
