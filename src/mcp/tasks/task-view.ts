@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { DetailedTaskV2 } from "@modelcontextprotocol/ext-tasks/core/v2";
+import type { CompletedTaskV2, DetailedTaskV2 } from "@modelcontextprotocol/ext-tasks/core/v2";
 import { graphBuilds } from "../../db/schema";
 import { getBuildStatus } from "../../modules/graph/get-build-status";
 import type { BuildStatus } from "../../modules/graph/schemas";
@@ -31,7 +31,7 @@ export function toolResult(structured: object): CallToolResult {
  * call itself would have on this revision.
  */
 export async function viewTask(caller: TaskCaller, row: TaskRow): Promise<DetailedTaskV2> {
-  const state = row.status === "cancelled" ? cancelled(row) : row.tool === "import" ? await importState(caller, row) : row.tool === "build_graph" ? await buildState(caller, row) : await askState(caller, row);
+  const state = await stateOf(caller, row);
   const task = {
     taskId: row.id,
     status: state.status,
@@ -41,13 +41,17 @@ export async function viewTask(caller: TaskCaller, row: TaskRow): Promise<Detail
     ttlMs: row.ttlMs,
     pollIntervalMs: TASK_TOOLS[row.tool].pollIntervalMs,
   };
-  if (state.status === "completed") return { ...task, status: "completed", result: { resultType: "complete", ...state.result } as never };
+  if (state.status === "completed") return { ...task, status: "completed", result: { resultType: "complete", ...state.result } as CompletedTaskV2["result"] };
   if (state.status === "failed") return { ...task, status: "failed", error: state.error };
   return { ...task, status: state.status };
 }
 
-function cancelled(row: TaskRow): TaskState {
-  return { status: "cancelled", statusMessage: row.statusMessage ?? "Cancelled", updatedAt: row.updatedAt };
+function stateOf(caller: TaskCaller, row: TaskRow): Promise<TaskState> | TaskState {
+  // A cancellation that took effect is the row's own word, whatever the record says since.
+  if (row.status === "cancelled") return { status: "cancelled", statusMessage: row.statusMessage ?? "Cancelled", updatedAt: row.updatedAt };
+  if (row.tool === "import") return importState(caller, row);
+  if (row.tool === "build_graph") return buildState(caller, row);
+  return askState(caller, row);
 }
 
 /** Its record gone (deleted behind the task's back): a fault of the service, not a tool error. */
