@@ -4,6 +4,7 @@ import { appsExtension } from "./apps/apps-extension";
 import { authInfoFor, type Caller } from "./caller";
 import type { McpExtension } from "./extension";
 import { mcpServerFactory } from "./mcp-server";
+import { tasksExtension } from "./tasks/tasks-extension";
 import { toolCatalogue } from "./tool-catalogue";
 import { buildTools } from "./tools";
 
@@ -23,7 +24,7 @@ export type McpAnswerer = (request: Request, body: unknown, caller: Caller, toke
 export function createMcpAnswerer(router: AnyRouter, publicUrl: () => string): McpAnswerer {
   const tools = buildTools(router, toolCatalogue((id) => `${publicUrl()}/graph#note=${id}`));
   // The extensions served beside the tools: the Tasks extension (src/mcp/tasks/) and MCP Apps (src/mcp/apps/) are listed here.
-  const extensions: McpExtension[] = [appsExtension];
+  const extensions: McpExtension[] = [tasksExtension, appsExtension];
   const newServer = mcpServerFactory({ router, tools, extensions });
   // Rejected requests (a header that contradicts the body, an unknown revision) are the client's mistake, answered 400: not logged.
   const modern = createMcpHandler(newServer, { legacy: "reject" });

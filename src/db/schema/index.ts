@@ -14,3 +14,4 @@ export * from "./shares";
 export * from "./webhooks";
 export * from "./semantic";
 export * from "./ocr";
+export * from "./mcp-tasks";

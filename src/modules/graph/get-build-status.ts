@@ -1,7 +1,8 @@
-import { count, desc, eq, sql } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import { graphBuilds, graphEdges, graphNodes } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { batchStep, preparedPerDatabase, runBatch } from "../../db/prepared";
+import { NotFoundError } from "../errors";
 import { extractorIdentity, type ExtractorSettings } from "./create-extractor";
 import { extractorName, type BuildStatus } from "./schemas";
 
@@ -11,19 +12,23 @@ const userId = sql.placeholder("userId");
 
 const statements = preparedPerDatabase((db) => ({
   latest: db.select().from(graphBuilds).where(eq(graphBuilds.userId, userId)).orderBy(desc(graphBuilds.id)).limit(1).prepare(),
+  one: db.select().from(graphBuilds).where(and(eq(graphBuilds.id, sql.placeholder("buildId")), eq(graphBuilds.userId, userId))).prepare(),
   nodes: db.select({ total: count() }).from(graphNodes).where(eq(graphNodes.userId, userId)).prepare(),
   edges: db.select({ total: count() }).from(graphEdges).where(eq(graphEdges.userId, userId)).prepare(),
 }));
 
 /**
- * The user's latest build, with the size of the graph readers see now; `idle` before any build.
+ * The user's latest build (or, with `buildId`, that one of theirs — how an agent's task follows
+ * the build it started), with the size of the graph readers see now; `idle` before any build.
  * One read batch: the build and the counts come from one snapshot, as a client polls it mid-build.
  */
-export async function getBuildStatus({ ctx }: { ctx: { db: Database; userId: number; graphSettings: ExtractorSettings } }): Promise<BuildStatus> {
-  const { latest, nodes: nodeCount, edges: edgeCount } = statements(ctx.db);
+export async function getBuildStatus({ ctx, buildId }: { ctx: { db: Database; userId: number; graphSettings: ExtractorSettings }; buildId?: number }): Promise<BuildStatus> {
+  const { latest, one, nodes: nodeCount, edges: edgeCount } = statements(ctx.db);
   const values = { userId: ctx.userId };
-  const [[build], [nodes], [edges]] = await runBatch(ctx.db, "read", [batchStep(latest, values), batchStep(nodeCount, values), batchStep(edgeCount, values)]);
+  const buildRead = buildId === undefined ? batchStep(latest, values) : batchStep(one, { ...values, buildId });
+  const [[build], [nodes], [edges]] = await runBatch(ctx.db, "read", [buildRead, batchStep(nodeCount, values), batchStep(edgeCount, values)]);
   const graph = { nodes: nodes?.total ?? 0, edges: edges?.total ?? 0 };
+  if (!build && buildId !== undefined) throw new NotFoundError(`Graph build ${buildId}`);
   if (!build) {
     const identity = extractorIdentity(ctx.graphSettings);
     return {

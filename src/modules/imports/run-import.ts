@@ -65,9 +65,15 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     return;
   }
 
+  // Only an unfinished task moves: one cancelled (or failed) since it was read above stays as it ended.
+  let ended = false;
   const update = (fields: Partial<typeof importTasks.$inferInsert>) =>
-    db.update(importTasks).set({ ...fields, updatedAt: Date.now() }).where(eq(importTasks.id, task.id))
-      .then(() => run.changes.publish({ userId: task.userId, kind: "task", id: task.id }));
+    db.update(importTasks).set({ ...fields, updatedAt: Date.now() }).where(and(eq(importTasks.id, task.id), inArray(importTasks.status, ["pending", "running"])))
+      .returning({ id: importTasks.id })
+      .then(async (moved) => {
+        if (moved.length === 0) ended = true;
+        else await run.changes.publish({ userId: task.userId, kind: "task", id: task.id });
+      });
   const platform = task.platform as Platform;
   const importer = run.importers[platform];
   await update({
@@ -76,6 +82,8 @@ export async function runImportTask(run: ImportRun, payload: { taskId: number; u
     progress: 10,
     message: task.document !== null ? "Reading the feed item" : task.url && task.content === null ? `Fetching ${new URL(task.url).host}` : "Reading the pasted content",
   });
+  // Cancelled between the read and the claim (an agent's tasks/cancel): nothing is fetched and no note is made.
+  if (ended) return;
 
   try {
     let document: ImportedDocument;
@@ -176,8 +184,16 @@ function ownMedia(document: ImportedDocument, userId: number): ImportedDocument 
 /**
  * Fails an unfinished task, and lets go of the pictures it stored for a note it never wrote; returns
  * the name of its uploaded archive, for the caller to delete. Without `storage` only the rows go.
+ * `from` narrows which unfinished tasks it fails (a cancellation takes only pending ones).
  */
-export async function markTaskFailed(db: Database, taskId: number, error: string, changes: ChangePublisher, storage?: FileStorage): Promise<string | null> {
+export async function markTaskFailed(
+  db: Database,
+  taskId: number,
+  error: string,
+  changes: ChangePublisher,
+  storage?: FileStorage,
+  from: readonly ("pending" | "running")[] = ["pending", "running"],
+): Promise<string | null> {
   const now = Date.now();
   const [before] = await db.select({ archiveFile: importTasks.archiveFile }).from(importTasks).where(eq(importTasks.id, taskId));
   const [failed] = await db
@@ -195,7 +211,7 @@ export async function markTaskFailed(db: Database, taskId: number, error: string
       archiveFile: null,
       transcription: null,
     })
-    .where(and(eq(importTasks.id, taskId), inArray(importTasks.status, ["pending", "running"])))
+    .where(and(eq(importTasks.id, taskId), inArray(importTasks.status, [...from])))
     .returning({ userId: importTasks.userId });
   if (failed) {
     await releasePendingFiles({ db, storage }, taskId);
