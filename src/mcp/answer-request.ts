@@ -40,10 +40,9 @@ export function createMcpAnswerer(router: AnyRouter, publicUrl: () => string): M
 
   return async (request, body, caller, token) => {
     const authInfo = authInfoFor(caller, token);
-    // Mcp-Method is required on every 2026-07-28 request and unknown before it: such a request is
-    // the modern handler's to answer (or refuse) without classifying its body a second time.
-    const legacy = !request.headers.has("mcp-method") && (await isLegacyRequest(request, body));
-    const response = legacy
+    // The SDK's own routing predicate: the modern handler classifies the body again, but a
+    // shortcut of ours (a 2025 client may well send Mcp-Method too) could disagree with it.
+    const response = (await isLegacyRequest(request, body))
       ? await answerLegacy(request, body, authInfo)
       : await modern.fetch(request, { parsedBody: body, authInfo });
     response.headers.set("x-content-type-options", "nosniff");
