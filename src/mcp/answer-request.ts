@@ -6,6 +6,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
 } from "@modelcontextprotocol/server";
+import { log } from "../log";
 import { authInfoFor, type Caller } from "./caller";
 import type { McpExtension } from "./extension";
 import { mcpServerFactory } from "./mcp-server";
@@ -30,8 +31,8 @@ export function createMcpAnswerer(router: AnyRouter, publicUrl: () => string): M
   // The extensions served beside the tools: the Tasks extension (src/mcp/tasks/) and MCP Apps (src/mcp/apps/) are listed here.
   const extensions: McpExtension[] = [];
   const newServer = mcpServerFactory({ router, tools, extensions });
-  // Rejected requests (a header that contradicts the body, an unknown revision) are the client's mistake, answered 400: not logged.
-  const modern = createMcpHandler(newServer, { legacy: "reject" });
+  // What the SDK reports is mostly a client's mistake it has already answered (a header that contradicts the body): kept for debugging.
+  const modern = createMcpHandler(newServer, { legacy: "reject", onerror: (error) => log.debug(`MCP: ${error.message}`) });
 
   async function answerLegacy(request: Request, body: unknown, authInfo: AuthInfo): Promise<Response> {
     const server = newServer();
