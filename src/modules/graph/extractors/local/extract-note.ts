@@ -9,6 +9,7 @@ import { keyPhraseBudget, selectKeyPhrases } from "./keyphrases";
 import { findMarks } from "./marks";
 import { replayTags } from "./nlp";
 import { findNameSpans, MAX_MENTIONS, MAX_OCCURRENCES, mergeSpans } from "./mentions";
+import type { LocalParameters } from "./parameters";
 import { type RelatableConcept, relateConcepts } from "./relations";
 import { findHeadings, type Heading, type Section, sectionIndexAt, splitSections } from "./sections";
 import type { TermIndex } from "./terms";
@@ -29,6 +30,7 @@ export function extractNote(
   note: NoteForExtraction,
   corpus: CorpusStats,
   existingNames: ReadonlyMap<string, string>,
+  parameters: Readonly<LocalParameters>,
 ): NoteExtraction {
   const recorded = corpus.tags.get(note);
   corpus.tags.delete(note);
@@ -61,7 +63,8 @@ export function extractNote(
     ...(genre && { labels: [{ start: 0, end: genre[0].length }] }),
     specificity: (key) => corpus.nlp.chineseSpecificity(key),
     ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
-    budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd)),
+    budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd), parameters.maxKeyPhrases),
+    relativeFloor: parameters.relativeFloor,
   });
   for (const { term, score } of phrases) {
     const occurrences = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));

@@ -24,6 +24,8 @@ export interface KeyPhraseInput {
   /** A title's genre label in lenticular brackets (【视频总结】, 【干货】), sorted: what kind of note, not a concept. */
   labels?: readonly TextSpan[];
   budget: number;
+  /** A phrase scoring below this share of the note's best one is not kept (LocalParameters.relativeFloor). */
+  relativeFloor: number;
   /** General-language specificity of a one-word term (1 when unknown). */
   specificity: (key: string) => number;
 }
@@ -46,13 +48,11 @@ const GENERIC_HEAD_SPECIFICITY = 0.5;
 const RARE_WORD_BOOST = 1.6;
 // The corpus gives it another name (an acronym it defines, a 简称, a surname): it is a name, not a description.
 const NAMED_BOOST = 1.5;
-// Far below the note's best phrase is filler, even when the budget is not spent.
-const RELATIVE_FLOOR = 0.1;
 
 /** How many key phrases a note earns: in proportion to its length (a Han character counts as a short word), never many. */
-export function keyPhraseBudget(prose: string): number {
+export function keyPhraseBudget(prose: string, most: number): number {
   const han = prose.match(/\p{Script=Han}/gu)?.length ?? 0;
-  return Math.min(18, 5 + Math.floor((prose.length + 2 * han) / 100));
+  return Math.min(most, 5 + Math.floor((prose.length + 2 * han) / 100));
 }
 
 /**
@@ -114,7 +114,7 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   const chosen = [...input.explicit.keys()];
   const selected: KeyPhrase[] = [];
   // Relative to the best phrase's own worth: a name the graph already has ranks first, but must not raise the bar for the rest.
-  const floor = Math.max(0, ...ranked.map(({ term, score }) => (input.existing.has(term.key) ? score / EXISTING_BOOST : score))) * RELATIVE_FLOOR;
+  const floor = Math.max(0, ...ranked.map(({ term, score }) => (input.existing.has(term.key) ? score / EXISTING_BOOST : score))) * input.relativeFloor;
   for (const phrase of ranked) {
     if (selected.length >= input.budget || phrase.score < floor) break;
     const { key } = phrase.term;
