@@ -1,27 +1,49 @@
 import type { AnyRouter } from "@trpc/server";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { Authenticated } from "../modules/tokens/credential";
-import type { TrpcContext } from "../trpc/context";
-import { createMcpServer } from "./mcp-server";
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo } from "@modelcontextprotocol/server";
+import { authInfoFor, type Caller } from "./caller";
+import type { McpExtension } from "./extension";
+import { mcpServerFactory } from "./mcp-server";
 import { toolCatalogue } from "./tool-catalogue";
 import { buildTools } from "./tools";
 
 /** Answers one MCP request whose edge checks (origin, token, body) have passed. */
-export type McpAnswerer = (request: Request, body: unknown, ctx: TrpcContext & { authenticated: Authenticated }) => Promise<Response>;
+export type McpAnswerer = (request: Request, body: unknown, caller: Caller, token: string) => Promise<Response>;
 
-/** The SDK side of /mcp: one stateless server per request, over tools built once from the procedures. */
+/**
+ * The SDK side of /mcp, made once per process: the tools built from the procedures, the
+ * extensions, and the SDK's handlers for both eras on one URL. A 2026-07-28 request (it carries
+ * the `_meta` envelope, or names that revision in its header) goes to the SDK's modern handler,
+ * which checks its headers against its body and answers it alone. Anything else is a 2025
+ * client's (`initialize`, then stateless requests), answered by the SDK's Streamable HTTP
+ * transport — built per request, as the SDK's own stateless idiom does, but answering in JSON,
+ * where the SDK's ready-made fallback would open an event stream. The caller rides each request
+ * as its `authInfo`.
+ */
 export function createMcpAnswerer(router: AnyRouter, publicUrl: () => string): McpAnswerer {
   const tools = buildTools(router, toolCatalogue((id) => `${publicUrl()}/graph#note=${id}`));
-  return async (request, body, ctx) => {
-    const server = createMcpServer({ router, tools, ctx });
+  // The extensions served beside the tools: the Tasks extension (src/mcp/tasks/) and MCP Apps (src/mcp/apps/) are listed here.
+  const extensions: McpExtension[] = [];
+  const newServer = mcpServerFactory({ router, tools, extensions });
+  // Rejected requests (a header that contradicts the body, an unknown revision) are the client's mistake, answered 400: not logged.
+  const modern = createMcpHandler(newServer, { legacy: "reject" });
+
+  async function answerLegacy(request: Request, body: unknown, authInfo: AuthInfo): Promise<Response> {
+    const server = newServer();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
-      const response = await transport.handleRequest(request, { parsedBody: body });
-      response.headers.set("x-content-type-options", "nosniff");
-      return response;
+      return await transport.handleRequest(request, { parsedBody: body, authInfo });
     } finally {
       await server.close();
     }
+  }
+
+  return async (request, body, caller, token) => {
+    const authInfo = authInfoFor(caller, token);
+    const response = (await isLegacyRequest(request, body))
+      ? await answerLegacy(request, body, authInfo)
+      : await modern.fetch(request, { parsedBody: body, authInfo });
+    response.headers.set("x-content-type-options", "nosniff");
+    return response;
   };
 }

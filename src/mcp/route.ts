@@ -24,10 +24,10 @@ export interface McpRouteOptions {
 
 /**
  * POST /mcp: the Model Context Protocol over Streamable HTTP, stateless, answered as JSON. The
- * edge checks what the SDK does not — the Origin (DNS rebinding), the bearer token (an access
- * token, never a login session), the 2 MiB body — then one SDK server answers the request with
- * the tools the token's scopes allow. GET (a server-sent stream) and DELETE (a session) are 405:
- * a stateless server has neither.
+ * edge checks what the SDK leaves to its host — the Origin (DNS rebinding), the bearer token (an
+ * access token, never a login session), the 2 MiB body — then the SDK answers the request, under
+ * protocol revision 2026-07-28 or a 2025 one, with the tools the token's scopes allow. GET (a
+ * server-sent stream) and DELETE (a session) are 405: a stateless server has neither.
  */
 export function createMcpRoute(options: McpRouteOptions) {
   // Loaded on the first call: the SDK and the tools' JSON Schemas cost about 20 MiB of memory that a server which never serves MCP need not hold.
@@ -45,8 +45,9 @@ export function createMcpRoute(options: McpRouteOptions) {
       return edgeError("FORBIDDEN", `Requests from the origin ${origin} may not call ${MCP_PATH}; list it in MCP_ALLOWED_ORIGINS to allow it`);
     }
     let authenticated: Authenticated;
+    const authorization = request.headers.get("authorization");
     try {
-      authenticated = await authenticateBearer(options.db, request.headers.get("authorization"), "full", { at: "mcp" });
+      authenticated = await authenticateBearer(options.db, authorization, "full", { at: "mcp" });
     } catch (error) {
       const response = serviceErrorResponse(error, `POST ${MCP_PATH}`);
       // A connector (claude.ai, ChatGPT) starts from this 401: it names where to find the authorization server.
@@ -65,8 +66,13 @@ export function createMcpRoute(options: McpRouteOptions) {
       if (error instanceof PayloadTooLargeError) return edgeError("PAYLOAD_TOO_LARGE", error.message);
       return Response.json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON" }, id: null }, { status: 400 });
     }
-    const ctx = { ...options.contextFor(request), authenticated };
+    const caller = { ...options.contextFor(request), authenticated };
     answerer ??= import("./answer-request").then(({ createMcpAnswerer }) => createMcpAnswerer(options.router, options.publicUrl));
-    return (await answerer)(request, body, ctx);
+    return (await answerer)(request, body, caller, bearerToken(authorization));
   };
+}
+
+/** The token itself, for the SDK's `authInfo` (authenticateBearer has already accepted the header). */
+function bearerToken(authorization: string | null): string {
+  return authorization?.replace(/^Bearer\s+/i, "") ?? "";
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolAnnotations } from "@modelcontextprotocol/server";
 import { listNotesInput, searchQuerySchema } from "../modules/notes/schemas";
 import type { NoteListItem, NoteRecord } from "../modules/notes/schemas";
 import { getGraphInput } from "../modules/graph/read-schemas";
@@ -25,6 +25,8 @@ export interface ToolSpec {
   description?: string;
   /** The answer is one note: the result links `rhizome://notes/{id}`. */
   linksNote?: boolean;
+  /** The tool's `_meta` in tools/list (MCP Apps name the tool's UI here: `{ ui: { resourceUri } }`). */
+  meta?: Record<string, unknown>;
 }
 
 const READ: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };

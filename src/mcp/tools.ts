@@ -1,12 +1,12 @@
 import type { AnyRouter } from "@trpc/server";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { getInputOutputParsers, instanceofZodTypeLikeVoid } from "trpc-to-openapi";
 import type { z } from "zod";
 import type { Meta } from "../trpc/init";
 import { validationIssues } from "../trpc/init";
 import { callProcedure, errorOfCall, procedureAt, type ErrorBody } from "../trpc/call-procedure";
-import type { TrpcContext } from "../trpc/context";
 import type { Access } from "../modules/tokens/scopes";
+import type { Caller } from "./caller";
 import { toolSchema } from "./json-schema";
 import type { ToolSpec } from "./tool-catalogue";
 
@@ -43,6 +43,7 @@ export function buildTools(router: AnyRouter, catalogue: ToolSpec[]): Map<string
         inputSchema: toolSchema(narrowed ?? inputParser, "input") as Tool["inputSchema"],
         outputSchema: toolSchema(spec.output?.schema ?? outputParser, "output") as Tool["outputSchema"],
         annotations: { title: spec.title, ...spec.annotations },
+        ...(spec.meta && { _meta: spec.meta }),
       },
     });
   }
@@ -54,7 +55,7 @@ export function buildTools(router: AnyRouter, catalogue: ToolSpec[]): Map<string
  * mistake (bad input, not found, a missing scope, a conflict, a throttle) is an `isError` result
  * whose text is the error body's message, never a protocol error.
  */
-export async function callTool(router: AnyRouter, tool: McpTool, ctx: TrpcContext, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+export async function callTool(router: AnyRouter, tool: McpTool, caller: Caller, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
   let input: unknown = args ?? {};
   if (tool.inputParser) {
     const parsed = tool.inputParser.safeParse(input);
@@ -64,9 +65,9 @@ export async function callTool(router: AnyRouter, tool: McpTool, ctx: TrpcContex
   const procedureInput = !tool.takesInput ? undefined : tool.spec.toProcedureInput ? tool.spec.toProcedureInput(input) : input;
   let answer: unknown;
   try {
-    answer = await callProcedure(router, tool.spec.procedure, ctx, procedureInput);
+    answer = await callProcedure(router, tool.spec.procedure, caller, procedureInput);
   } catch (cause) {
-    return errorResult(errorOfCall(router, cause, { path: tool.spec.procedure, ctx, input: procedureInput }).body);
+    return errorResult(errorOfCall(router, cause, { path: tool.spec.procedure, ctx: caller, input: procedureInput }).body);
   }
   const structured = (tool.spec.output ? tool.spec.output.from(answer, input) : answer) as Record<string, unknown>;
   const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };

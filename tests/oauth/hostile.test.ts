@@ -28,6 +28,12 @@ function authorizeRequest(overrides: Record<string, string | null> = {}): { para
   return { params: Object.fromEntries(Object.entries(all).filter(([, value]) => value !== null)) as Record<string, string>, verifier };
 }
 
+/** The issuer the authorization server's RFC 8414 metadata names; RFC 9207's `iss` must equal it. */
+async function metadataIssuer(): Promise<string> {
+  const metadata = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+  return metadata.issuer;
+}
+
 async function authorizePage(params: Record<string, string>) {
   const response = await fetch(`${server.url}/oauth/authorize?${new URLSearchParams(params)}`, { redirect: "manual" });
   return { status: response.status, location: response.headers.get("location"), text: await response.text(), headers: response.headers };
@@ -135,6 +141,11 @@ describe("the authorization page refuses, on the page, what it cannot trust", ()
     expect(location.origin + location.pathname).toBe(REDIRECT);
     expect(location.searchParams.get("error")).toBe("unsupported_response_type");
     expect(location.searchParams.get("state")).toBe("st-123");
+    // RFC 9207: every authorization response names the issuer, exactly as the metadata's `issuer`.
+    expect(location.searchParams.get("iss")).toBe(await metadataIssuer());
+    const unknownScope = new URL((await authorizePage(authorizeRequest({ scope: "nothing:real" }).params)).location!);
+    expect(unknownScope.searchParams.get("error")).toBe("invalid_scope");
+    expect(unknownScope.searchParams.get("iss")).toBe(await metadataIssuer());
   });
 });
 
@@ -274,6 +285,7 @@ describe("login and consent on the page", () => {
     expect(location.searchParams.get("error")).toBe("access_denied");
     expect(location.searchParams.get("state")).toBe("st-123");
     expect(location.searchParams.get("code")).toBeNull();
+    expect(location.searchParams.get("iss")).toBe(await metadataIssuer());
   });
 
   test("a wrong password on the page counts toward the same throttle as POST /api/auth/login", async () => {
