@@ -17,6 +17,7 @@ import type { TermIndex } from "./terms";
 // Markup is the author's own statement that something matters; weigh it above a statistical guess.
 const EXPLICIT_BOOST = 2;
 const MIN_DESCRIPTION_LENGTH = 8;
+const HAN = /\p{Script=Han}/u;
 // 【视频总结】, 【干货】 before a Chinese title say what kind of note it is.
 const TITLE_GENRE = /^\s*【[^】\n]{1,12}】/u;
 
@@ -62,6 +63,7 @@ export function extractNote(
     prominent,
     ...(genre && { labels: [{ start: 0, end: genre[0].length }] }),
     specificity: (key) => corpus.nlp.chineseSpecificity(key),
+    everyday: (key) => (HAN.test(key) ? (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.everydayIdf : corpus.nlp.englishZipf(key) >= parameters.everydayZipf),
     ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
     budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd), parameters.maxKeyPhrases),
     relativeFloor: parameters.relativeFloor,

@@ -28,6 +28,8 @@ export interface KeyPhraseInput {
   relativeFloor: number;
   /** General-language specificity of a one-word term (1 when unknown). */
   specificity: (key: string) => number;
+  /** A word general text uses so often (LocalParameters.everydayZipf, everydayIdf) that alone it names nothing. */
+  everyday: (key: string) => boolean;
 }
 
 // Longer phrases name concepts more often than single words do ("gradient descent" vs "gradient").
@@ -76,6 +78,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (input.labels?.length && term.starts.every((start) => insideAny(input.labels!, start))) continue;
     if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
+    // An everyday word alone ("money", "plan", 人类) is a concept only where the note makes it its subject (title, heading).
+    if (term.size === 1 && !term.named && !term.rare && !prominent && input.everyday(term.key)) continue;
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
     // "the theory" in a note on prospect theory, "System" of "System 1": the longer name's head said again, not a concept of
@@ -201,11 +205,11 @@ function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, inpu
     (1 + Math.log(free)) *
     inverseDocumentFrequency(input.corpus, term.key) *
     (SIZE_BOOST[term.size] ?? 1) *
-    (free === 1 ? SINGLETON_PENALTY : 1) *
+    (free === 1 && !term.named ? SINGLETON_PENALTY : 1) *
     (prominent ? PROMINENT_BOOST : 1) *
     (input.existing.has(term.key) ? EXISTING_BOOST : 1) *
     (isSpecific(term, input) && documentFrequencyOf(input.corpus, term.key) >= 2 ? RECURRING_BOOST : 1) *
-    (term.size === 1 ? (term.rare ? RARE_WORD_BOOST : input.specificity(term.key)) : 1) *
+    (term.size === 1 ? (term.rare ? RARE_WORD_BOOST : term.named ? Math.max(1, input.specificity(term.key)) : input.specificity(term.key)) : 1) *
     (input.corpus.aliases.has(term.key) ? NAMED_BOOST : 1)
   );
 }
@@ -216,7 +220,7 @@ const BOILERPLATE_SHARE = 0.5;
 
 /** A phrase, or a word no dictionary counts as everyday (English: outside wink's lexicon; Chinese: jieba's IDF ≥ 10). */
 function isSpecific(term: TermOccurrences, input: KeyPhraseInput): boolean {
-  return term.size > 1 || term.rare === true || (HAN.test(term.key) && input.specificity(term.key) >= 1);
+  return term.size > 1 || term.rare === true || term.named === true || (HAN.test(term.key) && input.specificity(term.key) >= 1);
 }
 
 const HAN = /\p{Script=Han}/u;

@@ -8,9 +8,15 @@ export interface LocalParameters {
   maxKeyPhrases: number;
   /** A key phrase scoring below this share of the note's best one is filler. */
   relativeFloor: number;
+  /** An English word this common in general text (Zipf, see general-frequency.ts) is no concept alone, unless titled. */
+  everydayZipf: number;
+  /** A Chinese word this common in general text (below this jieba IDF) is no concept alone, unless titled. */
+  everydayIdf: number;
 }
 
 export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze({
   maxKeyPhrases: 18,
   relativeFloor: 0.1,
+  everydayZipf: 4.5,
+  everydayIdf: 7,
 });
