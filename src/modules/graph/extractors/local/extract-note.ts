@@ -41,7 +41,12 @@ export function extractNote(
   const headings = findHeadings(visible, contentStart);
   const sections = splitSections(visible, titleEnd, contentStart, headings);
   // The title is tagged apart from the note (a replayed tagger would hand back the note's own tags).
-  const explicit = explicitConcepts(note, visible, headings, findMarks(masked, text, contentStart), corpus.nlp, (key) =>
+  const everyday = (key: string) =>
+    HAN.test(key) ? (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.everydayIdf : corpus.nlp.englishZipf(key) >= parameters.everydayZipf;
+  // A tag that is an everyday word (#books, #travel) files the note; it names no concept of it.
+  const filing = (tag: string) => !/\s/.test(tag.trim()) && everyday(conceptKey(tag));
+  const marks = findMarks(masked, text, contentStart).filter((mark) => mark.kind !== "hashtag" || !filing(mark.text));
+  const explicit = explicitConcepts({ title: note.title, tags: note.tags.filter((tag) => !filing(tag)) }, visible, headings, marks, corpus.nlp, (key) =>
     documentFrequencyOf(corpus, key) >= 2 || (terms.get(key)?.starts.some((start) => start >= contentStart) ?? false),
   );
 
@@ -63,7 +68,7 @@ export function extractNote(
     prominent,
     ...(genre && { labels: [{ start: 0, end: genre[0].length }] }),
     specificity: (key) => corpus.nlp.chineseSpecificity(key),
-    everyday: (key) => (HAN.test(key) ? (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.everydayIdf : corpus.nlp.englishZipf(key) >= parameters.everydayZipf),
+    everyday,
     ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
     budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd), parameters.maxKeyPhrases),
     relativeFloor: parameters.relativeFloor,

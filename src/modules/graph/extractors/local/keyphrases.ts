@@ -78,8 +78,9 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (input.labels?.length && term.starts.every((start) => insideAny(input.labels!, start))) continue;
     if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
-    // An everyday word alone ("money", "plan", 人类) is a concept only where the note makes it its subject (title, heading).
-    if (term.size === 1 && !term.named && !term.rare && !prominent && input.everyday(term.key)) continue;
+    // An everyday word alone ("money", "plan", 人类) is a concept only where the note makes it its subject (title, heading);
+    // capitalised inside a sentence it still may be a title's word ("Plan XVII", "Kind of Blue"), but jieba's places and people are names.
+    if (term.size === 1 && !term.rare && !prominent && (!term.named || LATIN.test(term.key)) && input.everyday(term.key)) continue;
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
     // "the theory" in a note on prospect theory, "System" of "System 1": the longer name's head said again, not a concept of

@@ -18,5 +18,5 @@ export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze
   maxKeyPhrases: 18,
   relativeFloor: 0.1,
   everydayZipf: 4.5,
-  everydayIdf: 7,
+  everydayIdf: 6.5,
 });
