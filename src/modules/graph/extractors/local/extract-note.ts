@@ -7,6 +7,7 @@ import { sentenceReader } from "./describe";
 import { type ConceptDraft, explicitConcepts } from "./explicit-concepts";
 import { keyPhraseBudget, selectKeyPhrases } from "./keyphrases";
 import { findMarks } from "./marks";
+import { typographicMarks } from "./typography";
 import { replayTags } from "./nlp";
 import { findNameSpans, MAX_MENTIONS, MAX_OCCURRENCES, mergeSpans } from "./mentions";
 import type { LocalParameters } from "./parameters";
@@ -45,9 +46,12 @@ export function extractNote(
     HAN.test(key) ? (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.everydayIdf : corpus.nlp.englishZipf(key) >= parameters.everydayZipf;
   // A tag that is an everyday word (#books, #travel) files the note; it names no concept of it.
   const filing = (tag: string) => !/\s/.test(tag.trim()) && everyday(conceptKey(tag));
-  const marks = findMarks(masked, text, contentStart).filter((mark) => mark.kind !== "hashtag" || !filing(mark.text));
+  const marks = [...findMarks(masked, text, contentStart), ...typographicMarks(masked.prose, contentStart)].filter(
+    (mark) => mark.kind !== "hashtag" || !filing(mark.text),
+  );
   const explicit = explicitConcepts({ title: note.title, tags: note.tags.filter((tag) => !filing(tag)) }, visible, headings, marks, corpus.nlp, (key) =>
     documentFrequencyOf(corpus, key) >= 2 || (terms.get(key)?.starts.some((start) => start >= contentStart) ?? false),
+    everyday,
   );
 
   const titleSpan: TextSpan = { start: 0, end: titleEnd };
