@@ -17,6 +17,6 @@ export interface LocalParameters {
 export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze({
   maxKeyPhrases: 18,
   relativeFloor: 0.1,
-  everydayZipf: 4.5,
+  everydayZipf: 3.5,
   everydayIdf: 6.5,
 });

@@ -143,6 +143,8 @@ function isNounPhrase(pieces: Piece[], first: number, size: number, chinese = fa
     // A verbal noun before a longer noun phrase is a verb and its object: 评估 + 大 + 语言 + 模型.
     if (size >= 3 && pieces[first]!.tag === "vn") return false;
   }
+  // A name after a common noun is in apposition, not part of it: "his son Commodus", "the city Kyoto".
+  if (!chinese) for (let at = first + 1; at < first + size; at++) if (pieces[at]!.named && !pieces[at - 1]!.titled) return false;
   for (let at = first + 1; at < first + size - 1; at++) if (pieces[at]!.cls === WordClass.Verb) return false;
   const head = pieces[first]!.cls;
   if (last === WordClass.Noun) return head !== WordClass.Verb || size === 2;
