@@ -19,6 +19,8 @@ import type { TermIndex } from "./terms";
 const EXPLICIT_BOOST = 2;
 const MIN_DESCRIPTION_LENGTH = 8;
 const HAN = /\p{Script=Han}/u;
+// How much commoner than an everyday word a tag must be to only file the note (a tenfold in Zipf; about e in jieba's IDF).
+const FILING_MARGIN = 1;
 // 【视频总结】, 【干货】 before a Chinese title say what kind of note it is.
 const TITLE_GENRE = /^\s*【[^】\n]{1,12}】/u;
 
@@ -44,8 +46,12 @@ export function extractNote(
   // The title is tagged apart from the note (a replayed tagger would hand back the note's own tags).
   const everyday = (key: string) =>
     HAN.test(key) ? (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.everydayIdf : corpus.nlp.englishZipf(key) >= parameters.everydayZipf;
-  // A tag that is an everyday word (#books, #travel) files the note; it names no concept of it.
-  const filing = (tag: string) => !/\s/.test(tag.trim()) && everyday(conceptKey(tag));
+  // A tag that is among the commonest words (#books, #travel: ten times as common as an everyday word) files the note; it names no concept of it.
+  const filing = (tag: string) => {
+    const key = conceptKey(tag);
+    if (/\s/.test(key)) return false;
+    return HAN.test(key) ? (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.everydayIdf - FILING_MARGIN : corpus.nlp.englishZipf(key) >= parameters.everydayZipf + FILING_MARGIN;
+  };
   const marks = [...findMarks(masked, text, contentStart), ...typographicMarks(masked.prose, contentStart)].filter(
     (mark) => mark.kind !== "hashtag" || !filing(mark.text),
   );
