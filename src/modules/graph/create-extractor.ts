@@ -38,7 +38,7 @@ export async function createBuildExtractor(settings: ExtractorSettings, allNotes
 }
 
 /** Raise when the local extractor's output changes: saved extractions made with an older one are redone. */
-export const LOCAL_EXTRACTOR_VERSION = 1;
+export const LOCAL_EXTRACTOR_VERSION = 2;
 
 export interface ExtractorIdentity {
   extractor: ExtractorName;

@@ -2,9 +2,11 @@ import { conceptKey } from "../concept-key";
 import type { Extractor } from "../extraction";
 import type { CorpusStats } from "./local/corpus";
 import { extractNote } from "./local/extract-note";
+import { DEFAULT_LOCAL_PARAMETERS, type LocalParameters } from "./local/parameters";
 
 export { buildCorpusStats, type CorpusStats } from "./local/corpus";
 export { LOCAL_CONCEPT_TYPES, type LocalConceptType } from "./local/explicit-concepts";
+export { DEFAULT_LOCAL_PARAMETERS, type LocalParameters } from "./local/parameters";
 
 /**
  * The extractor that needs no network or model download: explicit Markdown structure (tags, #hashtags,
@@ -12,7 +14,10 @@ export { LOCAL_CONCEPT_TYPES, type LocalConceptType } from "./local/explicit-con
  * tagged by wink-nlp, Chinese segmented and tagged by jieba, both loaded by the first build), related by
  * co-occurrence. Deterministic: the same note and corpus give the same result.
  */
-export function createLocalExtractor(corpusStats: CorpusStats | Promise<CorpusStats>): Extractor {
+export function createLocalExtractor(
+  corpusStats: CorpusStats | Promise<CorpusStats>,
+  parameters: Readonly<LocalParameters> = DEFAULT_LOCAL_PARAMETERS,
+): Extractor {
   const corpusReady = Promise.resolve(corpusStats);
   // Awaited by the first extraction; a failure to load surfaces there, not as an unhandled rejection.
   corpusReady.catch(() => {});
@@ -27,7 +32,7 @@ export function createLocalExtractor(corpusStats: CorpusStats | Promise<CorpusSt
       let index = indexed.get(names);
       if (!index) indexed.set(names, (index = { byKey: new Map(), count: 0 }));
       for (; index.count < names.length; index.count++) addExistingName(index.byKey, names[index.count]!);
-      return extractNote(note, corpus, index.byKey);
+      return extractNote(note, corpus, index.byKey, parameters);
     },
   };
 }

@@ -1,22 +1,24 @@
 import { describe, expect, test } from "bun:test";
-import { buildLocalGraph } from "../../../fixtures/graph-eval/local-graph";
-import { LANGUAGES, loadEvalSet, scoreGraph } from "../../../fixtures/graph-eval/score";
+import { crossValidate } from "../../../fixtures/graph-eval/cross-validate";
+import { LANGUAGES, loadEvalSet } from "../../../fixtures/graph-eval/score";
 
-// The figures the local extractor reaches on tests/fixtures/graph-eval (deterministic), as a floor:
-// issue 33's targets are recall ≥ 0.75 per language, precision@30 ≥ 0.75, no junk, merged ≥ 0.75, and
-// ≥ 0.9 of the concept pairs sharing a paragraph in two or more notes joined by an edge — all met, at
-// en 0.777, zh 0.759, precision@30 0.767, junk 0, merged 0.773, related 1.0. A change may raise these, never lower them.
-const FLOOR = { recall: { en: 0.77, zh: 0.75 }, precisionAt30: 0.76, maxJunk: 0, merge: 0.77, related: 1 };
+// The local extractor's cross-validated figures on tests/fixtures/graph-eval (all files, 5 folds by topic;
+// deterministic), as floors: the mean over the held-out folds, with the parameters the training folds
+// chose and with the shipped defaults. Issue 46's targets (recall ≥ 0.75 per language, precision@30 ≥ 0.75,
+// no junk among the 30 heaviest nodes, merged ≥ 0.75, related ≥ 0.9) are not all met yet: recorded at
+// tuned en 0.65, zh 0.61, p@30 0.74, junk 0.4 a fold, merged 0.59, related 0.70 (defaults: 0.65, 0.61,
+// 0.73, 0.4, 0.60, 0.70). A change may raise these, never lower them.
+const FLOOR = { recall: { en: 0.64, zh: 0.6 }, precisionAt30: 0.72, maxJunk: 0.4, merge: 0.58, related: 0.69 };
 
-describe("local extractor: quality on the evaluation set", () => {
-  test("recall, precision of the heaviest nodes, junk, merging and paragraph relations stay at or above the recorded figures", async () => {
-    const set = loadEvalSet();
-    const graph = await buildLocalGraph(set);
-    const score = scoreGraph(set, graph.nodes, graph.edges);
-    for (const language of LANGUAGES) expect(score.recall[language]).toBeGreaterThanOrEqual(FLOOR.recall[language]);
-    expect(score.precisionAt30).toBeGreaterThanOrEqual(FLOOR.precisionAt30);
-    expect(score.junk.length).toBeLessThanOrEqual(FLOOR.maxJunk);
-    expect(score.merge).toBeGreaterThanOrEqual(FLOOR.merge);
-    expect(score.related).toBeGreaterThanOrEqual(FLOOR.related);
-  });
+describe("local extractor: cross-validated quality on the evaluation notes", () => {
+  test("the held-out folds' mean recall, precision of the heaviest nodes, junk, merging and relations stay at or above the recorded figures", async () => {
+    const result = await crossValidate(loadEvalSet("all"));
+    for (const figures of [result.tuned.mean, result.defaults.mean]) {
+      for (const language of LANGUAGES) expect(figures.recall[language]).toBeGreaterThanOrEqual(FLOOR.recall[language]);
+      expect(figures.precisionAt30).toBeGreaterThanOrEqual(FLOOR.precisionAt30);
+      expect(figures.junk).toBeLessThanOrEqual(FLOOR.maxJunk);
+      expect(figures.merge).toBeGreaterThanOrEqual(FLOOR.merge);
+      expect(figures.related).toBeGreaterThanOrEqual(FLOOR.related);
+    }
+  }, 180_000);
 });

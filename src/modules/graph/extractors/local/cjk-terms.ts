@@ -1,4 +1,4 @@
-import { chineseClass, type Nlp, WordClass } from "./nlp";
+import { chineseClass, EVERYDAY_NAME_TAG, type Nlp, WordClass } from "./nlp";
 import type { TextSpan } from "../../extraction";
 import { STOPWORDS } from "./stopwords";
 import { addOccurrence, addPhrases, type Piece, type TermSink } from "./term-index";
@@ -32,6 +32,8 @@ interface Segment {
   surname?: boolean;
   /** jieba's tag, where the phrase grammar needs it: "nr" (a name, or jieba's guess for a word it does not know), "vn" (a verbal noun). */
   tag?: "nr" | "vn";
+  /** jieba calls it a person, place or organisation (and the IDF table does not call it everyday). */
+  named?: boolean;
 }
 
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -78,7 +80,7 @@ function addPieces(sink: TermSink, segments: Segment[]): void {
       continue;
     }
     const { text, start } = segment;
-    pieces.push({ text, start, end: start + text.length, standsAlone: segment.chars >= 2, cls: segment.cls, ...(segment.doubtful && { doubtful: true }), ...(segment.surname && { surname: true }), ...(segment.tag && { tag: segment.tag }) });
+    pieces.push({ text, start, end: start + text.length, standsAlone: segment.chars >= 2, cls: segment.cls, ...(segment.doubtful && { doubtful: true }), ...(segment.surname && { surname: true }), ...(segment.tag && { tag: segment.tag }), ...(segment.named && { named: true }) });
   }
   if (pieces.length > 0) addPhrases(sink, pieces, "");
 }
@@ -117,7 +119,8 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
       cls,
       ...(DOUBTFUL_TAGS.has(tag) && { doubtful: true }),
       ...(chars === 1 && tag.startsWith("nr") && { surname: true }),
-      ...(tag === "nr" || tag === "vn" ? { tag } : {}),
+      ...(tag === "nr" || tag === EVERYDAY_NAME_TAG ? { tag: "nr" as const } : tag === "vn" ? { tag } : {}),
+      ...(chars >= 2 && PROPER_NOUN_TAGS.has(tag) && { named: true }),
     });
   }
   return segments;
@@ -133,6 +136,9 @@ function isDegreeOrComplement(word: string): boolean {
   if (word.length > 2 && word.startsWith("比较")) return true;
   return word.length === 2 && word.endsWith("得") && !COMPLEMENT_NOUNS.has(word);
 }
+
+// jieba's people, places and organisations.
+const PROPER_NOUN_TAGS = new Set(["nr", "nrfg", "nrt", "ns", "nt"]);
 
 // jieba's set expressions and idioms: sometimes a term (昼夜节律), often a clause (完全同意, 吃火锅).
 const DOUBTFUL_TAGS = new Set(["l", "i"]);

@@ -13,7 +13,9 @@ import { STOPWORDS } from "./stopwords";
  * - "topic": Markdown headings, and the note title when it is a short noun phrase;
  * - "technology": identifier-like `inline code` (numpy, torch.nn, useEffect);
  * - "work": a title in 《》 (a book, film or article: 《思考，快与慢》);
- * - "concept": **bold**, ==highlighted== or *emphasised* terms, and TF-IDF key phrases.
+ * - "concept": **bold**, ==highlighted== or *emphasised* terms, names set apart by typography (titles
+ *   in Title Case, quotations, a list item's or table row's first term, a Chinese enumeration's items),
+ *   and TF-IDF key phrases.
  */
 export const LOCAL_CONCEPT_TYPES = ["tag", "link", "topic", "technology", "work", "concept"] as const;
 export type LocalConceptType = (typeof LOCAL_CONCEPT_TYPES)[number];
@@ -44,6 +46,7 @@ const HEADING_LIMITS: NameLimits = { maxWords: 6, maxCjkChars: 16, maxChars: 60 
 const STRONG_LIMITS: NameLimits = { maxWords: 5, maxCjkChars: 16, maxChars: 50 };
 const WORK_MAX_CHARS = 30;
 const EMPHASIS_LIMITS: NameLimits = { maxWords: 3, maxCjkChars: 10, maxChars: 40 };
+const TYPOGRAPHIC_LIMITS: NameLimits = { maxWords: 6, maxCjkChars: 8, maxChars: 50 };
 const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_.+#\-/:]{1,39}$/u;
 
 export function explicitConcepts(
@@ -53,6 +56,7 @@ export function explicitConcepts(
   marks: Mark[],
   nlp: Pick<Nlp, "tagChinese">,
   recurs?: (key: string) => boolean,
+  everyday?: (key: string) => boolean,
 ): ExplicitConcepts {
   const drafts = new Map<string, ConceptDraft>();
   const add = (rawName: string, type: LocalConceptType, span?: TextSpan, alias?: string): string | undefined => {
@@ -108,6 +112,10 @@ export function explicitConcepts(
       const name = cleanMarkedName(mark.text);
       if (isConceptName(name, limits)) add(name, "concept", locate(mark.text, name, mark.span));
     }
+  }
+  for (const mark of ofKind("name")) {
+    const name = cleanMarkedName(mark.text);
+    if (isConceptName(name, TYPOGRAPHIC_LIMITS) && (everyday === undefined || !everyday(conceptKey(name)))) add(name, "concept", locate(mark.text, name, mark.span));
   }
   return { drafts: [...drafts.values()], headingKeys, ...(titleKey ? { titleKey } : {}) };
 }

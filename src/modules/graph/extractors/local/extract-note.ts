@@ -7,8 +7,10 @@ import { sentenceReader } from "./describe";
 import { type ConceptDraft, explicitConcepts } from "./explicit-concepts";
 import { keyPhraseBudget, selectKeyPhrases } from "./keyphrases";
 import { findMarks } from "./marks";
+import { typographicMarks } from "./typography";
 import { replayTags } from "./nlp";
 import { findNameSpans, MAX_MENTIONS, MAX_OCCURRENCES, mergeSpans } from "./mentions";
+import type { LocalParameters } from "./parameters";
 import { type RelatableConcept, relateConcepts } from "./relations";
 import { findHeadings, type Heading, type Section, sectionIndexAt, splitSections } from "./sections";
 import type { TermIndex } from "./terms";
@@ -16,6 +18,9 @@ import type { TermIndex } from "./terms";
 // Markup is the author's own statement that something matters; weigh it above a statistical guess.
 const EXPLICIT_BOOST = 2;
 const MIN_DESCRIPTION_LENGTH = 8;
+const HAN = /\p{Script=Han}/u;
+// How much commoner than an everyday word a tag must be to only file the note (a tenfold in Zipf; about e in jieba's IDF).
+const FILING_MARGIN = 1;
 // 【视频总结】, 【干货】 before a Chinese title say what kind of note it is.
 const TITLE_GENRE = /^\s*【[^】\n]{1,12}】/u;
 
@@ -29,6 +34,7 @@ export function extractNote(
   note: NoteForExtraction,
   corpus: CorpusStats,
   existingNames: ReadonlyMap<string, string>,
+  parameters: Readonly<LocalParameters>,
 ): NoteExtraction {
   const recorded = corpus.tags.get(note);
   corpus.tags.delete(note);
@@ -38,8 +44,20 @@ export function extractNote(
   const headings = findHeadings(visible, contentStart);
   const sections = splitSections(visible, titleEnd, contentStart, headings);
   // The title is tagged apart from the note (a replayed tagger would hand back the note's own tags).
-  const explicit = explicitConcepts(note, visible, headings, findMarks(masked, text, contentStart), corpus.nlp, (key) =>
+  const everyday = (key: string) =>
+    HAN.test(key) ? (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.everydayIdf : corpus.nlp.englishZipf(key) >= parameters.everydayZipf;
+  // A tag that is among the commonest words (#books, #travel: ten times as common as an everyday word) files the note; it names no concept of it.
+  const filing = (tag: string) => {
+    const key = conceptKey(tag);
+    if (/\s/.test(key)) return false;
+    return HAN.test(key) ? (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.everydayIdf - FILING_MARGIN : corpus.nlp.englishZipf(key) >= parameters.everydayZipf + FILING_MARGIN;
+  };
+  const marks = [...findMarks(masked, text, contentStart), ...typographicMarks(masked.prose, contentStart)].filter(
+    (mark) => mark.kind !== "hashtag" || !filing(mark.text),
+  );
+  const explicit = explicitConcepts({ title: note.title, tags: note.tags.filter((tag) => !filing(tag)) }, visible, headings, marks, corpus.nlp, (key) =>
     documentFrequencyOf(corpus, key) >= 2 || (terms.get(key)?.starts.some((start) => start >= contentStart) ?? false),
+    everyday,
   );
 
   const titleSpan: TextSpan = { start: 0, end: titleEnd };
@@ -60,8 +78,10 @@ export function extractNote(
     prominent,
     ...(genre && { labels: [{ start: 0, end: genre[0].length }] }),
     specificity: (key) => corpus.nlp.chineseSpecificity(key),
+    everyday,
     ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
-    budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd)),
+    budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd), parameters.maxKeyPhrases),
+    relativeFloor: parameters.relativeFloor,
   });
   for (const { term, score } of phrases) {
     const occurrences = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));

@@ -24,8 +24,12 @@ export interface KeyPhraseInput {
   /** A title's genre label in lenticular brackets (【视频总结】, 【干货】), sorted: what kind of note, not a concept. */
   labels?: readonly TextSpan[];
   budget: number;
+  /** A phrase scoring below this share of the note's best one is not kept (LocalParameters.relativeFloor). */
+  relativeFloor: number;
   /** General-language specificity of a one-word term (1 when unknown). */
   specificity: (key: string) => number;
+  /** A word general text uses so often (LocalParameters.everydayZipf, everydayIdf) that alone it names nothing. */
+  everyday: (key: string) => boolean;
 }
 
 // Longer phrases name concepts more often than single words do ("gradient descent" vs "gradient").
@@ -46,13 +50,11 @@ const GENERIC_HEAD_SPECIFICITY = 0.5;
 const RARE_WORD_BOOST = 1.6;
 // The corpus gives it another name (an acronym it defines, a 简称, a surname): it is a name, not a description.
 const NAMED_BOOST = 1.5;
-// Far below the note's best phrase is filler, even when the budget is not spent.
-const RELATIVE_FLOOR = 0.1;
 
 /** How many key phrases a note earns: in proportion to its length (a Han character counts as a short word), never many. */
-export function keyPhraseBudget(prose: string): number {
+export function keyPhraseBudget(prose: string, most: number): number {
   const han = prose.match(/\p{Script=Han}/gu)?.length ?? 0;
-  return Math.min(18, 5 + Math.floor((prose.length + 2 * han) / 100));
+  return Math.min(most, 5 + Math.floor((prose.length + 2 * han) / 100));
 }
 
 /**
@@ -76,6 +78,9 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (input.labels?.length && term.starts.every((start) => insideAny(input.labels!, start))) continue;
     if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
+    // An everyday word alone ("money", "plan", 人类) is a concept only where the note makes it its subject (title, heading);
+    // capitalised inside a sentence it still may be a title's word ("Plan XVII", "Kind of Blue"), but jieba's places and people are names.
+    if (term.size === 1 && !term.rare && !prominent && (!term.named || LATIN.test(term.key)) && input.everyday(term.key)) continue;
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
     // "the theory" in a note on prospect theory, "System" of "System 1": the longer name's head said again, not a concept of
@@ -114,7 +119,7 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   const chosen = [...input.explicit.keys()];
   const selected: KeyPhrase[] = [];
   // Relative to the best phrase's own worth: a name the graph already has ranks first, but must not raise the bar for the rest.
-  const floor = Math.max(0, ...ranked.map(({ term, score }) => (input.existing.has(term.key) ? score / EXISTING_BOOST : score))) * RELATIVE_FLOOR;
+  const floor = Math.max(0, ...ranked.map(({ term, score }) => (input.existing.has(term.key) ? score / EXISTING_BOOST : score))) * input.relativeFloor;
   for (const phrase of ranked) {
     if (selected.length >= input.budget || phrase.score < floor) break;
     const { key } = phrase.term;
@@ -201,11 +206,11 @@ function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, inpu
     (1 + Math.log(free)) *
     inverseDocumentFrequency(input.corpus, term.key) *
     (SIZE_BOOST[term.size] ?? 1) *
-    (free === 1 ? SINGLETON_PENALTY : 1) *
+    (free === 1 && !term.named ? SINGLETON_PENALTY : 1) *
     (prominent ? PROMINENT_BOOST : 1) *
     (input.existing.has(term.key) ? EXISTING_BOOST : 1) *
     (isSpecific(term, input) && documentFrequencyOf(input.corpus, term.key) >= 2 ? RECURRING_BOOST : 1) *
-    (term.size === 1 ? (term.rare ? RARE_WORD_BOOST : input.specificity(term.key)) : 1) *
+    (term.size === 1 ? (term.rare ? RARE_WORD_BOOST : term.named ? Math.max(1, input.specificity(term.key)) : input.specificity(term.key)) : 1) *
     (input.corpus.aliases.has(term.key) ? NAMED_BOOST : 1)
   );
 }
@@ -216,7 +221,7 @@ const BOILERPLATE_SHARE = 0.5;
 
 /** A phrase, or a word no dictionary counts as everyday (English: outside wink's lexicon; Chinese: jieba's IDF ≥ 10). */
 function isSpecific(term: TermOccurrences, input: KeyPhraseInput): boolean {
-  return term.size > 1 || term.rare === true || (HAN.test(term.key) && input.specificity(term.key) >= 1);
+  return term.size > 1 || term.rare === true || term.named === true || (HAN.test(term.key) && input.specificity(term.key) >= 1);
 }
 
 const HAN = /\p{Script=Han}/u;

@@ -3,7 +3,8 @@ import type { MaskedText } from "./markdown-mask";
 
 /** A piece of explicit markup in the note: the author said "this is a thing". */
 export interface Mark {
-  kind: "hashtag" | "wikilink" | "strong" | "emphasis" | "code" | "work";
+  /** "name": set apart by typography other than Markdown emphasis (typography.ts). */
+  kind: "hashtag" | "wikilink" | "strong" | "emphasis" | "code" | "work" | "name";
   /** The marked words as written (for a wikilink, the target). */
   text: string;
   span: TextSpan;

@@ -1,4 +1,5 @@
 import type { Jieba } from "@node-rs/jieba";
+import { type EnglishZipf, loadEnglishZipf } from "./general-frequency";
 
 /** Coarse part of speech of a word, as the candidate reader needs it. */
 export const enum WordClass {
@@ -30,6 +31,10 @@ export interface Nlp {
   tagChinese(text: string): { word: string; tag: string }[];
   /** How specific a Chinese word is in general use (jieba's IDF table): below 1 for everyday words (数据, 模型), above for rare ones. */
   chineseSpecificity(word: string): number;
+  /** jieba's IDF of a Chinese word (about 2 for 的, 13.9 for the rarest), undefined when its table lacks the word. */
+  chineseIdf(word: string): number | undefined;
+  /** How common an English word is in general use, as a Zipf value (see general-frequency.ts); 0 when unknown. */
+  englishZipf: EnglishZipf;
   /** Words outside the English lexicon that the current wink instance has learnt (see VOCABULARY_LIMIT). */
   learntWords(): number;
 }
@@ -65,11 +70,12 @@ export function loadNlp(): Promise<Nlp> {
 /** The taggers themselves; `loadNlp` shares one set per process. */
 export async function createNlp(options: { vocabularyLimit?: number } = {}): Promise<Nlp> {
   const vocabularyLimit = options.vocabularyLimit ?? VOCABULARY_LIMIT;
-  const [{ default: winkNLP }, { default: model }, jiebaModule, { dict, idf }] = await Promise.all([
+  const [{ default: winkNLP }, { default: model }, jiebaModule, { dict, idf }, englishZipf] = await Promise.all([
     import("wink-nlp"),
     import("wink-eng-lite-web-model"),
     import("@node-rs/jieba"),
     import("@node-rs/jieba/dict"),
+    loadEnglishZipf(),
   ]);
   // The model hands each instance its own copy of the lexicon, so a new instance starts clean.
   let wink = winkNLP(model, ["pos"]);
@@ -132,6 +138,8 @@ export async function createNlp(options: { vocabularyLimit?: number } = {}): Pro
       const value = generalIdf.get(word);
       return value === undefined ? 1 : Math.min(1.5, (value / TYPICAL_IDF) ** 2);
     },
+    chineseIdf: (word) => generalIdf.get(word),
+    englishZipf,
     learntWords: () => learnt,
   };
 }
@@ -170,17 +178,19 @@ export function chineseClass(tag: string, word: string): WordClass {
 
 // jieba's IDF below about 8.7: a word everyday text uses, which a person's name is not.
 const EVERYDAY_IDF = 8.7;
+/** Our tag for an "nr" word of everyday text: a noun that may be a name (秦始皇, 胡同) or a misread (宁可), never part of a compound. */
+export const EVERYDAY_NAME_TAG = "nx";
 
 /**
- * Without HMM jieba tags some everyday words of its dictionary as names ("nr": 宁可, 远高于, 太久). A name
- * is rare in general text (卡尼曼 is not in the IDF table at all, 艾宾浩斯 is rare): an "nr" word the IDF
- * table calls everyday is read as an adverb, so it neither becomes a concept nor joins a compound.
+ * Without HMM jieba tags some everyday words of its dictionary as names ("nr": 宁可, 远高于, 太久), beside
+ * real ones (秦始皇, 诸葛亮). A name is mostly rare in general text (卡尼曼 is not in the IDF table at all):
+ * an "nr" word the IDF table calls everyday is a noun that is not known to be a name, and joins no compound.
  */
 function retagEverydayNames(words: { word: string; tag: string }[], known: ReadonlyMap<string, number>): { word: string; tag: string }[] {
   for (const entry of words) {
     if (entry.tag !== "nr" || entry.word.length < 2) continue;
     const idf = known.get(entry.word);
-    if (idf !== undefined && idf < EVERYDAY_IDF) entry.tag = "d";
+    if (idf !== undefined && idf < EVERYDAY_IDF) entry.tag = EVERYDAY_NAME_TAG;
   }
   return words;
 }

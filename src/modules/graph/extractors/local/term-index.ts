@@ -24,6 +24,11 @@ export interface TermOccurrences {
   alone?: number;
   /** Latin single words: some occurrence starts with a capital (a name, or a sentence's first word). */
   capitalised?: boolean;
+  /**
+   * A name: Latin words all capitalised with one of them not opening a sentence ("Marcus Aurelius", "Vite",
+   * "ETF"), or a word jieba knows as a person, place or organisation (成都, 张骞).
+   */
+  named?: boolean;
 }
 
 export type TermIndex = Map<string, TermOccurrences>;
@@ -51,6 +56,10 @@ export interface Piece {
   surname?: boolean;
   /** jieba's "nr" or "vn" (see cjk-terms.ts). */
   tag?: "nr" | "vn";
+  /** A proper name by itself: a capitalised word inside a sentence, or jieba's person, place or organisation. */
+  named?: boolean;
+  /** A Latin word starting with a capital letter (or a capital inside: "iPhone"). */
+  titled?: boolean;
 }
 
 const MAX_PHRASE_SIZE = 3;
@@ -88,6 +97,7 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       if (term && size > 1 && pieces[first]!.cls === WordClass.Modifier) term.modified = true;
       if (term && pieces[first + size]?.cls !== WordClass.Noun) term.endsPhrase = true;
       if (term && size === 1 && piece.rare) term.rare = true;
+      if (term && isName(pieces, first, size, joiner === "")) term.named = true;
       if (term && size === 1 && joiner === " ") {
         const before = pieces[first - 1];
         if ((!before || before.cls === WordClass.Modifier) && !pieces[first + 1]) term.alone = (term.alone ?? 0) + 1;
@@ -102,6 +112,17 @@ export function addPhrases(sink: TermSink, pieces: Piece[], joiner: string): voi
       }
     }
   }
+}
+
+/** One named piece, or Latin words all capitalised with one of them named: "Marcus Aurelius" opening a sentence too. */
+function isName(pieces: Piece[], first: number, size: number, chinese: boolean): boolean {
+  if (chinese) return size === 1 && pieces[first]!.named === true;
+  let named = false;
+  for (let at = first; at < first + size; at++) {
+    if (!pieces[at]!.titled) return false;
+    named ||= pieces[at]!.named === true;
+  }
+  return named;
 }
 
 /**
@@ -122,6 +143,8 @@ function isNounPhrase(pieces: Piece[], first: number, size: number, chinese = fa
     // A verbal noun before a longer noun phrase is a verb and its object: 评估 + 大 + 语言 + 模型.
     if (size >= 3 && pieces[first]!.tag === "vn") return false;
   }
+  // A name after a common noun is in apposition, not part of it: "his son Commodus", "the city Kyoto".
+  if (!chinese) for (let at = first + 1; at < first + size; at++) if (pieces[at]!.named && !pieces[at - 1]!.titled) return false;
   for (let at = first + 1; at < first + size - 1; at++) if (pieces[at]!.cls === WordClass.Verb) return false;
   const head = pieces[first]!.cls;
   if (last === WordClass.Noun) return head !== WordClass.Verb || size === 2;

@@ -168,7 +168,7 @@ function agreesAsVerb(word: Piece, previous: Piece | undefined, prose: string, w
 function nameContinuation(token: string, start: number, previous: Piece | undefined, prose: string): Piece | undefined {
   if (!previous || previous.cls !== WordClass.Noun || previous.end + 1 !== start || prose[previous.end] !== " ") return undefined;
   if (!/^[A-Z][a-z]+$/.test(token) || !/^[A-Z]/.test(previous.text) || STOPWORDS.has(token.toLowerCase())) return undefined;
-  return { text: token, start, end: start + token.length, standsAlone: false, cls: WordClass.Noun };
+  return { text: token, start, end: start + token.length, standsAlone: false, cls: WordClass.Noun, titled: true, named: true };
 }
 
 /** A blank line (or the end) follows this line break, or it ends a heading. */
@@ -237,6 +237,32 @@ function scanWord(text: string, start: number, end: number): number {
   return position;
 }
 
+// A capital first ("Vite", "ETF") or inside ("iPhone", "useState", "Neo4j" aside).
+const TITLED = /^\p{Lu}|^\p{Ll}+\p{Lu}/u;
+// What may stand between a sentence's end (or a line's start) and its first word: spaces, Markdown markers, quotes, a list number.
+const BEFORE_FIRST_WORD = /(?:[.!?。！？|]|\n)[ \t]*(?:[-*+>#]+[ \t]*|\d{1,3}[.)][ \t]*)*[*_"'“‘(\[「]*$/u;
+const LOOK_BACK = 24;
+
+/**
+ * Whether a word opens a sentence, a list item, a table cell or a line whose words are all capitalised
+ * (a Title Case title or heading): there a capital says nothing about a name.
+ */
+function opensSentence(prose: string, start: number): boolean {
+  const from = Math.max(0, start - LOOK_BACK);
+  if (BEFORE_FIRST_WORD.test((from === 0 ? "\n" : "") + prose.slice(from, start))) return true;
+  const lineStart = prose.lastIndexOf("\n", start - 1) + 1;
+  let lineEnd = prose.indexOf("\n", start);
+  if (lineEnd < 0) lineEnd = prose.length;
+  return isTitleCaseLine(prose.slice(lineStart, lineEnd));
+}
+
+const LONG_WORD = /\p{L}{4,}/gu;
+
+function isTitleCaseLine(line: string): boolean {
+  const words = line.match(LONG_WORD);
+  return words !== null && words.length >= 2 && words.every((word) => TITLED.test(word));
+}
+
 // A determiner before a word makes it a noun whatever the tagger says: "an embedding vector", "the forgetting curve".
 const AFTER_DETERMINER = /(?:^|[^\p{L}])(?:a|an|the|this|that|these|those|its|their|our|my|your|his|her|each|every)\s+$/iu;
 
@@ -254,7 +280,9 @@ function latinWord(token: string, start: number, tagged: TaggedWord | undefined,
   if (cls === WordClass.Verb && text.endsWith("ing") && AFTER_DETERMINER.test(prose.slice(Math.max(0, start - 8), start))) cls = WordClass.Noun;
   // Verbs, adverbs, pronouns and numbers end a noun phrase, as stopwords do.
   if (cls === WordClass.Verb || cls === WordClass.Other || cls === WordClass.Auxiliary) return undefined;
-  return { text, start, end: start + text.length, standsAlone, cls, ...(tagged?.rare && { rare: true }) };
+  const titled = TITLED.test(text);
+  const named = titled && cls === WordClass.Noun && !opensSentence(prose, start);
+  return { text, start, end: start + text.length, standsAlone, cls, ...(tagged?.rare && { rare: true }), ...(titled && { titled }), ...(named && { named }) };
 }
 
 /** A word the tagger split ("retrieval-augmented", "Node.js") modifies what follows unless it looks like a name. */

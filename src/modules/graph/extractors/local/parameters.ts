@@ -1,0 +1,22 @@
+/**
+ * The local extractor's tunable thresholds, in one place. The evaluation chooses them on training
+ * folds only (tests/fixtures/graph-eval/cross-validate.ts); the defaults are fixed a priori (see
+ * docs/knowledge-graph.md, "How the local extractor is evaluated"), never fitted to the labelled notes.
+ */
+export interface LocalParameters {
+  /** Most key phrases a long note earns (a short one earns fewer, see `keyPhraseBudget`). */
+  maxKeyPhrases: number;
+  /** A key phrase scoring below this share of the note's best one is filler. */
+  relativeFloor: number;
+  /** An English word this common in general text (Zipf, see general-frequency.ts) is no concept alone, unless titled. */
+  everydayZipf: number;
+  /** A Chinese word this common in general text (below this jieba IDF) is no concept alone, unless titled. */
+  everydayIdf: number;
+}
+
+export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze({
+  maxKeyPhrases: 18,
+  relativeFloor: 0.1,
+  everydayZipf: 3.5,
+  everydayIdf: 6.5,
+});
