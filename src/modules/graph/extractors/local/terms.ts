@@ -242,6 +242,7 @@ const TITLED = /^\p{Lu}|^\p{Ll}+\p{Lu}/u;
 // What may stand between a sentence's end (or a line's start) and its first word: spaces, Markdown markers, quotes, a list number.
 const BEFORE_FIRST_WORD = /(?:[.!?。！？|]|\n)[ \t]*(?:[-*+>#]+[ \t]*|\d{1,3}[.)][ \t]*)*[*_"'“‘(\[「]*$/u;
 const LOOK_BACK = 24;
+const MAX_TITLE_LINE = 200;
 
 /**
  * Whether a word opens a sentence, a list item, a table cell or a line whose words are all capitalised
@@ -253,7 +254,8 @@ function opensSentence(prose: string, start: number): boolean {
   const lineStart = prose.lastIndexOf("\n", start - 1) + 1;
   let lineEnd = prose.indexOf("\n", start);
   if (lineEnd < 0) lineEnd = prose.length;
-  return isTitleCaseLine(prose.slice(lineStart, lineEnd));
+  // A title or heading is short; checking every word of a long line against the whole line would be quadratic.
+  return lineEnd - lineStart <= MAX_TITLE_LINE && isTitleCaseLine(prose.slice(lineStart, lineEnd));
 }
 
 const LONG_WORD = /\p{L}{4,}/gu;
