@@ -305,7 +305,7 @@ describe("what the conformance suite's tasks scenarios check, on Rhizome's tools
     expect((await taskRequest(aliceToken, "tasks/get", created.taskId)).result.taskId).toBe(created.taskId);
   });
 
-  test("tasks/cancel and tasks/update answer an empty acknowledgement, of a working task and of a finished one", async () => {
+  test("tasks/cancel and tasks/update answer an empty acknowledgement, right after the task starts and once it has ended", async () => {
     const { taskId } = await startTask("ask", { question: "anchoring" });
     const early = (await taskRequest(aliceToken, "tasks/cancel", taskId)).result;
     await settle(taskId);
