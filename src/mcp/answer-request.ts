@@ -11,6 +11,7 @@ import { appsExtension } from "./apps/apps-extension";
 import { authInfoFor, type Caller } from "./caller";
 import type { McpExtension } from "./extension";
 import { mcpServerFactory } from "./mcp-server";
+import { refuseUndeclaredTaskListen } from "./tasks/task-listen";
 import { tasksExtension } from "./tasks/tasks-extension";
 import { toolCatalogue } from "./tool-catalogue";
 import { buildTools } from "./tools";
@@ -52,7 +53,7 @@ export function createMcpAnswerer(router: AnyRouter, publicUrl: () => string): M
     const legacy = !claimsModernRevision(body) && (await isLegacyRequest(request, body));
     const response = legacy
       ? await answerLegacy(request, body, authInfo)
-      : await modern.fetch(request, { parsedBody: body, authInfo });
+      : (refuseUndeclaredTaskListen(request, body) ?? (await modern.fetch(request, { parsedBody: body, authInfo })));
     response.headers.set("x-content-type-options", "nosniff");
     return response;
   };

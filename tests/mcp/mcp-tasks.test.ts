@@ -274,6 +274,111 @@ describe("the extension's rules", () => {
   });
 });
 
+/** The keys of a task's answer that belong to the extension's first version, to the multi-round-trip results, or to tasks/get alone. */
+const FOREIGN_TO_CREATE = ["task", "result", "error", "inputRequests", "requestState", "ttl", "pollInterval"];
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+/** What a tasks/cancel or tasks/update acknowledgement must not carry: it is an empty result, not a task. */
+const TASK_FIELDS = ["taskId", "status", "result", "error", "inputRequests"];
+
+// The conformance suite's tasks-* scenarios check these on the reference server's fixture tools
+// (scripts/conformance/mcp-extensions.yml lists those checks); here they are checked on Rhizome's own.
+describe("what the conformance suite's tasks scenarios check, on Rhizome's tools", () => {
+  test("a task's first answer is flat (Result & Task): its own fields only, ISO timestamps, integer milliseconds; tasks/get finds it at once", async () => {
+    const created = (await callTool(aliceToken, "import", { platform: "web", content: PAGE })).result;
+    expect(created.resultType).toBe("task");
+    for (const key of FOREIGN_TO_CREATE) expect(Object.keys(created)).not.toContain(key);
+    expect(created.createdAt).toMatch(ISO_8601);
+    expect(created.lastUpdatedAt).toMatch(ISO_8601);
+    expect(Number.isInteger(created.ttlMs) && created.ttlMs > 0).toBe(true);
+    expect(Number.isInteger(created.pollIntervalMs) && created.pollIntervalMs > 0).toBe(true);
+    // Durably created before the answer: no wait between the two.
+    const { result: seen } = await taskRequest(aliceToken, "tasks/get", created.taskId);
+    expect(seen).toMatchObject({ resultType: "complete", taskId: created.taskId, createdAt: created.createdAt, ttlMs: created.ttlMs });
+    expect(Object.keys(seen)).not.toContain("requestState");
+    // Done, it inlines the tool's result: content, and no related-task _meta (the task id is at the root).
+    const done = await settle(created.taskId);
+    expect(done.result.content.length).toBeGreaterThan(0);
+    expect(done.result._meta?.["io.modelcontextprotocol/related-task"]).toBeUndefined();
+    for (const key of ["requestState", "error", "inputRequests"]) expect(Object.keys(done)).not.toContain(key);
+    // Still there after it ended, well within its TTL.
+    await Bun.sleep(500);
+    expect((await taskRequest(aliceToken, "tasks/get", created.taskId)).result.taskId).toBe(created.taskId);
+  });
+
+  test("tasks/cancel and tasks/update answer an empty acknowledgement, right after the task starts and once it has ended", async () => {
+    const { taskId } = await startTask("ask", { question: "anchoring" });
+    const early = (await taskRequest(aliceToken, "tasks/cancel", taskId)).result;
+    await settle(taskId);
+    const late = (await taskRequest(aliceToken, "tasks/cancel", taskId)).result;
+    // Responses to requests never made (an unknown key) are ignored, as the extension says.
+    const update = (await modern(server.url, aliceToken, "tasks/update", { taskId, inputResponses: { "unknown-key": { ignored: true } } })).result;
+    for (const ack of [early, late, update]) {
+      expect(ack.resultType).toBe("complete");
+      for (const key of TASK_FIELDS) expect(Object.keys(ack)).not.toContain(key);
+    }
+  });
+
+  test("a version 1 `task` hint on tools/call is ignored: it neither makes a task of another tool nor one for a client without the extension", async () => {
+    const hint = { ttl: 60_000, pollInterval: 100 };
+    const whoami = await modern(server.url, aliceToken, "tools/call", { name: "whoami", arguments: {}, task: hint });
+    expect(whoami.result).toMatchObject({ resultType: "complete", structuredContent: { username: expect.stringContaining("taskalice") } });
+    expect(whoami.result.taskId).toBeUndefined();
+    const imported = await modern(server.url, aliceToken, "tools/call", { name: "import", arguments: { platform: "web", content: PAGE }, task: hint }, WITHOUT_TASKS);
+    expect(imported.result).toMatchObject({ resultType: "complete", structuredContent: { status: "pending" } });
+    expect(imported.result.taskId).toBeUndefined();
+  });
+
+  test("an Mcp-Name header that names another task than the body's is refused (-32020)", async () => {
+    const { taskId } = await startTask("ask", { question: "anchoring" });
+    const response = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${aliceToken}`, "mcp-protocol-version": REVISION, "mcp-method": "tasks/get", "mcp-name": crypto.randomUUID() },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { taskId, _meta: WITH_TASKS } }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).error.code).toBe(-32020);
+  });
+});
+
+describe("task status notifications (subscriptions/listen)", () => {
+  /** A subscriptions/listen, read until its answer (the SDK acknowledges on an event stream, then answers). */
+  async function listen(notifications: Record<string, unknown>, meta: Record<string, unknown>) {
+    const response = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${aliceToken}`, "mcp-protocol-version": REVISION, "mcp-method": "subscriptions/listen" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "subscriptions/listen", params: { notifications, _meta: meta } }),
+    });
+    if (!response.headers.get("content-type")?.startsWith("text/event-stream")) return { status: response.status, messages: [(await response.json()) as any] };
+    const reader = response.body!.getReader();
+    let text = "";
+    while (!/"id":7/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    return { status: response.status, messages: [...text.matchAll(/^data: (.*)$/gm)].map((match) => JSON.parse(match[1]!)) };
+  }
+
+  test("asking for a task's notifications without declaring the extension is refused (-32021, naming it)", async () => {
+    const { taskId } = await startTask("ask", { question: "anchoring" });
+    const refused = await listen({ taskIds: [taskId] }, WITHOUT_TASKS);
+    expect(refused.status).toBe(400);
+    expect(refused.messages[0]).toMatchObject({ id: 7, error: { code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } } });
+  });
+
+  test("with the extension declared it is acknowledged, with no task ids: tasks here are polled; a listen for nothing of tasks is not refused", async () => {
+    const { taskId } = await startTask("ask", { question: "anchoring" });
+    for (const [notifications, meta] of [[{ taskIds: [taskId] }, WITH_TASKS], [{}, WITHOUT_TASKS]] as const) {
+      const { status, messages } = await listen(notifications, meta);
+      expect(status).toBe(200);
+      const acknowledged = messages.find((message) => message.method === "notifications/subscriptions/acknowledged");
+      expect(acknowledged.params.notifications.taskIds ?? []).toEqual([]);
+      expect(messages.find((message) => message.id === 7).result.resultType).toBe("complete");
+    }
+  });
+});
+
 describe("cancellation, with no worker running the imports (ROLE=api)", () => {
   let apiOnly: TestServer;
   let carol: Api;
@@ -375,13 +480,29 @@ describe("cancellation, with no worker running the imports (ROLE=api)", () => {
   });
 });
 
-describe("an ask cancelled while it is answered", () => {
-  test("the task says cancelled, and the answer that comes after is dropped", async () => {
-    const { id: erinId } = await api.newUser("taskerin");
+describe("an ask answered in process, held until released", () => {
+  /** The caller /mcp's edge would make for a new user, as far as tasks read it, on this server's database. */
+  async function inProcessCaller(username: string) {
+    const { id } = await api.newUser(username);
     const libsql = server.openNotesClient();
-    const db = drizzle(libsql, { schema });
-    // The caller /mcp's edge would make, as far as tasks read it; the ask itself is held until released.
-    const caller = { db, changes: unheardChanges, authenticated: { user: { id: erinId }, credential: { kind: "session" } } } as unknown as Caller;
+    const caller = { db: drizzle(libsql, { schema }), changes: unheardChanges, authenticated: { user: { id }, credential: { kind: "session" } } } as unknown as Caller;
+    return { caller, close: () => libsql.close() };
+  }
+
+  test("an ask that fails unexpectedly ends failed with the JSON-RPC error, and no result (a protocol error, not a tool error)", async () => {
+    const { caller, close } = await inProcessCaller("taskfrank");
+    try {
+      const created = (await startToolTask(caller, "ask", { question: "anchoring" }, () => Promise.reject(new Error("the model vanished")))) as { taskId: string };
+      const task = await until(() => getTask(caller, created.taskId), { what: "the ask to fail", done: (seen) => seen.status !== "working" });
+      expect(task).toMatchObject({ status: "failed", statusMessage: expect.any(String), error: { code: -32603, message: expect.any(String) } });
+      expect("result" in task).toBe(false);
+    } finally {
+      close();
+    }
+  });
+
+  test("an ask cancelled while it is answered: the task says cancelled, and the answer that comes after is dropped", async () => {
+    const { caller, close } = await inProcessCaller("taskerin");
     let release!: (result: CallToolResult) => void;
     const answered = new Promise<CallToolResult>((resolve) => (release = resolve));
     try {
@@ -394,7 +515,7 @@ describe("an ask cancelled while it is answered", () => {
       expect(task).toMatchObject({ status: "cancelled", statusMessage: "Cancelled: the answer is not kept" });
       expect("result" in task).toBe(false);
     } finally {
-      libsql.close();
+      close();
     }
   });
 });

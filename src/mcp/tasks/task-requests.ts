@@ -23,8 +23,12 @@ export function declaresTasks(envelope: unknown): boolean {
 
 /** The extension's answer to a client that asks after tasks without declaring it: -32021, naming what is missing. */
 export function requireTasks(envelope: unknown): void {
-  if (declaresTasks(envelope)) return;
-  throw new MissingRequiredClientCapabilityError(
+  if (!declaresTasks(envelope)) throw missingTasksCapability();
+}
+
+/** -32021 naming the extension in `data.requiredCapabilities`, so the client can tell what to declare (tasks/* and a task subscriptions/listen alike). */
+export function missingTasksCapability(): MissingRequiredClientCapabilityError {
+  return new MissingRequiredClientCapabilityError(
     { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID_V2]: {} } } },
     "Missing required client capability: the tasks extension (io.modelcontextprotocol/tasks)",
   );
