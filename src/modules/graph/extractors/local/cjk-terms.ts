@@ -140,8 +140,9 @@ function isDegreeOrComplement(word: string): boolean {
 // jieba's people, places and organisations.
 const PROPER_NOUN_TAGS = new Set(["nr", "nrfg", "nrt", "ns", "nt"]);
 
-// jieba's set expressions and idioms: sometimes a term (昼夜节律), often a clause (完全同意, 吃火锅).
-const DOUBTFUL_TAGS = new Set(["l", "i"]);
+// jieba's set expressions and idioms: sometimes a term (昼夜节律), often a clause (完全同意, 吃火锅); and its time
+// words: sometimes an era (唐朝), often a time of day (早上).
+const DOUBTFUL_TAGS = new Set(["l", "i", "t"]);
 
 function segmentRuns(prose: string, runs: CjkRun[]): Segment[] {
   const parts: string[] = [];
