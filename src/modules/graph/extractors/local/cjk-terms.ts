@@ -131,13 +131,14 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
 }
 
 // Content tags (ICTCLAS): nouns, verbs, adjectives, abbreviations, morphemes, distinguishing words, places, times.
-// Particles, prepositions, conjunctions, pronouns, adverbs, numerals, measure words and locatives are grammar.
+// Particles, prepositions, conjunctions, pronouns, adverbs, numerals, measure words and locatives are grammar; but a
+// character tagged a numeral that is no digit (余, 半, 整: "over", "half", "whole") also writes names and words (余华).
 const CONTENT_TAG = /^[nvajzgbst]/;
 // jieba's IDF below this: the few hundred commonest characters (是, 有, 说, 看, 做), which glue clauses, not word parts.
 const GRAMMAR_CHARACTER_IDF = 4.5;
 
 function isLooseCharacter(word: string, tag: string, nlp: Nlp): boolean {
-  return CONTENT_TAG.test(tag) && /^\p{Script=Han}$/u.test(word) && (nlp.chineseIdf(word) ?? Infinity) >= GRAMMAR_CHARACTER_IDF;
+  return (CONTENT_TAG.test(tag) || (tag === "m" && !HAN_NUMERAL.test(word))) && /^\p{Script=Han}$/u.test(word) && (nlp.chineseIdf(word) ?? Infinity) >= GRAMMAR_CHARACTER_IDF;
 }
 
 // An out-of-dictionary word is at most this many characters (深蹲, 腘绳肌, 优衣库, 高杠深蹲).
