@@ -8,8 +8,11 @@ import { LANGUAGES, loadEvalSet } from "../../../fixtures/graph-eval/score";
 // no junk among the 30 heaviest nodes, merged ≥ 0.75, related ≥ 0.9) are not all met yet: recorded at
 // tuned en 0.65, zh 0.61, p@30 0.74, junk 0.4 a fold, merged 0.59, related 0.70 (defaults: 0.65, 0.61,
 // 0.73, 0.4, 0.60, 0.70; related became 0.69 once Latin forms written against Chinese, such as
-// M87星系, counted as written). A change may raise these, never lower them.
-const FLOOR = { recall: { en: 0.64, zh: 0.6 }, precisionAt30: 0.72, maxJunk: 0.4, merge: 0.58, related: 0.68 };
+// M87星系, counted as written). Chinese time words (唐朝) and runs of single characters (深/a 蹲/v) as doubtful
+// candidates then raised tuned zh to 0.63, p@30 0.75, merged 0.61, related 0.70 (defaults zh 0.63, p@30 0.73,
+// merged 0.62, related 0.70).
+// A change may raise these, never lower them.
+const FLOOR = { recall: { en: 0.64, zh: 0.62 }, precisionAt30: 0.72, maxJunk: 0.4, merge: 0.6, related: 0.69 };
 
 describe("local extractor: cross-validated quality on the evaluation notes", () => {
   test("the held-out folds' mean recall, precision of the heaviest nodes, junk, merging and relations stay at or above the recorded figures", async () => {

@@ -1,7 +1,7 @@
 import { chineseClass, EVERYDAY_NAME_TAG, type Nlp, WordClass } from "./nlp";
 import type { TextSpan } from "../../extraction";
 import { STOPWORDS } from "./stopwords";
-import { addOccurrence, addPhrases, type Piece, type TermSink } from "./term-index";
+import { addOccurrence, addPhrases, type Piece, type TermOccurrences, type TermSink } from "./term-index";
 
 /** The "·" (or Japanese "・") between parts of a transliterated name. */
 export const NAME_DOT = /[·・]/;
@@ -34,6 +34,8 @@ interface Segment {
   tag?: "nr" | "vn";
   /** jieba calls it a person, place or organisation (and the IDF table does not call it everyday). */
   named?: boolean;
+  /** A single content character (see `isLooseCharacter`): jieba's dictionary had no longer word for it and its neighbours. */
+  loose?: boolean;
 }
 
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -50,6 +52,7 @@ export function addCjkTerms(sink: TermSink, prose: string, runs: CjkRun[], nlp: 
   const japanese = runs.filter((run) => KANA.test(prose.slice(run.start, run.end)));
   const tagged = tagRuns(prose, chinese, nlp);
   addPieces(sink, tagged);
+  addUnknownWords(sink, tagged);
   addVerbs(tagged, verbs);
   // jieba cannot read kana: Japanese runs keep only katakana words and kanji compounds, as nouns.
   addPieces(sink, segmentRuns(prose, japanese).map((segment) => ({ ...segment, usable: segment.usable && JAPANESE_WORD.test(segment.text) })));
@@ -121,9 +124,67 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
       ...(chars === 1 && tag.startsWith("nr") && { surname: true }),
       ...(tag === "nr" || tag === EVERYDAY_NAME_TAG ? { tag: "nr" as const } : tag === "vn" ? { tag } : {}),
       ...(chars >= 2 && PROPER_NOUN_TAGS.has(tag) && { named: true }),
+      ...(chars === 1 && isLooseCharacter(word, tag, nlp) && { loose: true }),
     });
   }
   return segments;
+}
+
+// Content tags (ICTCLAS): nouns, verbs, adjectives, abbreviations, morphemes, distinguishing words, places, times.
+// Particles, prepositions, conjunctions, pronouns, adverbs, numerals, measure words and locatives are grammar; but a
+// character tagged a numeral that is no digit (余, 半, 整: "over", "half", "whole") also writes names and words (余华).
+const CONTENT_TAG = /^[nvajzgbst]/;
+// jieba's IDF below this: the few hundred commonest characters (是, 有, 说, 看, 做), which glue clauses, not word parts.
+const GRAMMAR_CHARACTER_IDF = 4.5;
+
+function isLooseCharacter(word: string, tag: string, nlp: Nlp): boolean {
+  return (CONTENT_TAG.test(tag) || (tag === "m" && !HAN_NUMERAL.test(word))) && /^\p{Script=Han}$/u.test(word) && (nlp.chineseIdf(word) ?? Infinity) >= GRAMMAR_CHARACTER_IDF;
+}
+
+// An out-of-dictionary word is at most this many characters (深蹲, 腘绳肌, 优衣库, 高杠深蹲).
+const UNKNOWN_WORD_CHARS = 4;
+
+/**
+ * Without HMM jieba splits a word its dictionary lacks into single characters (深/a 蹲/v, 优/n 衣/n 库/n).
+ * Every two to four adjacent loose characters are a candidate word, doubtful: a concept only when the note
+ * or another note says it again, which a chance pair of characters rarely does.
+ */
+function addUnknownWords(sink: TermSink, segments: Segment[]): void {
+  const found: { surface: string; start: number; end: number }[] = [];
+  for (let at = 0; at < segments.length; ) {
+    if (!segments[at]!.loose) {
+      at++;
+      continue;
+    }
+    let end = at;
+    while (end < segments.length && segments[end]!.loose && segments[end]!.start === segments[at]!.start + (end - at)) end++;
+    for (let first = at; first < end - 1; first++) {
+      for (let last = first + 1; last < end && last - first < UNKNOWN_WORD_CHARS; last++) {
+        const start = segments[first]!.start;
+        const stop = segments[last]!.start + segments[last]!.text.length;
+        found.push({ surface: segments.slice(first, last + 1).map((segment) => segment.text).join(""), start, end: stop });
+      }
+    }
+    at = end;
+  }
+  // The phrase reader may have found the same span already (拿/v 铁/n is a verb and its noun): once is enough.
+  const touched = new Map<TermOccurrences, Set<number>>();
+  for (const { surface, start, end } of found) {
+    const existing = sink.index.get(surface);
+    const seen = existing && (touched.get(existing) ?? new Set(existing.starts));
+    if (seen?.has(start)) continue;
+    const term = addOccurrence(sink, surface, 1, start, end);
+    if (!term) continue;
+    term.verbal = true;
+    if (!touched.has(term)) touched.set(term, seen ?? new Set());
+    touched.get(term)!.add(start);
+  }
+  // Occurrences were appended after the phrase reader's: put each touched term's back in order.
+  for (const term of touched.keys()) {
+    const order = term.starts.map((start, index) => [start, term.ends[index]!] as const).sort((a, b) => a[0] - b[0]);
+    term.starts = order.map(([start]) => start);
+    term.ends = order.map(([, end]) => end);
+  }
 }
 
 // Words jieba's dictionary tags as nouns although they grade or complete a predicate: 太久, 比较严重,
@@ -140,8 +201,9 @@ function isDegreeOrComplement(word: string): boolean {
 // jieba's people, places and organisations.
 const PROPER_NOUN_TAGS = new Set(["nr", "nrfg", "nrt", "ns", "nt"]);
 
-// jieba's set expressions and idioms: sometimes a term (昼夜节律), often a clause (完全同意, 吃火锅).
-const DOUBTFUL_TAGS = new Set(["l", "i"]);
+// jieba's set expressions and idioms: sometimes a term (昼夜节律), often a clause (完全同意, 吃火锅); and its time
+// words: sometimes an era (唐朝), often a time of day (早上).
+const DOUBTFUL_TAGS = new Set(["l", "i", "t"]);
 
 function segmentRuns(prose: string, runs: CjkRun[]): Segment[] {
   const parts: string[] = [];

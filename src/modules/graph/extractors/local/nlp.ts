@@ -165,12 +165,17 @@ function englishClass(tag: string): WordClass {
 /** jieba's tags (ICTCLAS): nouns, names, places, organisations, English words; "x" is an out-of-dictionary (HMM) word. */
 const NOMINAL_SUFFIX = new Set(["率", "性", "度", "器", "者", "量", "值", "法", "论", "感"]);
 
+const HAN_NUMERAL_CHAR = /[零〇一二三四五六七八九十百千万亿两几第]/u;
+
 export function chineseClass(tag: string, word: string): WordClass {
   // A nominal suffix makes a noun of the verb before it, whatever jieba tags it: 学习 + 率, 留存 + 率.
   if (NOMINAL_SUFFIX.has(word)) return WordClass.Noun;
   const head = tag[0];
   if (head === "n" || tag === "eng" || tag === "j" || tag === "l" || tag === "i" || tag === "vn" || tag === "an" || tag === "s") return WordClass.Noun;
   if (tag === "x") return /^[\p{Script=Han}]{2,}$/u.test(word) ? WordClass.Noun : WordClass.Other;
+  // jieba's time words hold eras and dynasties (唐朝, 北宋) beside times of day and week (早上, 周五): a noun, but a
+  // doubtful one (see cjk-terms.ts), and never one with a numeral in it.
+  if (tag === "t") return word.length >= 2 && !HAN_NUMERAL_CHAR.test(word) ? WordClass.Noun : WordClass.Other;
   if (head === "v") return WordClass.Verb;
   if (head === "a" || tag === "b") return WordClass.Modifier;
   return WordClass.Other;
