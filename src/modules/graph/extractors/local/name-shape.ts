@@ -38,8 +38,10 @@ export function isConceptName(name: string, limits: NameLimits): boolean {
     const first = words[0]!;
     const last = words[words.length - 1]!;
     if (words.every((word) => STOPWORDS.has(word))) return false;
-    // A work's title may open with any word ("Why Nations Fail", "On the Shortness of Life"): its capitals say so.
-    if ((STOPWORDS.has(first) && !LEADING_ARTICLE.has(first) && !isTitleCase(name)) || STOPWORDS.has(last)) return false;
+    // A work's title may open with any word ("Why Nations Fail", "On the Shortness of Life") and end with any long one
+    // ("Spirited Away", "The Guns of August"): its capitals say so.
+    const titled = isTitleCase(name);
+    if ((STOPWORDS.has(first) && !LEADING_ARTICLE.has(first) && !titled) || (STOPWORDS.has(last) && !(titled && last.length >= 4))) return false;
   }
   return true;
 }
