@@ -8,8 +8,10 @@ import { LANGUAGES, loadEvalSet } from "../../../fixtures/graph-eval/score";
 // no junk among the 30 heaviest nodes, merged ≥ 0.75, related ≥ 0.9) are not all met yet: recorded at
 // tuned en 0.65, zh 0.61, p@30 0.74, junk 0.4 a fold, merged 0.59, related 0.70 (defaults: 0.65, 0.61,
 // 0.73, 0.4, 0.60, 0.70; related became 0.69 once Latin forms written against Chinese, such as
-// M87星系, counted as written). A change may raise these, never lower them.
-const FLOOR = { recall: { en: 0.64, zh: 0.6 }, precisionAt30: 0.72, maxJunk: 0.4, merge: 0.58, related: 0.68 };
+// M87星系, counted as written). Then (English round: gerunds, list and table heads located, Title Case works,
+// one key phrase per 50 characters) tuned 0.74, 0.68, 0.75, 0.4, 0.64, 0.76 (defaults: 0.74, 0.69, 0.72, 0.4,
+// 0.65, 0.76). A change may raise these, never lower them.
+const FLOOR = { recall: { en: 0.73, zh: 0.68 }, precisionAt30: 0.72, maxJunk: 0.4, merge: 0.64, related: 0.75 };
 
 describe("local extractor: cross-validated quality on the evaluation notes", () => {
   test("the held-out folds' mean recall, precision of the heaviest nodes, junk, merging and relations stay at or above the recorded figures", async () => {
