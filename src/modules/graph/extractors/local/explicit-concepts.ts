@@ -2,7 +2,7 @@ import { conceptKey, displayLabel } from "../../concept-key";
 import type { NoteForExtraction, TextSpan } from "../../extraction";
 import type { Mark } from "./marks";
 import type { Nlp } from "./nlp";
-import { cleanMarkedName, isConceptName, isLayoutLabel, type NameLimits, subjectAfterLabel } from "./name-shape";
+import { cleanMarkedName, isConceptName, isLayoutLabel, isTitleCase, type NameLimits, subjectAfterLabel } from "./name-shape";
 import type { Heading } from "./sections";
 import { STOPWORDS } from "./stopwords";
 
@@ -128,15 +128,31 @@ function titleSubject(
   title: string,
   nlp: Pick<Nlp, "tagChinese">,
 ): { name: string; span: TextSpan; afterLabel: boolean; trimmed: boolean } | undefined {
-  const subject = subjectAfterLabel(title);
+  const subject = subjectAfterLabel(title) ?? workBeforeQualifier(title);
   if (subject === undefined && /[:：]/.test(title)) return undefined;
   const raw = subject ?? title;
   const shown = displayLabel(raw);
   const name = CJK.test(shown) ? chineseTitleTopic(shown, nlp) : shown;
-  const start = title.length - raw.length;
+  const start = title.indexOf(raw);
   return name
     ? { name, span: locate(raw, name, { start, end: title.length }), afterLabel: subject !== undefined, trimmed: name !== shown }
     : undefined;
+}
+
+// "Why Nations Fail, chapters 1–4", "Salt Fat Acid Heat — notes from the series", "The Guns of August (Barbara Tuchman)".
+const QUALIFIED_TITLE = [/^(.+?)(?:\s+[—–-]\s+|\s+\()/u, /^(.+?),\s+(?!(?:and|or|&)\s)(?=[\p{Ll}\d])/u];
+
+/**
+ * A work's title in Title Case before a dash, a bracket or a comma and lowercase words: what follows says
+ * which part, whose, or what kind of note; the title names the subject. Undefined when the title is not so.
+ */
+function workBeforeQualifier(title: string): string | undefined {
+  if (CJK.test(title)) return undefined;
+  for (const pattern of QUALIFIED_TITLE) {
+    const head = pattern.exec(title)?.[1];
+    if (head !== undefined) return isTitleCase(head) ? head : undefined;
+  }
+  return undefined;
 }
 
 const CJK = /[\p{Script=Han}]/u;

@@ -51,10 +51,13 @@ const RARE_WORD_BOOST = 1.6;
 // The corpus gives it another name (an acronym it defines, a 简称, a surname): it is a name, not a description.
 const NAMED_BOOST = 1.5;
 
-/** How many key phrases a note earns: in proportion to its length (a Han character counts as a short word), never many. */
-export function keyPhraseBudget(prose: string, most: number): number {
+/**
+ * How many key phrases a note earns: five, and one more per `spacing` characters (a Han character counts as a
+ * short word), never more than `most`.
+ */
+export function keyPhraseBudget(prose: string, most: number, spacing: number): number {
   const han = prose.match(/\p{Script=Han}/gu)?.length ?? 0;
-  return Math.min(most, 5 + Math.floor((prose.length + 2 * han) / 100));
+  return Math.min(most, 5 + Math.floor((prose.length + 2 * han) / spacing));
 }
 
 /**

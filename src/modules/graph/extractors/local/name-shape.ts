@@ -38,9 +38,20 @@ export function isConceptName(name: string, limits: NameLimits): boolean {
     const first = words[0]!;
     const last = words[words.length - 1]!;
     if (words.every((word) => STOPWORDS.has(word))) return false;
-    if ((STOPWORDS.has(first) && !LEADING_ARTICLE.has(first)) || STOPWORDS.has(last)) return false;
+    // A work's title may open with any word ("Why Nations Fail", "On the Shortness of Life") and end with any long one
+    // ("Spirited Away", "The Guns of August"): its capitals say so.
+    const titled = isTitleCase(name);
+    if ((STOPWORDS.has(first) && !LEADING_ARTICLE.has(first) && !titled) || (STOPWORDS.has(last) && !(titled && last.length >= 4))) return false;
   }
   return true;
+}
+
+const LONG_WORD = /[\p{L}'’]{4,}/gu;
+
+/** Capitalised first word and every word of four letters or more: a title's spelling, not a sentence's. */
+export function isTitleCase(name: string): boolean {
+  const words = name.match(LONG_WORD) ?? [];
+  return /^\p{Lu}/u.test(name.trimStart()) && words.length >= 2 && words.every((word) => /^\p{Lu}/u.test(word));
 }
 
 function isFunctionWord(word: string): boolean {

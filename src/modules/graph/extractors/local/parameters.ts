@@ -6,6 +6,8 @@
 export interface LocalParameters {
   /** Most key phrases a long note earns (a short one earns fewer, see `keyPhraseBudget`). */
   maxKeyPhrases: number;
+  /** A note earns one more key phrase per this many characters of prose: a name said once in a long note needs a place. */
+  phraseSpacing: number;
   /** A key phrase scoring below this share of the note's best one is filler. */
   relativeFloor: number;
   /** An English word this common in general text (Zipf, see general-frequency.ts) is no concept alone, unless titled. */
@@ -16,6 +18,7 @@ export interface LocalParameters {
 
 export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze({
   maxKeyPhrases: 18,
+  phraseSpacing: 50,
   relativeFloor: 0.1,
   everydayZipf: 3.5,
   everydayIdf: 6.5,

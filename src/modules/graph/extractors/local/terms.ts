@@ -105,7 +105,8 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
         position = wordEnd;
         continue;
       }
-      let word = latinWord(token, position, english.get(position), wordEnd, prose) ?? nameContinuation(token, position, named, prose);
+      const nominal = readsAsNoun(token, position, english.get(position), wordEnd, prose, end, english);
+      let word = latinWord(token, position, english.get(position), wordEnd, prose, nominal) ?? nameContinuation(token, position, named, prose);
       if (word && agreesAsVerb(word, named, prose, wordEnd, end, english)) word = undefined;
       // A Latin word set in Chinese text (的K8s集群, Kubernetes：) is a name or a term of art, never everyday English.
       if (word && (inChinese(prose, position - 1) || inChinese(prose, wordEnd))) word.rare = true;
@@ -268,7 +269,7 @@ function isTitleCaseLine(line: string): boolean {
 // A determiner before a word makes it a noun whatever the tagger says: "an embedding vector", "the forgetting curve".
 const AFTER_DETERMINER = /(?:^|[^\p{L}])(?:a|an|the|this|that|these|those|its|their|our|my|your|his|her|each|every)\s+$/iu;
 
-function latinWord(token: string, start: number, tagged: TaggedWord | undefined, wordEnd: number, prose = ""): Piece | undefined {
+function latinWord(token: string, start: number, tagged: TaggedWord | undefined, wordEnd: number, prose = "", nominal = false): Piece | undefined {
   const apostrophe = token[token.length - 2];
   const possessive = (apostrophe === "'" || apostrophe === "’") && (token.endsWith("s") || token.endsWith("S"));
   const text = possessive ? token.slice(0, -2) : token;
@@ -278,13 +279,41 @@ function latinWord(token: string, start: number, tagged: TaggedWord | undefined,
   if (first >= 48 && first <= 57 && NUMBER.test(text)) return undefined;
   // Roman numerals ("Part II") are numbering, not names.
   const standsAlone = (text.length >= 3 || UPPERCASE_WORD.test(text)) && !ROMAN_NUMERAL.test(text);
-  let cls = wordClass(tagged, wordEnd, token);
+  let cls = nominal ? WordClass.Noun : wordClass(tagged, wordEnd, token);
   if (cls === WordClass.Verb && text.endsWith("ing") && AFTER_DETERMINER.test(prose.slice(Math.max(0, start - 8), start))) cls = WordClass.Noun;
   // Verbs, adverbs, pronouns and numbers end a noun phrase, as stopwords do.
   if (cls === WordClass.Verb || cls === WordClass.Other || cls === WordClass.Auxiliary) return undefined;
   const titled = TITLED.test(text);
   const named = titled && cls === WordClass.Noun && !opensSentence(prose, start);
   return { text, start, end: start + text.length, standsAlone, cls, ...(tagged?.rare && { rare: true }), ...(titled && { titled }), ...(named && { named }) };
+}
+
+const GERUND = /^\p{L}[\p{Ll}-]*\p{Ll}{2}ing$/u;
+// A form of "be" before an "-ing" word makes it a progressive verb ("is searing").
+const BE_BEFORE = /(?:^|[^\p{L}'’])(?:am|is|are|was|were|be|been|being|['’]s|['’]re|['’]m)\s+$/iu;
+const OBJECT_PRONOUN = /^(?:it|them|him|her|me|us|you|this|that|these|those)$/i;
+
+/**
+ * Where grammar makes a word a noun whatever the tagger says: an "-ing" word that no form of "be" precedes and
+ * no object follows is a gerund ("stock picking rarely wins", "before searing,", "avoid overwatering"; not "is
+ * searing the steak"), and a hyphenated compound the tagger split that no noun follows is the head of its
+ * phrase ("cache-aside", "read-your-writes"), not a modifier ("non-professional actors").
+ */
+function readsAsNoun(token: string, start: number, tagged: TaggedWord | undefined, wordEnd: number, prose: string, end: number, english: Map<number, TaggedWord>): boolean {
+  if (!tagged) return false;
+  const split = tagged.end < wordEnd;
+  // A split word is a modifier by default (wordClass), whatever its first part's tag.
+  const hyphenated = split && token.includes("-") && !/[.\d]|^\p{Lu}/u.test(token);
+  const gerund = !split && GERUND.test(token) && (tagged.cls === WordClass.Verb || tagged.cls === WordClass.Modifier);
+  if (!hyphenated && !gerund) return false;
+  let next = wordEnd;
+  while (next < end && prose[next] === " ") next++;
+  const following = english.get(next);
+  if (following?.cls === WordClass.Noun || (hyphenated && following?.cls === WordClass.Modifier)) return false;
+  if (hyphenated && !GERUND.test(token)) return true;
+  if (BE_BEFORE.test(prose.slice(Math.max(0, start - 10), start))) return false;
+  const word = following ? prose.slice(next, following.end) : "";
+  return !DETERMINER.test(word) && !OBJECT_PRONOUN.test(word);
 }
 
 /** A word the tagger split ("retrieval-augmented", "Node.js") modifies what follows unless it looks like a name. */

@@ -24,8 +24,9 @@ export function typographicMarks(prose: string, contentStart: number): Mark[] {
     const start = contentStart + match.index + 1;
     add(start, start + inner.length);
   }
+  // The captured term sits after the bullet (or the cell's bar): what follows it (": ", " |") is not part of it.
   for (const match of content.matchAll(LIST_ITEM_HEAD)) {
-    const start = contentStart + match.index + match[0].length - match[1]!.length;
+    const start = contentStart + match.index + match[0].indexOf(match[1]!);
     add(start, start + match[1]!.length);
   }
   for (const match of content.matchAll(TABLE_ROW_HEAD)) {
@@ -33,7 +34,7 @@ export function typographicMarks(prose: string, contentStart: number): Mark[] {
     const next = content.indexOf("\n", match.index + 1);
     const previousLine = content.slice(content.lastIndexOf("\n", match.index - 1) + 1, match.index);
     if (/^\s*\|?\s*:?-{2,}/.test(content.slice(next + 1, next + 40)) || !/\|/.test(previousLine)) continue;
-    const start = contentStart + match.index + match[0].length - match[1]!.length;
+    const start = contentStart + match.index + match[0].indexOf(match[1]!);
     add(start, start + match[1]!.length);
   }
   for (const match of content.matchAll(ENUMERATION)) {
