@@ -5,10 +5,12 @@ import { askEval, seedAskEval } from "../fixtures/ask-eval/through-api";
 import { formatScores, LANGUAGES, loadAskEvalSet, scoreAnswers } from "../fixtures/ask-eval/score";
 
 // The figures `bun run bench:ask` printed when retrieval was last tuned (README, "Asking your notes");
-// deterministic, so a change that loses any of them fails here.
+// deterministic, so a change that loses any of them fails here. Retrieval follows the concepts the
+// question names through the graph: the local extractor's held-out round (issue 46) moved en MRR from
+// 0.98 to 0.96 (two questions' note now second) and zh from 0.95 to 0.98.
 const RECORDED = {
-  en: { recallAt5: 1, mrr: 0.98, answerHeld: 1 },
-  zh: { recallAt5: 1, mrr: 0.95, answerHeld: 1 },
+  en: { recallAt5: 1, mrr: 0.96, answerHeld: 1 },
+  zh: { recallAt5: 1, mrr: 0.98, answerHeld: 1 },
 };
 
 const { server } = await serverForThisFile();
