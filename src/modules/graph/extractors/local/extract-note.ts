@@ -93,12 +93,20 @@ export function extractNote(
   }
 
   const describe = describer(visible, contentStart, analysedEnd, headings, sections, explicit.headingKeys, explicit.titleKey);
+  // A node weighs its mentions. A single dictionary word ("training", 梯度) said often is the note's vocabulary, not its
+  // subject: one mention a note, so it weighs the notes it spreads over and no specific name is outweighed by it.
+  const background = (key: string) => {
+    if (/\s/.test(key)) return false;
+    if (HAN.test(key)) return (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.backgroundIdf;
+    const term = terms.get(key);
+    return !term?.named && !term?.rare && corpus.nlp.englishZipf(key) >= parameters.backgroundZipf;
+  };
   const concepts: ExtractedConcept[] = placed.map((concept) => ({
     name: existingNames.get(concept.key) ?? withoutEdgeEmoji(concept.name),
     type: concept.type,
     description: describe(concept),
     aliases: aliasesOf(concept, existingNames.get(concept.key) ?? concept.name, corpus),
-    mentions: concept.occurrences.slice(0, MAX_MENTIONS).map((span) => ({ ...span })),
+    mentions: concept.occurrences.slice(0, background(concept.key) ? 1 : MAX_MENTIONS).map((span) => ({ ...span })),
   }));
 
   const relatable: RelatableConcept[] = placed.map((concept, index) => ({

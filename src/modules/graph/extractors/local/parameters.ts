@@ -14,6 +14,10 @@ export interface LocalParameters {
   everydayZipf: number;
   /** A Chinese word this common in general text (below this jieba IDF) is no concept alone, unless titled. */
   everydayIdf: number;
+  /** An English word at least this common (Zipf) counts one mention a note towards its node's weight, unless a name. */
+  backgroundZipf: number;
+  /** A Chinese word this common (below this jieba IDF) counts one mention a note towards its node's weight (9, not the 10 CV prefers: ask ranks notes by mentions). */
+  backgroundIdf: number;
 }
 
 export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze({
@@ -22,4 +26,6 @@ export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze
   relativeFloor: 0.1,
   everydayZipf: 3.5,
   everydayIdf: 6.5,
+  backgroundZipf: 2,
+  backgroundIdf: 9,
 });
