@@ -62,7 +62,7 @@ export function extractNote(
 
   const titleSpan: TextSpan = { start: 0, end: titleEnd };
   const placed: PlacedConcept[] = explicit.drafts.map((draft) => {
-    const occurrences = occurrencesOf(draft, terms, visible);
+    const occurrences = withNamesElsewhere(occurrencesOf(draft, terms, visible), draft.key, corpus, terms);
     const found = occurrences.length > 0 ? occurrences : [titleSpan];
     const salience = (1 + Math.log(found.length)) * inverseDocumentFrequency(corpus, draft.key) * EXPLICIT_BOOST;
     return { ...draft, occurrences: found, salience };
@@ -84,8 +84,9 @@ export function extractNote(
     relativeFloor: parameters.relativeFloor,
   });
   for (const { term, score } of phrases) {
-    const occurrences = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));
-    const surface = phraseName(text, term.key, occurrences);
+    const own = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));
+    const surface = phraseName(text, term.key, own);
+    const occurrences = withNamesElsewhere(own, term.key, corpus, terms);
     // A plural seen alone is named in the singular when some note writes it ("vector databases" → "vector database"), the plural kept as an alias.
     const singular = writtenVariant(corpus, surface);
     const name = singular !== undefined && singular.length < surface.length ? singular : surface;
@@ -161,6 +162,21 @@ function takenKeys(placed: PlacedConcept[]): Map<string, readonly TextSpan[]> {
     for (const alias of concept.aliases) if (!taken.has(conceptKey(alias))) taken.set(conceptKey(alias), []);
   }
   return taken;
+}
+
+/**
+ * A concept also occurs where the note writes another name the corpus knows for it: "Davis" after "Miles Davis",
+ * "LLM" for "large language model". Those later mentions place it in the paragraphs it is related in.
+ */
+function withNamesElsewhere(occurrences: TextSpan[], key: string, corpus: CorpusStats, terms: TermIndex): TextSpan[] {
+  const aliases = corpus.aliases.get(key);
+  if (!aliases || occurrences.length === 0) return occurrences;
+  const found = [...occurrences];
+  for (const alias of aliases) {
+    const term = terms.get(conceptKey(alias));
+    if (term) found.push(...term.starts.slice(0, MAX_OCCURRENCES).map((start, at) => ({ start, end: term.ends[at]! })));
+  }
+  return found.length === occurrences.length ? occurrences : mergeSpans(found).slice(0, MAX_OCCURRENCES);
 }
 
 /** Where an explicit concept occurs: its markup, its prose occurrences (or a search for its name), and its aliases'. */
