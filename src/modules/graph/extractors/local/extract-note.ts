@@ -27,6 +27,8 @@ const TITLE_GENRE = /^\s*【[^】\n]{1,12}】/u;
 interface PlacedConcept extends ConceptDraft {
   occurrences: TextSpan[];
   salience: number;
+  /** Mentions kept for the graph (MAX_MENTIONS unless said). */
+  mentionLimit?: number;
 }
 
 /** Concepts and relations of one note, from its Markdown structure and its TF-IDF key phrases. */
@@ -93,13 +95,14 @@ export function extractNote(
     placed.push({ key: term.key, name, type: "concept", aliases: name === surface ? [] : [surface], spans: [], occurrences, salience: score });
   }
 
+  placed.push(...knownNamesWritten(terms, placed, existingNames, { contentStart, everyday, corpus, maxNotes: parameters.knownWordMaxNotes }));
   const describe = describer(visible, contentStart, analysedEnd, headings, sections, explicit.headingKeys, explicit.titleKey);
   const concepts: ExtractedConcept[] = placed.map((concept) => ({
     name: existingNames.get(concept.key) ?? withoutEdgeEmoji(concept.name),
     type: concept.type,
     description: describe(concept),
     aliases: aliasesOf(concept, existingNames.get(concept.key) ?? concept.name, corpus),
-    mentions: concept.occurrences.slice(0, MAX_MENTIONS).map((span) => ({ ...span })),
+    mentions: concept.occurrences.slice(0, concept.mentionLimit ?? MAX_MENTIONS).map((span) => ({ ...span })),
   }));
 
   const relatable: RelatableConcept[] = placed.map((concept, index) => ({
@@ -162,6 +165,36 @@ function takenKeys(placed: PlacedConcept[]): Map<string, readonly TextSpan[]> {
     for (const alias of concept.aliases) if (!taken.has(conceptKey(alias))) taken.set(conceptKey(alias), []);
   }
   return taken;
+}
+
+// A concept the graph already has, written in passing: one mention cites the note without weighing like a key phrase.
+const KNOWN_NAME_MENTIONS = 1;
+
+/**
+ * Names the user's graph already has that this note writes in its content (a whole noun phrase, not an everyday
+ * word) but did not pick: a concept recurring across notes is cited by each, so its notes meet in one node
+ * ("Tokyo" said once in a Kyoto diary, "glycogen" in a race report). Looked up per term, so O(terms).
+ */
+function knownNamesWritten(
+  terms: TermIndex,
+  placed: PlacedConcept[],
+  existingNames: ReadonlyMap<string, string>,
+  { contentStart, everyday, corpus, maxNotes }: { contentStart: number; everyday: (key: string) => boolean; corpus: CorpusStats; maxNotes: number },
+): PlacedConcept[] {
+  if (existingNames.size === 0) return [];
+  const taken = new Set(placed.flatMap((concept) => [concept.key, ...concept.aliases.map(conceptKey)]));
+  const known: PlacedConcept[] = [];
+  for (const [key, term] of terms) {
+    const name = existingNames.get(key);
+    if (name === undefined || taken.has(key) || term.alone === 0 || term.standalone === 0) continue;
+    // A common word the graph has that many notes write ("threshold", 参数) would gather them all into one heavy node.
+    if (term.size === 1 && !term.named && documentFrequencyOf(corpus, key) > maxNotes) continue;
+    if ((term.size === 1 && everyday(key)) || !term.starts.some((start) => start >= contentStart)) continue;
+    const occurrences = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));
+    known.push({ key, name, type: "concept", aliases: [], spans: [], occurrences, salience: 0, mentionLimit: KNOWN_NAME_MENTIONS });
+    taken.add(key);
+  }
+  return known;
 }
 
 /**

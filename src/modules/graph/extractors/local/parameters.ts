@@ -14,6 +14,8 @@ export interface LocalParameters {
   everydayZipf: number;
   /** A Chinese word this common in general text (below this jieba IDF) is no concept alone, unless titled. */
   everydayIdf: number;
+  /** A single common word the graph already has is cited by a note that writes it only while at most this many notes do. */
+  knownWordMaxNotes: number;
 }
 
 export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze({
@@ -22,4 +24,5 @@ export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze
   relativeFloor: 0.1,
   everydayZipf: 3.5,
   everydayIdf: 6.5,
+  knownWordMaxNotes: 2,
 });
