@@ -27,6 +27,8 @@ const TITLE_GENRE = /^\s*【[^】\n]{1,12}】/u;
 interface PlacedConcept extends ConceptDraft {
   occurrences: TextSpan[];
   salience: number;
+  /** Mentions kept for the graph (MAX_MENTIONS unless said). */
+  mentionLimit?: number;
 }
 
 /** Concepts and relations of one note, from its Markdown structure and its TF-IDF key phrases. */
@@ -62,7 +64,7 @@ export function extractNote(
 
   const titleSpan: TextSpan = { start: 0, end: titleEnd };
   const placed: PlacedConcept[] = explicit.drafts.map((draft) => {
-    const occurrences = occurrencesOf(draft, terms, visible);
+    const occurrences = withNamesElsewhere(occurrencesOf(draft, terms, visible), draft.key, corpus, terms);
     const found = occurrences.length > 0 ? occurrences : [titleSpan];
     const salience = (1 + Math.log(found.length)) * inverseDocumentFrequency(corpus, draft.key) * EXPLICIT_BOOST;
     return { ...draft, occurrences: found, salience };
@@ -84,14 +86,16 @@ export function extractNote(
     relativeFloor: parameters.relativeFloor,
   });
   for (const { term, score } of phrases) {
-    const occurrences = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));
-    const surface = phraseName(text, term.key, occurrences);
+    const own = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));
+    const surface = phraseName(text, term.key, own);
+    const occurrences = withNamesElsewhere(own, term.key, corpus, terms);
     // A plural seen alone is named in the singular when some note writes it ("vector databases" → "vector database"), the plural kept as an alias.
     const singular = writtenVariant(corpus, surface);
     const name = singular !== undefined && singular.length < surface.length ? singular : surface;
     placed.push({ key: term.key, name, type: "concept", aliases: name === surface ? [] : [surface], spans: [], occurrences, salience: score });
   }
 
+  placed.push(...knownNamesWritten(terms, placed, existingNames, { contentStart, everyday, corpus, maxNotes: parameters.knownWordMaxNotes }));
   const describe = describer(visible, contentStart, analysedEnd, headings, sections, explicit.headingKeys, explicit.titleKey);
   // A node weighs its mentions. A single dictionary word ("training", 梯度) said often is the note's vocabulary, not its
   // subject: one mention a note, so it weighs the notes it spreads over and no specific name is outweighed by it.
@@ -106,7 +110,7 @@ export function extractNote(
     type: concept.type,
     description: describe(concept),
     aliases: aliasesOf(concept, existingNames.get(concept.key) ?? concept.name, corpus),
-    mentions: concept.occurrences.slice(0, background(concept.key) ? 1 : MAX_MENTIONS).map((span) => ({ ...span })),
+    mentions: concept.occurrences.slice(0, concept.mentionLimit ?? (background(concept.key) ? 1 : MAX_MENTIONS)).map((span) => ({ ...span })),
   }));
 
   const relatable: RelatableConcept[] = placed.map((concept, index) => ({
@@ -169,6 +173,51 @@ function takenKeys(placed: PlacedConcept[]): Map<string, readonly TextSpan[]> {
     for (const alias of concept.aliases) if (!taken.has(conceptKey(alias))) taken.set(conceptKey(alias), []);
   }
   return taken;
+}
+
+// A concept the graph already has, written in passing: one mention cites the note without weighing like a key phrase.
+const KNOWN_NAME_MENTIONS = 1;
+
+/**
+ * Names the user's graph already has that this note writes in its content (a whole noun phrase, not an everyday
+ * word) but did not pick: a concept recurring across notes is cited by each, so its notes meet in one node
+ * ("Tokyo" said once in a Kyoto diary, "glycogen" in a race report). Looked up per term, so O(terms).
+ */
+function knownNamesWritten(
+  terms: TermIndex,
+  placed: PlacedConcept[],
+  existingNames: ReadonlyMap<string, string>,
+  { contentStart, everyday, corpus, maxNotes }: { contentStart: number; everyday: (key: string) => boolean; corpus: CorpusStats; maxNotes: number },
+): PlacedConcept[] {
+  if (existingNames.size === 0) return [];
+  const taken = new Set(placed.flatMap((concept) => [concept.key, ...concept.aliases.map(conceptKey)]));
+  const known: PlacedConcept[] = [];
+  for (const [key, term] of terms) {
+    const name = existingNames.get(key);
+    if (name === undefined || taken.has(key) || term.alone === 0 || term.standalone === 0) continue;
+    // A common word the graph has that many notes write ("threshold", 参数) would gather them all into one heavy node.
+    if (term.size === 1 && !term.named && documentFrequencyOf(corpus, key) > maxNotes) continue;
+    if ((term.size === 1 && everyday(key)) || !term.starts.some((start) => start >= contentStart)) continue;
+    const occurrences = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));
+    known.push({ key, name, type: "concept", aliases: [], spans: [], occurrences, salience: 0, mentionLimit: KNOWN_NAME_MENTIONS });
+    taken.add(key);
+  }
+  return known;
+}
+
+/**
+ * A concept also occurs where the note writes another name the corpus knows for it: "Davis" after "Miles Davis",
+ * "LLM" for "large language model". Those later mentions place it in the paragraphs it is related in.
+ */
+function withNamesElsewhere(occurrences: TextSpan[], key: string, corpus: CorpusStats, terms: TermIndex): TextSpan[] {
+  const aliases = corpus.aliases.get(key);
+  if (!aliases || occurrences.length === 0) return occurrences;
+  const found = [...occurrences];
+  for (const alias of aliases) {
+    const term = terms.get(conceptKey(alias));
+    if (term) found.push(...term.starts.slice(0, MAX_OCCURRENCES).map((start, at) => ({ start, end: term.ends[at]! })));
+  }
+  return found.length === occurrences.length ? occurrences : mergeSpans(found).slice(0, MAX_OCCURRENCES);
 }
 
 /** Where an explicit concept occurs: its markup, its prose occurrences (or a search for its name), and its aliases'. */

@@ -18,6 +18,8 @@ export interface LocalParameters {
   backgroundZipf: number;
   /** A Chinese word this common (below this jieba IDF) counts one mention a note towards its node's weight (9, not the 10 CV prefers: ask ranks notes by mentions). */
   backgroundIdf: number;
+  /** A single common word the graph already has is cited by a note that writes it only while at most this many notes do. */
+  knownWordMaxNotes: number;
 }
 
 export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze({
@@ -28,4 +30,5 @@ export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze
   everydayIdf: 6.5,
   backgroundZipf: 2,
   backgroundIdf: 9,
+  knownWordMaxNotes: 2,
 });
