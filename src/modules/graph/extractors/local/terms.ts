@@ -252,10 +252,14 @@ const MAX_TITLE_LINE = 200;
 function opensSentence(prose: string, start: number): boolean {
   const from = Math.max(0, start - LOOK_BACK);
   if (BEFORE_FIRST_WORD.test((from === 0 ? "\n" : "") + prose.slice(from, start))) return true;
-  const lineStart = prose.lastIndexOf("\n", start - 1) + 1;
-  let lineEnd = prose.indexOf("\n", start);
-  if (lineEnd < 0) lineEnd = prose.length;
-  // A title or heading is short; checking every word of a long line against the whole line would be quadratic.
+  // A title or heading is short: the line is looked for within MAX_TITLE_LINE characters either side, so a
+  // long line costs each of its words a bounded search, not a scan of the whole line (quadratic on 1 MiB).
+  const windowStart = Math.max(0, start - MAX_TITLE_LINE);
+  const before = prose.slice(windowStart, start).lastIndexOf("\n");
+  if (before < 0 && windowStart > 0) return false;
+  const lineStart = before < 0 ? 0 : windowStart + before + 1;
+  const after = prose.slice(start, lineStart + MAX_TITLE_LINE + 1).indexOf("\n");
+  const lineEnd = after < 0 ? Math.min(prose.length, lineStart + MAX_TITLE_LINE + 1) : start + after;
   return lineEnd - lineStart <= MAX_TITLE_LINE && isTitleCaseLine(prose.slice(lineStart, lineEnd));
 }
 
