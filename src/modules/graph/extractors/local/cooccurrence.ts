@@ -18,6 +18,7 @@ export interface CoOccurrence {
 const RELATED = "related to";
 /** Concepts of one paragraph paired with each other: its first ones in reading order. */
 const MAX_PARAGRAPH_MEMBERS = 10;
+const BLANK_LINE = /\n[ \t]*\n/;
 const SENTENCE_END = /[.!?。！？；;]/u;
 // A line that starts a block of its own ends the sentence before it: a list item, heading, quote or table row.
 const BLOCK_START = /^[ \t]*(?:[-*+>|#]|\d{1,3}[.)、])/;
@@ -36,7 +37,8 @@ export function coOccurrences(visible: string, from: number, to: number, mention
   for (const mention of placed) if (reading.length === 0 || mention.start >= reading[reading.length - 1]!.end) reading.push(mention);
 
   const found: CoOccurrence[] = [];
-  // Every pair of concepts in a paragraph (its first few, so a long paragraph costs O(1) pairs).
+  // Every pair of concepts in a paragraph (its first few, so a long paragraph costs O(1) pairs). Nested mentions count:
+  // "marathon" inside "Berlin Marathon" is in that paragraph too.
   let paragraph: { concept: number; start: number; end: number }[] = [];
   const closeParagraph = () => {
     for (let i = 0; i < paragraph.length; i++) {
@@ -47,33 +49,29 @@ export function coOccurrences(visible: string, from: number, to: number, mention
     }
     paragraph = [];
   };
-  const joinParagraph = (mention: (typeof reading)[number]) => {
+  let reached = -1;
+  for (const mention of placed) {
+    if (reached >= 0 && mention.start > reached && BLANK_LINE.test(visible.slice(reached, mention.start))) closeParagraph();
     if (paragraph.length < MAX_PARAGRAPH_MEMBERS && !paragraph.some((member) => member.concept === mention.concept)) paragraph.push(mention);
-  };
-  if (reading.length > 0) joinParagraph(reading[0]!);
+    reached = Math.max(reached, mention.end);
+  }
+  closeParagraph();
+  // Neighbours in a sentence, in reading order (the longest mention at a place).
   for (let at = 1; at < reading.length; at++) {
     const [before, after] = [reading[at - 1]!, reading[at]!];
     const between = visible.slice(before.end, after.start);
-    if (/\n[ \t]*\n/.test(between)) {
-      closeParagraph();
-      joinParagraph(after);
-      continue;
-    }
-    joinParagraph(after);
-    if (before.concept === after.concept) continue;
-    const sameSentence = !SENTENCE_END.test(between) && !between.split("\n").slice(1).some((line) => BLOCK_START.test(line));
-    if (!sameSentence) continue;
+    if (before.concept === after.concept || BLANK_LINE.test(between)) continue;
+    if (SENTENCE_END.test(between) || between.split("\n").slice(1).some((line) => BLOCK_START.test(line))) continue;
     // Neighbours in a sentence: labelled by the verb between them, and counted again as a closer tie.
     const verb = verbBetween(verbs, before.end, after.start);
     found.push({
       source: before.concept,
       target: after.concept,
       label: verb ? visible.slice(verb.start, verb.end).toLowerCase() : RELATED,
-      sameSentence,
+      sameSentence: true,
       span: { start: before.start, end: after.end },
     });
   }
-  closeParagraph();
   return found;
 }
 

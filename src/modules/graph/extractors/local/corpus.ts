@@ -13,6 +13,8 @@ export interface CorpusStats {
   aliases: ReadonlyMap<string, readonly string[]>;
   /** Every phrase key some note writes (and every tag): an alias or a name must be one of these, never an invented plural. */
   written: ReadonlySet<string>;
+  /** Latin words some note writes in lower case: a common noun, where a word always capitalised ("Tokyo") is a name. */
+  lowercase: ReadonlySet<string>;
   nlp: Nlp;
   /** The tags of each note read for these statistics, until the note is extracted (then dropped). */
   tags: WeakMap<NoteForExtraction, RecordedTags>;
@@ -29,6 +31,8 @@ interface NoteFacts {
   names: [full: string, surname: string][];
   /** Keys of words the note writes capitalised on their own (not after another capitalised word): "Kahneman", not "Lake" of "West Lake". */
   titled: string[];
+  /** Keys of Latin words the note writes in lower case somewhere. */
+  lowercase: string[];
 }
 
 // A build reads only new or changed notes: the facts of the others are kept by content (bounded).
@@ -42,6 +46,7 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
   const fullNames = new Map<string, { surname: string; full: Set<string> }>();
   const written = new Set<string>();
   const titled = new Set<string>();
+  const lowercase = new Set<string>();
   const acronyms = new Map<string, string>();
   const expansions = new Map<string, Map<string, string>>();
   const tags = new WeakMap<NoteForExtraction, RecordedTags>();
@@ -53,6 +58,7 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
     for (const key of new Set(facts.keys.map(singularKey))) frequency.set(key, (frequency.get(key) ?? 0) + 1);
     for (const key of facts.keys) written.add(key);
     for (const key of facts.titled) titled.add(key);
+    for (const key of facts.lowercase) lowercase.add(key);
     stated.push(...facts.aliases);
     for (const acronym of facts.acronyms) if (!acronyms.has(acronymKey(acronym)!)) acronyms.set(acronymKey(acronym)!, acronym);
     for (const [initials, phrase] of facts.phrases) {
@@ -97,6 +103,7 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
     documentFrequency: frequency,
     aliases: new Map([...aliases].map(([key, names]) => [key, [...names].sort()])),
     written,
+    lowercase,
     nlp,
     tags,
   };
@@ -121,6 +128,7 @@ function noteFacts(note: NoteForExtraction, nlp: Nlp, tags: WeakMap<NoteForExtra
   const tagKeys = note.tags.map(conceptKey).filter((key) => key.length > 0 && !terms.has(key));
   const names: NoteFacts["names"] = [];
   const titled: string[] = [];
+  const lowercase: string[] = [];
   const acronyms: string[] = [];
   const phrases: NoteFacts["phrases"] = [];
   for (const term of terms.values()) {
@@ -131,6 +139,7 @@ function noteFacts(note: NoteForExtraction, nlp: Nlp, tags: WeakMap<NoteForExtra
       if (acronym) acronyms.push(analysed.text.slice(term.starts[0]!, term.ends[0]!));
     }
     if (term.size === 1 && writtenTitled(analysed.text, term)) titled.push(term.key);
+    if (term.size === 1 && writtenLowercase(analysed.text, term)) lowercase.push(term.key);
     if (term.size < 2 && !term.key.includes("·")) continue;
     const surface = analysed.text.slice(term.starts[0]!, term.ends[0]!);
     const surname = surnameOf(surface);
@@ -143,6 +152,7 @@ function noteFacts(note: NoteForExtraction, nlp: Nlp, tags: WeakMap<NoteForExtra
     phrases,
     names,
     titled,
+    lowercase,
   };
   if (factsCache.size >= MAX_CACHED_NOTES) factsCache.delete(factsCache.keys().next().value!);
   factsCache.set(cacheKey, facts);
@@ -159,6 +169,14 @@ function writtenTitled(text: string, term: { starts: number[]; ends: number[] })
     // Most words start in lower case (or are Han): no slicing for them.
     if (first < 0x80 && (first < 65 || first > 90)) return false;
     return TITLE_WORD.test(text.slice(start, term.ends[at]!)) && !AFTER_TITLED_WORD.test(text.slice(Math.max(0, start - 40), start));
+  });
+}
+
+/** Some occurrence starts with a lowercase Latin letter. */
+function writtenLowercase(text: string, term: { starts: number[] }): boolean {
+  return term.starts.some((start) => {
+    const first = text.charCodeAt(start);
+    return (first >= 97 && first <= 122) || (first >= 0xdf && /^\p{Ll}/u.test(text[start]!));
   });
 }
 

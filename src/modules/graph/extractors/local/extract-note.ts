@@ -54,7 +54,7 @@ export function extractNote(
     if (/\s/.test(key)) return false;
     return HAN.test(key) ? (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.everydayIdf - FILING_MARGIN : corpus.nlp.englishZipf(key) >= parameters.everydayZipf + FILING_MARGIN;
   };
-  const marks = [...findMarks(masked, text, contentStart), ...typographicMarks(masked.prose, contentStart)].filter(
+  const marks = [...findMarks(masked, text, contentStart), ...typographicMarks(masked.prose, contentStart, analysed.verbs)].filter(
     (mark) => mark.kind !== "hashtag" || !filing(mark.text),
   );
   const explicit = explicitConcepts({ title: note.title, tags: note.tags.filter((tag) => !filing(tag)) }, visible, headings, marks, corpus.nlp, (key) =>

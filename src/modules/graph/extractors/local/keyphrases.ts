@@ -82,14 +82,18 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
     // An everyday word alone ("money", "plan", 人类) is a concept only where the note makes it its subject (title, heading);
-    // capitalised inside a sentence it still may be a title's word ("Plan XVII", "Kind of Blue"), but jieba's places and people are names.
-    if (term.size === 1 && !term.rare && !prominent && (!term.named || LATIN.test(term.key)) && input.everyday(term.key)) continue;
+    // capitalised inside a sentence it still may be a title's word ("Plan XVII", "Kind of Blue") when some note writes it in
+    // lower case, but a word no note writes so is a name ("Tokyo", "Rome"), as jieba's places and people are.
+    const commonWord = !term.named || (LATIN.test(term.key) && (input.corpus.lowercase.has(term.key) || !term.alone));
+    if (term.size === 1 && !term.rare && !prominent && commonWord && input.everyday(term.key)) continue;
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
     // "the theory" in a note on prospect theory, "System" of "System 1": the longer name's head said again, not a concept of
     // its own, unless the note uses it alone more often than the names it heads ("the dough" of a bread note with one "pizza dough").
     if (term.size === 1 && free <= (heads.get(term.key) ?? 0)) continue;
     const recurs = term.starts.length >= 2 || frequency(term.key) >= 2;
+    // A word string only found repeated (repeated-phrases.ts) is a term where it recurs, never on one reading.
+    if (term.repeated && !recurs) continue;
     // A compound whose verbs are no everyday ones (实体 + 识别), or one "verb" rarer than any everyday word: jieba's tag for a noun it half knows (褪黑素, 昼夜节律).
     const technical =
       term.size === 1
@@ -126,11 +130,16 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   for (const phrase of ranked) {
     if (selected.length >= input.budget || phrase.score < floor) break;
     const { key } = phrase.term;
-    const clashes = chosen.some(
-      (other) =>
-        (containsPhrase(other, key) && phrase.free < 2 && other !== input.titleKey && !input.explicit.has(other)) ||
-        (containsPhrase(key, other) && phrase.term.starts.length < 2),
-    );
+    // A name, a word no dictionary has, or a phrase other notes use too is a concept of its own beside the phrases it
+    // overlaps ("Seville Cathedral" beside "Seville", "kaiseki" beside "kaiseki dinner").
+    const standsOwn = phrase.term.named === true || phrase.term.rare === true || frequency(key) >= 2;
+    const clashes =
+      !standsOwn &&
+      chosen.some(
+        (other) =>
+          (containsPhrase(other, key) && phrase.free < 2 && other !== input.titleKey && !input.explicit.has(other)) ||
+          (containsPhrase(key, other) && phrase.term.starts.length < 2),
+      );
     if (clashes) continue;
     // "Japan Rail Pass" once "JR Pass" is chosen: the corpus says they are one concept, which takes one place.
     if ((input.corpus.aliases.get(key) ?? []).some((alias) => chosen.includes(conceptKey(alias)))) continue;

@@ -29,6 +29,8 @@ export interface TermOccurrences {
    * "ETF"), or a word jieba knows as a person, place or organisation (成都, 张骞).
    */
   named?: boolean;
+  /** Found only as a repeated word string the tagger's phrases missed (see repeated-phrases.ts): a concept only when it recurs. */
+  repeated?: boolean;
 }
 
 export type TermIndex = Map<string, TermOccurrences>;

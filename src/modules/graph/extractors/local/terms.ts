@@ -2,6 +2,7 @@ import { addCjkTerms, type CjkRun, NAME_DOT } from "./cjk-terms";
 import type { TextSpan } from "../../extraction";
 import { type Nlp, type TaggedWord, WordClass } from "./nlp";
 import { STOPWORDS } from "./stopwords";
+import { addRepeatedPhrases, type ScannedWord } from "./repeated-phrases";
 import { addOccurrence, addPhrases, createTermSink, mergePlurals, type Piece, type TermIndex, type TermSink } from "./term-index";
 
 export type { TermIndex, TermOccurrences } from "./term-index";
@@ -69,6 +70,8 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
   // "系统1": a small number right after Chinese names the word before it, as "System 1" does.
   const numberedCjk: { at: number; end: number }[] = [];
   let run: Piece[] = [];
+  // Every Latin word in reading order, undefined where punctuation, a paragraph's end or CJK breaks a phrase.
+  const scanned: (ScannedWord | undefined)[] = [];
   const flush = (): void => {
     if (run.length > 0) addPhrases(sink, run, " ");
     run = [];
@@ -82,6 +85,7 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
       position++;
     } else if (kind === CharKind.Cjk) {
       flush();
+      scanned.push(undefined);
       const runEnd = scanWhile(prose, position, end, CharKind.Cjk);
       // A lone character can form no candidate, unless it is part of a "·" name.
       if (runEnd - position > 1 || NAME_DOT.test(prose[runEnd] ?? "") || NAME_DOT.test(prose[position - 1] ?? "")) {
@@ -91,6 +95,7 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
     } else if (kind === CharKind.Word) {
       const wordEnd = scanWord(prose, position, end);
       const token = prose.slice(position, wordEnd);
+      scanned.push({ text: token, start: position, end: wordEnd });
       // "System 1", "tram 28": a small number naming the noun before it (not a quantity of the noun after it).
       const named = run[run.length - 1];
       // A capitalised noun is named by its number whatever follows ("System 1 answering"); a lowercase one unless a noun it counts follows.
@@ -117,10 +122,12 @@ export function collectTerms(prose: string, from: number, to: number, nlp: Nlp, 
       position = wordEnd;
     } else {
       flush();
+      if (scanned.at(-1) !== undefined) scanned.push(undefined);
       position++;
     }
   }
   flush();
+  addRepeatedPhrases(sink, scanned, english);
   addCjkTerms(sink, prose, cjkRuns, nlp, verbs);
   if (numberedCjk.length > 0) addNumberedNames(sink, prose, numberedCjk);
   verbs.sort((a, b) => a.start - b.start);

@@ -1,4 +1,6 @@
+import type { TextSpan } from "../../extraction";
 import type { Mark } from "./marks";
+import { isTitleCase } from "./name-shape";
 import { STOPWORDS } from "./stopwords";
 
 /**
@@ -7,12 +9,22 @@ import { STOPWORDS } from "./stopwords";
  * table row starts with ("- Impermanence: …", "| 绿茶 | 不发酵 |"), and the items of a Chinese
  * enumeration (大熊猫、都江堰、李冰). Each is checked as a name (length, no clause) by the caller.
  */
-export function typographicMarks(prose: string, contentStart: number): Mark[] {
+export function typographicMarks(prose: string, contentStart: number, verbs: readonly TextSpan[] = []): Mark[] {
   const marks: Mark[] = [];
   const add = (start: number, end: number) => {
     while (start < end && /\s/.test(prose[start]!)) start++;
     while (end > start && /[\s.,;:!?。，；：！？]/.test(prose[end - 1]!)) end--;
-    if (end > start) marks.push({ kind: "name", text: prose.slice(start, end), span: { start, end } });
+    const text = prose.slice(start, end);
+    if (end <= start || isTitleCase(text)) {
+      if (end > start) marks.push({ kind: "name", text, span: { start, end } });
+      return;
+    }
+    // Not a title: words after a verb make it a clause, an instruction ("Organize with PARA", "Distill with progressive
+    // summarization"); and an article before a noun phrase is not part of its name ("The CODE method").
+    if (/\s/.test(text) && !HAN.test(text) && opensWithVerb(verbs, start)) return;
+    const article = LEADING_ARTICLE.exec(text);
+    if (article) start += article[0].length;
+    marks.push({ kind: "name", text: prose.slice(start, end), span: { start, end } });
   };
   const content = prose.slice(contentStart);
   for (const match of content.matchAll(TITLE_RUN)) {
@@ -50,6 +62,19 @@ export function typographicMarks(prose: string, contentStart: number): Mark[] {
 // Capitalised words (an apostrophe or hyphen inside), with short lowercase words between them.
 const TITLE_RUN = /(?<![\p{L}\p{N}'’])\p{Lu}[\p{L}\p{N}'’-]*(?:[ ]+(?:\p{Lu}[\p{L}\p{N}'’-]*|\p{Ll}{1,4}|\d{1,4}))*(?<=[\p{L}\p{N}])/gu;
 const CAPITALISED = /^\p{Lu}/u;
+const LEADING_ARTICLE = /^(?:the|a|an)\s+(?=\S)/i;
+const HAN = /\p{Script=Han}/u;
+
+function opensWithVerb(verbs: readonly TextSpan[], start: number): boolean {
+  let low = 0;
+  let high = verbs.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (verbs[middle]!.start < start) low = middle + 1;
+    else high = middle;
+  }
+  return verbs[low]?.start === start;
+}
 const ARTICLES = new Set(["The", "A", "An"]);
 // Grammar's coordinators and the words of a route join two names ("Rashomon and Seven Samurai", "Lisbon to Granada"), not a title.
 const COORDINATORS = new Set(["and", "or", "to", "from", "vs"]);
