@@ -14,8 +14,6 @@ const SMALL_NUMBER = /^\d{1,3}$/;
 const NUMBER = /^\d/;
 const TITLED = /^\p{Lu}/u;
 const POSSESSIVE = /['’]s$/i;
-// What makes the word after it a noun phrase's start: an article, a possessive, a preposition ("a tempo run", "of zone 2 training").
-const OPENS_NOUN_PHRASE = /^(?:a|an|the|this|that|these|those|my|your|his|her|its|our|their|of|in|on|at|for|with|by|from|to|into|or|and|is|are|was|were|than|about|after|before|during|without)$/i;
 // What follows a verb that takes an object ("the coach said that", "pace felt easy"); an object after the last word makes it a verb.
 const OBJECT_START = /^(?:a|an|the|this|that|these|those|my|your|his|her|its|our|their|it|them|him|me|us|you)$/i;
 
@@ -43,13 +41,16 @@ export function addRepeatedPhrases(sink: TermSink, words: (ScannedWord | undefin
     if (!head || !startsPhrase(head, words[first - 1], tagged)) continue;
     for (let size = 2; size <= MAX_SIZE; size++) {
       const last = words[first + size - 1];
+      // "dichotomy of control", "rule of 72": a noun's "of" joins it to its complement.
+      if (size === 2 && last?.text === "of" && words[first + 2]) continue;
       if (!last || !inPhrase(last, tagged) || POSSESSIVE.test(words[first + size - 2]!.text)) break;
       if (!endsPhrase(last, words[first + size], tagged)) continue;
       const window = words.slice(first, first + size) as ScannedWord[];
       // Nouns and adjectives alone are the tagged reader's phrases (or not noun phrases at all): only a window a tag broke is new.
       if (!window.some((word) => brokeTagger(word, tagged))) continue;
       // A capitalised stopword belongs only to a capitalised name ("Seven Samurai", not "Seven samurai").
-      if (window.some((word) => isStopword(word)) && !window.every((word) => TITLED.test(word.text) || SMALL_NUMBER.test(word.text))) break;
+      const titled = window.every((word, at) => TITLED.test(word.text) || SMALL_NUMBER.test(word.text) || (at === 1 && word.text === "of"));
+      if (!titled && window.some((word, at) => isStopword(word) && !(at === 1 && word.text === "of"))) break;
       if (known.get(head.start)?.includes(last.end)) continue;
       const term = addOccurrence(sink, window.map((word) => word.text).join(" "), size, head.start, last.end);
       if (term && term.starts.length === 1) term.repeated = true;
@@ -77,7 +78,7 @@ function startsPhrase(word: ScannedWord, before: ScannedWord | undefined, tagged
   if (TITLED.test(word.text)) return true;
   const cls = tagged.get(word.start)?.cls ?? WordClass.Noun;
   if (cls === WordClass.Noun || cls === WordClass.Modifier) return true;
-  return cls === WordClass.Verb && (!before || OPENS_NOUN_PHRASE.test(before.text));
+  return cls === WordClass.Verb;
 }
 
 function endsPhrase(word: ScannedWord, after: ScannedWord | undefined, tagged: ReadonlyMap<number, TaggedWord>): boolean {

@@ -21,15 +21,16 @@ export function typographicMarks(prose: string, contentStart: number, verbs: rea
     }
     // Not a title: words after a verb make it a clause, an instruction ("Organize with PARA", "Distill with progressive
     // summarization"); and an article before a noun phrase is not part of its name ("The CODE method").
-    if (/\s/.test(text) && !HAN.test(text) && opensWithVerb(verbs, start)) return;
+    if (/\s/.test(text) && !HAN.test(text) && (opensWithVerb(verbs, start) || AUXILIARY.test(text))) return;
     const article = LEADING_ARTICLE.exec(text);
     if (article) start += article[0].length;
     marks.push({ kind: "name", text: prose.slice(start, end), span: { start, end } });
   };
   const content = prose.slice(contentStart);
   for (const match of content.matchAll(TITLE_RUN)) {
-    const title = titleInRun(match[0]);
-    if (title && !inTitleCaseLine(content, match.index)) add(contentStart + match.index + title[0], contentStart + match.index + title[1]);
+    if (inTitleCaseLine(content, match.index)) continue;
+    const opening = SENTENCE_OPENING.test(content.slice(Math.max(0, match.index - LOOK_BACK), match.index));
+    for (const [from, to] of titlesInRun(match[0], opening)) add(contentStart + match.index + from, contentStart + match.index + to);
   }
   for (const match of content.matchAll(QUOTED)) {
     const inner = match[1] ?? match[2] ?? match[3] ?? "";
@@ -64,6 +65,8 @@ const TITLE_RUN = /(?<![\p{L}\p{N}'’])\p{Lu}[\p{L}\p{N}'’-]*(?:[ ]+(?:\p{Lu}
 const CAPITALISED = /^\p{Lu}/u;
 const LEADING_ARTICLE = /^(?:the|a|an)\s+(?=\S)/i;
 const HAN = /\p{Script=Han}/u;
+// A form of "be", "have" or a modal verb makes words a statement ("Huberman is cautious about melatonin"), not a name.
+const AUXILIARY = /(?<![\p{L}'’])(?:is|are|was|were|be|been|has|have|had|do|does|did|can|could|will|would|should|must|may|might)(?![\p{L}'’])/iu;
 
 function opensWithVerb(verbs: readonly TextSpan[], start: number): boolean {
   let low = 0;
@@ -76,32 +79,59 @@ function opensWithVerb(verbs: readonly TextSpan[], start: number): boolean {
   return verbs[low]?.start === start;
 }
 const ARTICLES = new Set(["The", "A", "An"]);
-// Grammar's coordinators and the words of a route join two names ("Rashomon and Seven Samurai", "Lisbon to Granada"), not a title.
-const COORDINATORS = new Set(["and", "or", "to", "from", "vs"]);
+// Grammar's coordinators, the words of a route and a companion's "with" join two names ("Rashomon and Seven Samurai",
+// "Lisbon to Granada", "Quantum Country with Michael Nielsen"), not a title.
+const COORDINATORS = new Set(["and", "or", "to", "from", "vs", "with"]);
+
+// What may stand between a sentence's start and its first word: a list marker, a quote, a bracket.
+const SENTENCE_OPENING = /(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*+>#]+[ \t]*|\d{1,3}[.)][ \t]*)?)[*_"'“‘(\[]*$/u;
+const LOOK_BACK = 12;
 
 /**
- * The title inside a run of capitalised words: function words that open it are dropped (a sentence's
- * "When", "After"; an article stays: "The Guns of August"), and what is left is two or more capitalised
- * words joined by a function word, lowercase ("Battle of the Marne") or capitalised as a title's own
- * ("Attention Is All You Need"). Offsets into the run, or undefined.
+ * The titles inside a run of capitalised words, split where a coordinator joins two ("Kind of Blue and In a Silent
+ * Way"). A title is two or more capitalised words joined by a function word, lowercase ("Battle of the Marne") or
+ * capitalised as a title's own ("Attention Is All You Need"), or opened by an article inside a sentence ("A Love
+ * Supreme"). Function words opening a sentence are dropped (its "When", "After"; an article stays: "The Guns of
+ * August"). Offsets into the run.
  */
-function titleInRun(run: string): [number, number] | undefined {
-  const words = run.split(/ +/);
+function titlesInRun(run: string, opening: boolean): [number, number][] {
+  const titles: [number, number][] = [];
+  let offset = 0;
+  let part: { word: string; at: number }[] = [];
+  const close = () => {
+    const title = titleInPart(part, opening && titles.length === 0 && part[0]?.at === 0);
+    if (title) titles.push(title);
+    part = [];
+  };
+  for (const word of run.split(" ")) {
+    if (word.length > 0) {
+      if (COORDINATORS.has(word)) close();
+      else part.push({ word, at: offset });
+    }
+    offset += word.length + 1;
+  }
+  close();
+  return titles;
+}
+
+function titleInPart(words: { word: string; at: number }[], opensSentence: boolean): [number, number] | undefined {
   let first = 0;
-  while (first < words.length && STOPWORDS.has(words[first]!.toLowerCase()) && !ARTICLES.has(words[first]!)) first++;
+  if (opensSentence) while (first < words.length && STOPWORDS.has(words[first]!.word.toLowerCase()) && !ARTICLES.has(words[first]!.word)) first++;
   let capitals = 0;
-  let joined = false;
-  for (const [index, word] of words.slice(first).entries()) {
+  let joined = !opensSentence && ARTICLES.has(words[first]?.word ?? "");
+  for (const [index, { word }] of words.slice(first).entries()) {
     if (CAPITALISED.test(word)) {
       capitals++;
       if (index > 0 && STOPWORDS.has(word.toLowerCase())) joined = true;
-    } else if (STOPWORDS.has(word) && !COORDINATORS.has(word)) joined = true;
+    } else if (STOPWORDS.has(word)) joined = true;
     else return undefined;
   }
   // Capitalised words alone are the phrase reader's (a name of up to three words); a title joins them.
   if (capitals < 2 || !joined) return undefined;
-  const start = words.slice(0, first).reduce((sum, word) => sum + word.length + 1, 0);
-  return [start, run.length];
+  // A title ends on a capitalised word: "Kind of Blue", not "Kind of Blue in".
+  let last = words.length - 1;
+  while (last > first && !CAPITALISED.test(words[last]!.word)) last--;
+  return [words[first]!.at, words[last]!.at + words[last]!.word.length];
 }
 
 /** A heading or title in Title Case: its capitals say nothing (headings are concepts of their own). */
