@@ -1,13 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import { conceptKey } from "../../../../src/modules/graph/concept-key";
 import { type NoteExtraction, type NoteForExtraction, noteText } from "../../../../src/modules/graph/extraction";
-import { buildCorpusStats, createLocalExtractor } from "../../../../src/modules/graph/extractors/local";
+import { buildCorpusStats, createLocalExtractor, DEFAULT_LOCAL_PARAMETERS } from "../../../../src/modules/graph/extractors/local";
+import { MAX_EXPLICIT_CONCEPTS } from "../../../../src/modules/graph/extractors/local/explicit-concepts";
 import { hostileNotes } from "../../../fixtures/notes/hostile-notes";
 import { loadSampleNotes } from "../../../fixtures/notes/load-note";
 
 const samples = loadSampleNotes();
 const extractor = createLocalExtractor(buildCorpusStats(samples));
 const noContext = { existingConcepts: [] };
+// Markup's concepts and the key phrases a long note earns, at most.
+const MAX_CONCEPTS = MAX_EXPLICIT_CONCEPTS + DEFAULT_LOCAL_PARAMETERS.maxKeyPhrases;
 
 function hostile(content: string, title = "Hostile"): NoteForExtraction {
   return { id: 9, title, content, tags: [] };
@@ -15,7 +18,7 @@ function hostile(content: string, title = "Hostile"): NoteForExtraction {
 
 function expectWellFormed(note: NoteForExtraction, result: NoteExtraction): void {
   const length = noteText(note).length;
-  expect(result.concepts.length).toBeLessThanOrEqual(60);
+  expect(result.concepts.length).toBeLessThanOrEqual(MAX_CONCEPTS);
   expect(result.relations.length).toBeLessThanOrEqual(60);
   for (const concept of result.concepts) {
     expect(conceptKey(concept.name)).not.toBe("");

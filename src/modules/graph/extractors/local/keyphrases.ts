@@ -63,7 +63,7 @@ export function keyPhraseBudget(prose: string, most: number, spacing: number): n
 /**
  * The highest TF-IDF phrases that are not explicit concepts already. Term frequency counts only
  * "free" occurrences: "descent" inside a repeated "gradient descent", or "学习" inside the tag
- * "机器学习", is not a separate use. A phrase around a chosen one must recur to be kept too.
+ * "机器学习", is not a separate use.
  */
 export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   const covering = coveringSpans(input);
@@ -93,7 +93,7 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (term.size === 1 && free <= (heads.get(term.key) ?? 0)) continue;
     const recurs = term.starts.length >= 2 || frequency(term.key) >= 2;
     // A word string only found repeated (repeated-phrases.ts) is a term where it recurs, never on one reading.
-    if (term.repeated && !recurs) continue;
+    if (term.repeated && !recurs && !term.named) continue;
     // A compound whose verbs are no everyday ones (实体 + 识别), or one "verb" rarer than any everyday word: jieba's tag for a noun it half knows (褪黑素, 昼夜节律).
     const technical =
       term.size === 1
@@ -130,16 +130,12 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   for (const phrase of ranked) {
     if (selected.length >= input.budget || phrase.score < floor) break;
     const { key } = phrase.term;
-    // A name, a word no dictionary has, or a phrase other notes use too is a concept of its own beside the phrases it
-    // overlaps ("Seville Cathedral" beside "Seville", "kaiseki" beside "kaiseki dinner").
+    // A phrase inside a chosen one ("descent" of "gradient descent") is a concept of its own only where the note also
+    // writes it apart, or when it is a name, a word no dictionary has, or a phrase other notes use too ("kaiseki" beside
+    // "kaiseki dinner"). A longer phrase around a chosen one names a more specific thing ("Seville Cathedral").
     const standsOwn = phrase.term.named === true || phrase.term.rare === true || frequency(key) >= 2;
     const clashes =
-      !standsOwn &&
-      chosen.some(
-        (other) =>
-          (containsPhrase(other, key) && phrase.free < 2 && other !== input.titleKey && !input.explicit.has(other)) ||
-          (containsPhrase(key, other) && phrase.term.starts.length < 2),
-      );
+      !standsOwn && phrase.free < 2 && chosen.some((other) => containsPhrase(other, key) && other !== input.titleKey && !input.explicit.has(other));
     if (clashes) continue;
     // "Japan Rail Pass" once "JR Pass" is chosen: the corpus says they are one concept, which takes one place.
     if ((input.corpus.aliases.get(key) ?? []).some((alias) => chosen.includes(conceptKey(alias)))) continue;

@@ -23,7 +23,7 @@ export interface LocalParameters {
 }
 
 export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze({
-  maxKeyPhrases: 18,
+  maxKeyPhrases: 24,
   phraseSpacing: 50,
   relativeFloor: 0.1,
   everydayZipf: 3.5,

@@ -54,6 +54,8 @@ export function addRepeatedPhrases(sink: TermSink, words: (ScannedWord | undefin
       if (known.get(head.start)?.includes(last.end)) continue;
       const term = addOccurrence(sink, window.map((word) => word.text).join(" "), size, head.start, last.end);
       if (term && term.starts.length === 1) term.repeated = true;
+      // Capitalised words inside a clause are a name whatever their tags ("Roam Research", "Kaiming He"): said once is enough.
+      if (term && titled && words[first - 1] !== undefined) term.named = true;
     }
   }
 }
