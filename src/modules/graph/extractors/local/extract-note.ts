@@ -82,7 +82,7 @@ export function extractNote(
     specificity: (key) => corpus.nlp.chineseSpecificity(key),
     everyday,
     ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
-    budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd), parameters.maxKeyPhrases, parameters.phraseSpacing),
+    budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd), parameters.maxKeyPhrases, parameters.phraseSpacing, parameters.hanWidth),
     relativeFloor: parameters.relativeFloor,
   });
   for (const { term, score } of phrases) {

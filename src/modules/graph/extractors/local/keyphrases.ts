@@ -52,12 +52,13 @@ const RARE_WORD_BOOST = 1.6;
 const NAMED_BOOST = 1.5;
 
 /**
- * How many key phrases a note earns: five, and one more per `spacing` characters (a Han character counts as a
- * short word), never more than `most`.
+ * How many key phrases a note earns: five, and one more per `spacing` characters (a Han character counts as
+ * `hanWidth` characters: a Chinese word is one or two of them, an English one five or six letters and a space),
+ * never more than `most`.
  */
-export function keyPhraseBudget(prose: string, most: number, spacing: number): number {
+export function keyPhraseBudget(prose: string, most: number, spacing: number, hanWidth: number): number {
   const han = prose.match(/\p{Script=Han}/gu)?.length ?? 0;
-  return Math.min(most, 5 + Math.floor((prose.length + 2 * han) / spacing));
+  return Math.min(most, 5 + Math.floor((prose.length + (hanWidth - 1) * han) / spacing));
 }
 
 /**

@@ -8,6 +8,8 @@ export interface LocalParameters {
   maxKeyPhrases: number;
   /** A note earns one more key phrase per this many characters of prose: a name said once in a long note needs a place. */
   phraseSpacing: number;
+  /** How many characters of prose a Han character counts as, for the key-phrase budget (a Chinese word is one or two characters). */
+  hanWidth: number;
   /** A key phrase scoring below this share of the note's best one is filler. */
   relativeFloor: number;
   /** An English word this common in general text (Zipf, see general-frequency.ts) is no concept alone, unless titled. */
@@ -25,6 +27,7 @@ export interface LocalParameters {
 export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze({
   maxKeyPhrases: 24,
   phraseSpacing: 50,
+  hanWidth: 4,
   relativeFloor: 0.1,
   everydayZipf: 3.5,
   everydayIdf: 6.5,
