@@ -48,10 +48,16 @@ export function isConceptName(name: string, limits: NameLimits): boolean {
 
 const LONG_WORD = /[\p{L}'’]{4,}/gu;
 
-/** Capitalised first word and every word of four letters or more: a title's spelling, not a sentence's. */
+const CAPITALISED_WORD = /(?<![\p{L}'’])\p{Lu}/gu;
+
+/**
+ * Capitalised first word and every word of four letters or more, two such words or three capitalised in all: a
+ * title's spelling ("In a Silent Way"), not a sentence's.
+ */
 export function isTitleCase(name: string): boolean {
   const words = name.match(LONG_WORD) ?? [];
-  return /^\p{Lu}/u.test(name.trimStart()) && words.length >= 2 && words.every((word) => /^\p{Lu}/u.test(word));
+  if (!/^\p{Lu}/u.test(name.trimStart()) || !words.every((word) => /^\p{Lu}/u.test(word))) return false;
+  return words.length >= 2 || (name.match(CAPITALISED_WORD)?.length ?? 0) >= 3;
 }
 
 function isFunctionWord(word: string): boolean {

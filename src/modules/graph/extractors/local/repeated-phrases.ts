@@ -21,9 +21,9 @@ const OBJECT_START = /^(?:a|an|the|this|that|these|those|my|your|his|her|its|our
  * Multi-word phrases the tagger does not give: its part-of-speech guess breaks "tempo run" (run/VERB), "zone 2
  * training" (zone/VERB), "stock picking", "Seven Samurai" (Seven/NUM) and "OK Computer". Every 2–3 word window of
  * content words is recorded (marked `repeated`), to become a concept only where the phrase recurs, in the note or
- * across notes: recurring word for word is what makes a string of words a term, whatever their tags. A window is a
- * noun phrase by position: its first word opens one (after a break, an article or a preposition) unless it is a noun
- * or adjective, and its last word takes no object. Windows the tagged reader already has are left to it.
+ * across notes: recurring word for word is what makes a string of words a term, whatever their tags. A window holds
+ * content words (a noun's "of" aside: "dichotomy of control"); its last word is no adjective and takes no object.
+ * Windows the tagged reader already has are left to it, and a capitalised window inside a clause is a name.
  */
 export function addRepeatedPhrases(sink: TermSink, words: (ScannedWord | undefined)[], tagged: ReadonlyMap<number, TaggedWord>): void {
   // Where the tagged reader's phrases already are, by start and end.
@@ -79,8 +79,7 @@ function startsPhrase(word: ScannedWord, before: ScannedWord | undefined, tagged
   if (isStopword(word)) return TITLED.test(word.text) && before !== undefined;
   if (TITLED.test(word.text)) return true;
   const cls = tagged.get(word.start)?.cls ?? WordClass.Noun;
-  if (cls === WordClass.Noun || cls === WordClass.Modifier) return true;
-  return cls === WordClass.Verb;
+  return cls === WordClass.Noun || cls === WordClass.Modifier || cls === WordClass.Verb;
 }
 
 function endsPhrase(word: ScannedWord, after: ScannedWord | undefined, tagged: ReadonlyMap<number, TaggedWord>): boolean {
