@@ -48,6 +48,9 @@ export function extractNote(
   // The title is tagged apart from the note (a replayed tagger would hand back the note's own tags).
   const everyday = (key: string) =>
     HAN.test(key) ? (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.everydayIdf : corpus.nlp.englishZipf(key) >= parameters.everydayZipf;
+  // A dictionary word common enough that a node of it weighs the notes it spreads over, not its mentions (see `background`).
+  const common = (key: string) =>
+    HAN.test(key) ? (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.backgroundIdf : corpus.nlp.englishZipf(key) >= parameters.backgroundZipf;
   // A tag that is among the commonest words (#books, #travel: ten times as common as an everyday word) files the note; it names no concept of it.
   const filing = (tag: string) => {
     const key = conceptKey(tag);
@@ -81,6 +84,7 @@ export function extractNote(
     ...(genre && { labels: [{ start: 0, end: genre[0].length }] }),
     specificity: (key) => corpus.nlp.chineseSpecificity(key),
     everyday,
+    common,
     ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
     budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd), parameters.maxKeyPhrases, parameters.phraseSpacing, parameters.hanWidth),
     relativeFloor: parameters.relativeFloor,
@@ -100,10 +104,9 @@ export function extractNote(
   // A node weighs its mentions. A single dictionary word ("training", 梯度) said often is the note's vocabulary, not its
   // subject: one mention a note, so it weighs the notes it spreads over and no specific name is outweighed by it.
   const background = (key: string) => {
-    if (/\s/.test(key)) return false;
-    if (HAN.test(key)) return (corpus.nlp.chineseIdf(key) ?? Infinity) < parameters.backgroundIdf;
-    const term = terms.get(key);
-    return !term?.named && !term?.rare && corpus.nlp.englishZipf(key) >= parameters.backgroundZipf;
+    if (/\s/.test(key) || !common(key)) return false;
+    const term = HAN.test(key) ? undefined : terms.get(key);
+    return !term?.named && !term?.rare;
   };
   const concepts: ExtractedConcept[] = placed.map((concept) => ({
     name: existingNames.get(concept.key) ?? withoutEdgeEmoji(concept.name),

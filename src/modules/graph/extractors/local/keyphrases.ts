@@ -30,6 +30,8 @@ export interface KeyPhraseInput {
   specificity: (key: string) => number;
   /** A word general text uses so often (LocalParameters.everydayZipf, everydayIdf) that alone it names nothing. */
   everyday: (key: string) => boolean;
+  /** A dictionary word common enough to count one mention a note (LocalParameters.backgroundZipf, backgroundIdf). */
+  common: (key: string) => boolean;
 }
 
 // Longer phrases name concepts more often than single words do ("gradient descent" vs "gradient").
@@ -228,9 +230,9 @@ function scoreTerm(term: TermOccurrences, free: number, prominent: boolean, inpu
 const BOILERPLATE_CORPUS = 10;
 const BOILERPLATE_SHARE = 0.5;
 
-/** A phrase, or a word no dictionary counts as everyday (English: outside wink's lexicon; Chinese: jieba's IDF ≥ 10). */
+/** A phrase, a name, or a word rarer than the common ones (English: outside wink's lexicon or below `backgroundZipf`; Chinese: jieba's IDF ≥ `backgroundIdf`). */
 function isSpecific(term: TermOccurrences, input: KeyPhraseInput): boolean {
-  return term.size > 1 || term.rare === true || term.named === true || (HAN.test(term.key) && input.specificity(term.key) >= 1);
+  return term.size > 1 || term.rare === true || term.named === true || !input.common(term.key);
 }
 
 const HAN = /\p{Script=Han}/u;

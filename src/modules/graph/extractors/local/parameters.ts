@@ -16,9 +16,9 @@ export interface LocalParameters {
   everydayZipf: number;
   /** A Chinese word this common in general text (below this jieba IDF) is no concept alone, unless titled. */
   everydayIdf: number;
-  /** An English word at least this common (Zipf) counts one mention a note towards its node's weight, unless a name. */
+  /** An English word at least this common (Zipf) counts one mention a note towards its node's weight, unless a name; a rarer one is specific (a recurring one ranks higher). */
   backgroundZipf: number;
-  /** A Chinese word this common (below this jieba IDF) counts one mention a note towards its node's weight (9, not the 10 CV prefers: ask ranks notes by mentions). */
+  /** A Chinese word this common (below this jieba IDF) counts one mention a note towards its node's weight; a rarer one is specific. */
   backgroundIdf: number;
   /** A single common word the graph already has is cited by a note that writes it only while at most this many notes do. */
   knownWordMaxNotes: number;
@@ -27,11 +27,11 @@ export interface LocalParameters {
 export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze({
   maxKeyPhrases: 24,
   phraseSpacing: 50,
-  hanWidth: 4,
+  hanWidth: 5,
   relativeFloor: 0.1,
   everydayZipf: 3.5,
-  everydayIdf: 6.5,
+  everydayIdf: 6,
   backgroundZipf: 2,
-  backgroundIdf: 9,
-  knownWordMaxNotes: 2,
+  backgroundIdf: 10,
+  knownWordMaxNotes: 3,
 });
