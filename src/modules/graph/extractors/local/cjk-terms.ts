@@ -1,6 +1,7 @@
 import { chineseClass, EVERYDAY_NAME_TAG, type Nlp, WordClass } from "./nlp";
 import type { TextSpan } from "../../extraction";
 import { STOPWORDS } from "./stopwords";
+import { addNewWords } from "./cjk-new-words";
 import { addOccurrence, addPhrases, type Piece, type TermOccurrences, type TermSink } from "./term-index";
 
 /** The "·" (or Japanese "・") between parts of a transliterated name. */
@@ -28,6 +29,9 @@ interface Segment {
   usable: boolean;
   isNameDot: boolean;
   cls: WordClass;
+  /** jieba's tag (Chinese segments); "" for a break between runs. */
+  pos?: string;
+  isBreak?: boolean;
   doubtful?: boolean;
   surname?: boolean;
   /** jieba's tag, where the phrase grammar needs it: "nr" (a name, or jieba's guess for a word it does not know), "vn" (a verbal noun). */
@@ -53,6 +57,7 @@ export function addCjkTerms(sink: TermSink, prose: string, runs: CjkRun[], nlp: 
   const tagged = tagRuns(prose, chinese, nlp);
   addPieces(sink, tagged);
   addUnknownWords(sink, tagged);
+  addNewWords(sink, tagged);
   addVerbs(tagged, verbs);
   // jieba cannot read kana: Japanese runs keep only katakana words and kanji compounds, as nouns.
   addPieces(sink, segmentRuns(prose, japanese).map((segment) => ({ ...segment, usable: segment.usable && JAPANESE_WORD.test(segment.text) })));
@@ -107,7 +112,7 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
     const start = runs[runIndex]!.start + wordStart - offsets[runIndex]!;
     // The newline between runs (or any blank) breaks a phrase.
     if (word.includes("\n") || word.trim() === "") {
-      segments.push({ text: word, chars: 1, start, usable: false, isNameDot: false, cls: WordClass.Other });
+      segments.push({ text: word, chars: 1, start, usable: false, isNameDot: false, cls: WordClass.Other, pos: "", isBreak: true });
       continue;
     }
     const cls = chineseClass(tag, word);
@@ -120,6 +125,8 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
       usable,
       isNameDot: false,
       cls,
+      pos: tag,
+      isBreak: false,
       ...(DOUBTFUL_TAGS.has(tag) && { doubtful: true }),
       ...(chars === 1 && tag.startsWith("nr") && { surname: true }),
       ...(tag === "nr" || tag === EVERYDAY_NAME_TAG ? { tag: "nr" as const } : tag === "vn" ? { tag } : {}),

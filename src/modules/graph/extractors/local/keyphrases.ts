@@ -26,6 +26,8 @@ export interface KeyPhraseInput {
   budget: number;
   /** A phrase scoring below this share of the note's best one is not kept (LocalParameters.relativeFloor). */
   relativeFloor: number;
+  /** A found new word less cohesive than this is a chance string (LocalParameters.newWordCohesion). */
+  newWordCohesion: number;
   /** General-language specificity of a one-word term (1 when unknown). */
   specificity: (key: string) => number;
   /** A word general text uses so often (LocalParameters.everydayZipf, everydayIdf) that alone it names nothing. */
@@ -90,6 +92,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     // its own, unless the note uses it alone more often than the names it heads ("the dough" of a bread note with one "pizza dough").
     if (term.size === 1 && free <= (heads.get(term.key) ?? 0)) continue;
     const recurs = term.starts.length >= 2 || frequency(term.key) >= 2;
+    // A found new word is a word only when it recurs, in the note or in another, and holds together.
+    if (term.coined !== undefined && (!recurs || term.coined < input.newWordCohesion)) continue;
     // A compound whose verbs are no everyday ones (实体 + 识别), or one "verb" rarer than any everyday word: jieba's tag for a noun it half knows (褪黑素, 昼夜节律).
     const technical =
       term.size === 1
