@@ -17,10 +17,10 @@ const MAX_WORD_CHARS = 6;
 const MAX_WORD_PIECES = 4;
 
 // Closed classes (ICTCLAS tags) that glue a clause, never a word's edge: particles, prepositions, conjunctions,
-// pronouns, modal and interjection words, onomatopoeia, punctuation. Adverbs and numerals too when a single
-// character (就, 都, 很; 一, 三): a longer one is often jieba's guess for a word it half knows (随机, 极度).
-const GRAMMAR_TAG = /^(?:u|p|c|r|y|e|o|w|x)/;
-const GRAMMAR_SINGLE_TAG = /^(?:d|m)/;
+// pronouns, modal and interjection words, onomatopoeia, punctuation, numerals and quantities (一年, 两万). Adverbs
+// too when a single character (就, 都, 很): a longer one is often jieba's guess for a word it half knows (随机, 极度).
+const GRAMMAR_TAG = /^(?:u|p|c|r|y|e|o|w|x|m)/;
+const GRAMMAR_SINGLE_TAG = /^d/;
 const HAN = /^\p{Script=Han}+$/u;
 // Outside any run: the left neighbour of a run's first word, the right one of its last.
 const EDGE = "";
@@ -41,13 +41,13 @@ export function addNewWords(sink: TermSink, segments: TaggedSegment[]): void {
   const candidates = new Map<string, Candidate>();
   for (let first = 0; first < segments.length; first++) {
     const head = segments[first]!;
-    if (head.isBreak || isGrammar(head) || !HAN.test(head.text)) continue;
+    if (head.isBreak || (isGrammar(head) && !opensWord(head)) || !HAN.test(head.text)) continue;
     let chars = head.text.length;
     for (let last = first + 1; last < segments.length && last - first < MAX_WORD_PIECES; last++) {
       const tail = segments[last]!;
       chars += tail.text.length;
-      if (tail.isBreak || chars > MAX_WORD_CHARS || !HAN.test(tail.text)) break;
-      if (isGrammar(tail)) continue;
+      // A grammar word inside breaks it too: 基金的费率, 投了两万 are phrases and clauses, not words.
+      if (tail.isBreak || chars > MAX_WORD_CHARS || !HAN.test(tail.text) || isGrammar(tail)) break;
       const surface = concat(segments, first, last);
       let candidate = candidates.get(surface);
       if (!candidate) {
@@ -80,6 +80,15 @@ interface Candidate {
   edgeCount: number;
 }
 
+// jieba reads a word's first character as an aspect particle or a locative when its dictionary lacks the word:
+// 过 + 拟合, 前 + 向 + 传播, 下 + 西洋. Such a character may open a candidate (recurrence and cohesion decide),
+// never end one (训练中, 书上).
+const OPENING_TAG = /^(?:ug|f)$/;
+
+function opensWord(segment: TaggedSegment): boolean {
+  return segment.text.length === 1 && OPENING_TAG.test(segment.pos ?? "");
+}
+
 function isGrammar(segment: TaggedSegment): boolean {
   if (STOPWORDS.has(segment.text) || GRAMMAR_TAG.test(segment.pos ?? "")) return true;
   return segment.text.length === 1 && GRAMMAR_SINGLE_TAG.test(segment.pos ?? "");
@@ -91,10 +100,13 @@ function concat(segments: TaggedSegment[], first: number, last: number): string 
   return surface;
 }
 
-/** The character next to a candidate: the last of the word before it, or the first after it; EDGE at a run's edge. */
+/**
+ * The character next to a candidate: the last of the word before it, or the first after it; EDGE at a run's
+ * edge or next to a grammar word (的, 和, 是), which is never part of a word: 典型的过拟合, 出现过拟合.
+ */
 function neighbour(segments: TaggedSegment[], at: number, before: boolean): string {
   const segment = segments[at];
-  if (!segment || segment.isBreak) return EDGE;
+  if (!segment || segment.isBreak || isGrammar(segment)) return EDGE;
   return before ? segment.text[segment.text.length - 1]! : segment.text[0]!;
 }
 

@@ -270,7 +270,9 @@ function coveringSpans(input: KeyPhraseInput): Covering {
   };
   for (const spans of input.explicit.values()) for (const span of spans) cover(span.start, span.end);
   for (const term of input.terms.values()) {
-    if (term.size < 2 || term.starts.length < 2) continue;
+    // A new word that holds together owns its pieces too: 叶文 of 叶文洁 is no name of its own.
+    const word = term.coined !== undefined && term.coined >= input.newWordCohesion && (term.starts.length >= 2 || documentFrequencyOf(input.corpus, term.key) >= 2);
+    if (!word && (term.size < 2 || term.starts.length < 2)) continue;
     term.starts.forEach((start, index) => cover(start, term.ends[index]!));
   }
   const starts = [...maxEndAt.keys()].sort((a, b) => a - b);
