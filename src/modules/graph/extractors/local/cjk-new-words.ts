@@ -51,18 +51,21 @@ export function addNewWords(sink: TermSink, segments: TaggedSegment[]): void {
       const surface = concat(segments, first, last);
       let candidate = candidates.get(surface);
       if (!candidate) {
-        candidate = { starts: [], left: new Set(), right: new Set(), edgeCount: Math.min(pieceCounts.get(head.text)!, pieceCounts.get(tail.text)!) };
+        const left = neighbour(segments, first - 1, true);
+        const right = neighbour(segments, last + 1, false);
+        candidate = { starts: [], left, right, leftFree: left === EDGE, rightFree: right === EDGE, edgeCount: Math.min(pieceCounts.get(head.text)!, pieceCounts.get(tail.text)!) };
         candidates.set(surface, candidate);
+      } else {
+        candidate.leftFree ||= neighbour(segments, first - 1, true) !== candidate.left;
+        candidate.rightFree ||= neighbour(segments, last + 1, false) !== candidate.right;
       }
       candidate.starts.push(head.start);
-      candidate.left.add(neighbour(segments, first - 1, true));
-      candidate.right.add(neighbour(segments, last + 1, false));
     }
   }
   const existing = new Set<TermOccurrences>(sink.index.values());
   for (const [surface, candidate] of candidates) {
     const count = candidate.starts.length;
-    if (count >= 2 && (!free(candidate.left) || !free(candidate.right))) continue;
+    if (count >= 2 && (!candidate.leftFree || !candidate.rightFree)) continue;
     const known = sink.index.get(surface);
     // A phrase the grammar already reads (大熊猫 + 基地) keeps its own standing.
     if (known && existing.has(known)) continue;
@@ -74,8 +77,12 @@ export function addNewWords(sink: TermSink, segments: TaggedSegment[]): void {
 
 interface Candidate {
   starts: number[];
-  left: Set<string>;
-  right: Set<string>;
+  /** The first occurrence's neighbours (EDGE for none). */
+  left: string;
+  right: string;
+  /** Free at that edge: some occurrence has no neighbour there, or two have different ones (the string is not always part of one longer string). */
+  leftFree: boolean;
+  rightFree: boolean;
   /** How often the rarer of its edge words occurs in the note, as a word of its own or inside this candidate. */
   edgeCount: number;
 }
@@ -108,9 +115,4 @@ function neighbour(segments: TaggedSegment[], at: number, before: boolean): stri
   const segment = segments[at];
   if (!segment || segment.isBreak || isGrammar(segment)) return EDGE;
   return before ? segment.text[segment.text.length - 1]! : segment.text[0]!;
-}
-
-/** Two different neighbours, or a run's edge: the string is not always part of one longer string. */
-function free(neighbours: Set<string>): boolean {
-  return neighbours.size >= 2 || neighbours.has(EDGE);
 }

@@ -80,6 +80,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   const ranked: (KeyPhrase & { free: number })[] = [];
   for (const term of input.terms.values()) {
     if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
+    // A found new word is a word only when it holds together and recurs, in the note or in another (checked first: most do not).
+    if (term.coined !== undefined && !isNewWord(term, input, frequency)) continue;
     if (input.labels?.length && term.starts.every((start) => insideAny(input.labels!, start))) continue;
     if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
@@ -92,8 +94,6 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     // its own, unless the note uses it alone more often than the names it heads ("the dough" of a bread note with one "pizza dough").
     if (term.size === 1 && free <= (heads.get(term.key) ?? 0)) continue;
     const recurs = term.starts.length >= 2 || frequency(term.key) >= 2;
-    // A found new word is a word only when it recurs, in the note or in another, and holds together.
-    if (term.coined !== undefined && (!recurs || term.coined < input.newWordCohesion)) continue;
     // A compound whose verbs are no everyday ones (实体 + 识别), or one "verb" rarer than any everyday word: jieba's tag for a noun it half knows (褪黑素, 昼夜节律).
     const technical =
       term.size === 1
@@ -271,8 +271,7 @@ function coveringSpans(input: KeyPhraseInput): Covering {
   for (const spans of input.explicit.values()) for (const span of spans) cover(span.start, span.end);
   for (const term of input.terms.values()) {
     // A new word that holds together owns its pieces too: 叶文 of 叶文洁 is no name of its own.
-    const word = term.coined !== undefined && term.coined >= input.newWordCohesion && (term.starts.length >= 2 || documentFrequencyOf(input.corpus, term.key) >= 2);
-    if (!word && (term.size < 2 || term.starts.length < 2)) continue;
+    if (term.coined !== undefined ? !isNewWord(term, input, (key) => documentFrequencyOf(input.corpus, key)) : term.size < 2 || term.starts.length < 2) continue;
     term.starts.forEach((start, index) => cover(start, term.ends[index]!));
   }
   const starts = [...maxEndAt.keys()].sort((a, b) => a - b);
@@ -311,6 +310,11 @@ function lastIndexBelow(sorted: number[], limit: number): number {
     } else high = middle - 1;
   }
   return found;
+}
+
+/** A string new-word discovery found (see cjk-new-words.ts) that holds together and recurs, in the note or in another. */
+function isNewWord(term: TermOccurrences, input: KeyPhraseInput, frequency: (key: string) => number): boolean {
+  return term.coined! >= input.newWordCohesion && (term.starts.length >= 2 || frequency(term.key) >= 2);
 }
 
 /** Whether `outer` contains `inner` as whole words (Latin) or as a substring (CJK). */
