@@ -12,7 +12,7 @@ export interface TaggedSegment {
 }
 
 // A new word is at most this many characters: 布隆过滤器, 陈胜吴广起义 (longer strings are phrases, read as such).
-const MAX_WORD_CHARS = 6;
+export const MAX_NEW_WORD_CHARS = 6;
 // ...and at most this many of jieba's pieces: 股 + 四头 + 肌.
 const MAX_WORD_PIECES = 4;
 
@@ -34,7 +34,7 @@ const EDGE = "";
  * count the notes that write it (a concept only when another note does, see `selectKeyPhrases`).
  * Each kept candidate records its cohesion (see `TermOccurrences.coined`), which the ranking thresholds.
  */
-export function addNewWords(sink: TermSink, segments: TaggedSegment[]): void {
+export function addNewWords(sink: TermSink, segments: TaggedSegment[], hmmWords: ReadonlySet<number> = new Set()): void {
   if (segments.length < 2) return;
   const pieceCounts = new Map<string, number>();
   for (const segment of segments) if (!segment.isBreak) pieceCounts.set(segment.text, (pieceCounts.get(segment.text) ?? 0) + 1);
@@ -47,19 +47,20 @@ export function addNewWords(sink: TermSink, segments: TaggedSegment[]): void {
       const tail = segments[last]!;
       chars += tail.text.length;
       // A grammar word inside breaks it too: 基金的费率, 投了两万 are phrases and clauses, not words.
-      if (tail.isBreak || chars > MAX_WORD_CHARS || !HAN.test(tail.text) || isGrammar(tail)) break;
+      if (tail.isBreak || chars > MAX_NEW_WORD_CHARS || !HAN.test(tail.text) || isGrammar(tail)) break;
       const surface = concat(segments, first, last);
       let candidate = candidates.get(surface);
       if (!candidate) {
         const left = neighbour(segments, first - 1, true);
         const right = neighbour(segments, last + 1, false);
-        candidate = { starts: [], left, right, leftFree: left === EDGE, rightFree: right === EDGE, edgeCount: Math.min(pieceCounts.get(head.text)!, pieceCounts.get(tail.text)!) };
+        candidate = { starts: [], hmm: false, left, right, leftFree: left === EDGE, rightFree: right === EDGE, edgeCount: Math.min(pieceCounts.get(head.text)!, pieceCounts.get(tail.text)!) };
         candidates.set(surface, candidate);
       } else {
         candidate.leftFree ||= neighbour(segments, first - 1, true) !== candidate.left;
         candidate.rightFree ||= neighbour(segments, last + 1, false) !== candidate.right;
       }
       candidate.starts.push(head.start);
+      candidate.hmm ||= hmmWords.has(newWordKey(head.start, surface.length));
     }
   }
   const existing = new Set<TermOccurrences>(sink.index.values());
@@ -71,12 +72,21 @@ export function addNewWords(sink: TermSink, segments: TaggedSegment[]): void {
     if (known && existing.has(known)) continue;
     let term: TermOccurrences | undefined;
     for (const start of candidate.starts) term = addOccurrence(sink, surface, 1, start, start + surface.length);
-    if (term) term.coined = count / candidate.edgeCount;
+    if (!term) continue;
+    term.coined = count / candidate.edgeCount;
+    if (candidate.hmm) term.guessed = true;
   }
+}
+
+/** A span of the prose as one number (lengths stay below 8). */
+export function newWordKey(start: number, length: number): number {
+  return start * 8 + length;
 }
 
 interface Candidate {
   starts: number[];
+  /** jieba's HMM reads some occurrence as one word. */
+  hmm: boolean;
   /** The first occurrence's neighbours (EDGE for none). */
   left: string;
   right: string;

@@ -312,9 +312,12 @@ function lastIndexBelow(sorted: number[], limit: number): number {
   return found;
 }
 
-/** A string new-word discovery found (see cjk-new-words.ts) that holds together and recurs, in the note or in another. */
+/**
+ * A string new-word discovery found (see cjk-new-words.ts) that holds together and recurs, in the note or in
+ * another, or that jieba's HMM also reads as one word (said once: 老班章).
+ */
 function isNewWord(term: TermOccurrences, input: KeyPhraseInput, frequency: (key: string) => number): boolean {
-  return term.coined! >= input.newWordCohesion && (term.starts.length >= 2 || frequency(term.key) >= 2);
+  return term.coined! >= input.newWordCohesion && (term.starts.length >= 2 || term.guessed === true || frequency(term.key) >= 2);
 }
 
 /** Whether `outer` contains `inner` as whole words (Latin) or as a substring (CJK). */
