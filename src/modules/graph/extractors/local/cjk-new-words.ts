@@ -34,12 +34,7 @@ const EDGE = "";
  * count the notes that write it (a concept only when another note does, see `selectKeyPhrases`).
  * Each kept candidate records its cohesion (see `TermOccurrences.coined`), which the ranking thresholds.
  */
-export function addNewWords(
-  sink: TermSink,
-  segments: TaggedSegment[],
-  hmmWords: ReadonlySet<number> = new Set(),
-  generalIdf: (word: string) => number | undefined = () => undefined,
-): void {
+export function addNewWords(sink: TermSink, segments: TaggedSegment[], hmmWords: ReadonlySet<number> = new Set()): void {
   if (segments.length < 2) return;
   const pieceCounts = new Map<string, number>();
   for (const segment of segments) if (!segment.isBreak) pieceCounts.set(segment.text, (pieceCounts.get(segment.text) ?? 0) + 1);
@@ -58,7 +53,7 @@ export function addNewWords(
       if (!candidate) {
         const left = neighbour(segments, first - 1, true);
         const right = neighbour(segments, last + 1, false);
-        candidate = { starts: [], hmm: false, rarity: rarity(segments, first, last, generalIdf), left, right, leftFree: left === EDGE, rightFree: right === EDGE, edgeCount: Math.min(pieceCounts.get(head.text)!, pieceCounts.get(tail.text)!) };
+        candidate = { starts: [], hmm: false, left, right, leftFree: left === EDGE, rightFree: right === EDGE, edgeCount: Math.min(pieceCounts.get(head.text)!, pieceCounts.get(tail.text)!) };
         candidates.set(surface, candidate);
       } else {
         candidate.leftFree ||= neighbour(segments, first - 1, true) !== candidate.left;
@@ -80,7 +75,6 @@ export function addNewWords(
     if (!term) continue;
     term.coined = count / candidate.edgeCount;
     if (candidate.hmm) term.guessed = true;
-    term.rarity = candidate.rarity;
   }
 }
 
@@ -93,7 +87,6 @@ interface Candidate {
   starts: number[];
   /** jieba's HMM reads some occurrence as one word. */
   hmm: boolean;
-  rarity: number;
   /** The first occurrence's neighbours (EDGE for none). */
   left: string;
   right: string;
@@ -112,16 +105,6 @@ const OPENING_TAG = /^(?:ug|f)$/;
 function opensWord(segment: TaggedSegment): boolean {
   return segment.text.length === 1 && OPENING_TAG.test(segment.pos ?? "");
 }
-
-/** The general-text IDF of the commonest of its pieces (a piece the table lacks counts as the rarest, 14). */
-function rarity(segments: TaggedSegment[], first: number, last: number, generalIdf: (word: string) => number | undefined): number {
-  let least = RAREST_IDF;
-  for (let at = first; at <= last; at++) least = Math.min(least, generalIdf(segments[at]!.text) ?? RAREST_IDF);
-  return least;
-}
-
-// About jieba's highest IDF (13.9).
-const RAREST_IDF = 14;
 
 function isGrammar(segment: TaggedSegment): boolean {
   if (STOPWORDS.has(segment.text) || GRAMMAR_TAG.test(segment.pos ?? "")) return true;

@@ -57,7 +57,7 @@ export function addCjkTerms(sink: TermSink, prose: string, runs: CjkRun[], nlp: 
   const tagged = tagRuns(prose, chinese, nlp);
   addPieces(sink, tagged);
   addUnknownWords(sink, tagged);
-  addNewWords(sink, tagged, chinese.length > 0 ? hmmWords(prose, chinese, nlp) : new Set(), nlp.chineseIdf);
+  addNewWords(sink, tagged, chinese.length > 0 ? hmmWords(prose, chinese, nlp) : new Set());
   addVerbs(tagged, verbs);
   // jieba cannot read kana: Japanese runs keep only katakana words and kanji compounds, as nouns.
   addPieces(sink, segmentRuns(prose, japanese).map((segment) => ({ ...segment, usable: segment.usable && JAPANESE_WORD.test(segment.text) })));

@@ -317,7 +317,7 @@ function lastIndexBelow(sorted: number[], limit: number): number {
  * another, or that jieba's HMM also reads as one word (said once: 老班章).
  */
 function isNewWord(term: TermOccurrences, input: KeyPhraseInput, frequency: (key: string) => number): boolean {
-  return term.coined! >= input.newWordCohesion && (term.starts.length >= 2 || term.guessed === true || (term.rarity ?? 0) >= Number(process.env.RIDF ?? 99) || frequency(term.key) >= 2);
+  return term.coined! >= input.newWordCohesion && (term.starts.length >= 2 || term.guessed === true || frequency(term.key) >= 2);
 }
 
 /** Whether `outer` contains `inner` as whole words (Latin) or as a substring (CJK). */
