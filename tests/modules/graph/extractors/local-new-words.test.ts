@@ -73,6 +73,14 @@ describe("Chinese new-word discovery", () => {
     expect(index.get("老班")?.guessed).toBeUndefined();
   });
 
+  test("single characters read as a candidate before (优 + 衣 + 库) are marked guessed where the HMM reads one word", () => {
+    const sink = createTermSink();
+    sink.index.set("优衣库", { key: "优衣库", size: 1, starts: [1], ends: [4], verbal: true });
+    addNewWords(sink, segments("在/p", "优/n", "衣/n", "库/n", "买/v"), new Set([newWordKey(1, 3)]));
+    expect(sink.index.get("优衣库")?.guessed).toBe(true);
+    expect(sink.index.get("优衣库")?.coined).toBeUndefined();
+  });
+
   test("a phrase the grammar reader already indexed keeps its standing", () => {
     const sink = createTermSink();
     sink.index.set("大熊猫基地", { key: "大熊猫基地", size: 2, starts: [0], ends: [5] });

@@ -68,8 +68,12 @@ export function addNewWords(sink: TermSink, segments: TaggedSegment[], hmmWords:
     const count = candidate.starts.length;
     if (count >= 2 && (!candidate.leftFree || !candidate.rightFree)) continue;
     const known = sink.index.get(surface);
-    // A phrase the grammar already reads (大熊猫 + 基地) keeps its own standing.
-    if (known && existing.has(known)) continue;
+    // A phrase the grammar already reads (大熊猫 + 基地) keeps its own standing; but a string of single characters
+    // jieba could not place (优 + 衣 + 库, read as a candidate before) is a word when its HMM says so.
+    if (known && existing.has(known)) {
+      if (candidate.hmm && known.size === 1) known.guessed = true;
+      continue;
+    }
     let term: TermOccurrences | undefined;
     for (const start of candidate.starts) term = addOccurrence(sink, surface, 1, start, start + surface.length);
     if (!term) continue;

@@ -99,7 +99,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
       term.size === 1
         ? input.specificity(term.key) >= RARE_VERB_SPECIFICITY
         : term.verbs?.every((verb) => input.specificity(verb) >= NOMINAL_VERB_SPECIFICITY) === true;
-    if (((term.verbal && !technical) || (term.modified && !classifies(term.key))) && !recurs) continue;
+    // Said once, a string of single characters jieba could not place (优 + 衣 + 库) is a word where its HMM reads one.
+    if (((term.verbal && !technical && !term.guessed) || (term.modified && !classifies(term.key))) && !recurs) continue;
     // A verb alone is a concept only when it is no everyday word (睡眠, 复习 yes; 喜欢, 整理 no).
     if (term.verbal && term.size === 1 && input.specificity(term.key) < NOMINAL_VERB_SPECIFICITY) continue;
     // A noun phrase's head comes last: "large language" always followed by "model" is a fragment of a longer one.
