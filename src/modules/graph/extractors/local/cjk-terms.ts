@@ -1,6 +1,7 @@
 import { chineseClass, EVERYDAY_NAME_TAG, type Nlp, WordClass } from "./nlp";
 import type { TextSpan } from "../../extraction";
 import { STOPWORDS } from "./stopwords";
+import { addNewWords, MAX_NEW_WORD_CHARS, newWordKey } from "./cjk-new-words";
 import { addOccurrence, addPhrases, type Piece, type TermOccurrences, type TermSink } from "./term-index";
 
 /** The "·" (or Japanese "・") between parts of a transliterated name. */
@@ -28,6 +29,9 @@ interface Segment {
   usable: boolean;
   isNameDot: boolean;
   cls: WordClass;
+  /** jieba's tag (Chinese segments); "" for a break between runs. */
+  pos?: string;
+  isBreak?: boolean;
   doubtful?: boolean;
   surname?: boolean;
   /** jieba's tag, where the phrase grammar needs it: "nr" (a name, or jieba's guess for a word it does not know), "vn" (a verbal noun). */
@@ -53,6 +57,7 @@ export function addCjkTerms(sink: TermSink, prose: string, runs: CjkRun[], nlp: 
   const tagged = tagRuns(prose, chinese, nlp);
   addPieces(sink, tagged);
   addUnknownWords(sink, tagged);
+  addNewWords(sink, tagged, chinese.length > 0 ? hmmWords(prose, chinese, nlp) : new Set());
   addVerbs(tagged, verbs);
   // jieba cannot read kana: Japanese runs keep only katakana words and kanji compounds, as nouns.
   addPieces(sink, segmentRuns(prose, japanese).map((segment) => ({ ...segment, usable: segment.usable && JAPANESE_WORD.test(segment.text) })));
@@ -107,7 +112,7 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
     const start = runs[runIndex]!.start + wordStart - offsets[runIndex]!;
     // The newline between runs (or any blank) breaks a phrase.
     if (word.includes("\n") || word.trim() === "") {
-      segments.push({ text: word, chars: 1, start, usable: false, isNameDot: false, cls: WordClass.Other });
+      segments.push({ text: word, chars: 1, start, usable: false, isNameDot: false, cls: WordClass.Other, pos: "", isBreak: true });
       continue;
     }
     const cls = chineseClass(tag, word);
@@ -120,6 +125,8 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
       usable,
       isNameDot: false,
       cls,
+      pos: tag,
+      isBreak: false,
       ...(DOUBTFUL_TAGS.has(tag) && { doubtful: true }),
       ...(chars === 1 && tag.startsWith("nr") && { surname: true }),
       ...(tag === "nr" || tag === EVERYDAY_NAME_TAG ? { tag: "nr" as const } : tag === "vn" ? { tag } : {}),
@@ -128,6 +135,27 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
     });
   }
   return segments;
+}
+
+/**
+ * The words of two to six characters jieba's HMM guesses in the Chinese runs (as `newWordKey`s), where
+ * the dictionary alone splits them: a second opinion on a new word said once (老班章, 狼人杀).
+ */
+function hmmWords(prose: string, runs: CjkRun[], nlp: Nlp): Set<number> {
+  const words = new Set<number>();
+  let runIndex = 0;
+  let at = 0;
+  let runOffset = 0;
+  for (const length of nlp.cutChineseHmm(runs.map((run) => prose.slice(run.start, run.end)).join("\n"))) {
+    // Runs are joined by one newline: past a run's end (and its newline) is the next run.
+    while (runIndex < runs.length && at >= runOffset + runs[runIndex]!.end - runs[runIndex]!.start + 1) {
+      runOffset += runs[runIndex]!.end - runs[runIndex]!.start + 1;
+      runIndex++;
+    }
+    if (length >= 2 && length <= MAX_NEW_WORD_CHARS && runIndex < runs.length) words.add(newWordKey(runs[runIndex]!.start + at - runOffset, length));
+    at += length;
+  }
+  return words;
 }
 
 // Content tags (ICTCLAS): nouns, verbs, adjectives, abbreviations, morphemes, distinguishing words, places, times.

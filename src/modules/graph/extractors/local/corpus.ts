@@ -109,8 +109,12 @@ export async function buildCorpusStats(notes: Iterable<NoteForExtraction>): Prom
   };
 }
 
+const BASIC_HAN = /^[\u4E00-\u9FFF]+$/;
+
 /** "large language models" and "large language model" are one expansion. */
 function singularKey(phrase: string): string {
+  // Basic Han is its own key and has no grammatical number: the commonest case in a Chinese corpus, asked for per term.
+  if (BASIC_HAN.test(phrase)) return phrase;
   const key = conceptKey(phrase);
   const variant = numberVariant(key);
   return variant !== undefined && variant.length < key.length ? variant : key;

@@ -88,6 +88,7 @@ export function extractNote(
     ...(explicit.titleKey ? { titleKey: explicit.titleKey } : {}),
     budget: keyPhraseBudget(masked.prose.slice(contentStart, analysedEnd), parameters.maxKeyPhrases, parameters.phraseSpacing, parameters.hanWidth),
     relativeFloor: parameters.relativeFloor,
+    newWordCohesion: parameters.newWordCohesion,
   });
   for (const { term, score } of phrases) {
     const own = term.starts.slice(0, MAX_OCCURRENCES).map((start, index) => ({ start, end: term.ends[index]! }));

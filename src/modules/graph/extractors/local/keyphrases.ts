@@ -26,6 +26,8 @@ export interface KeyPhraseInput {
   budget: number;
   /** A phrase scoring below this share of the note's best one is not kept (LocalParameters.relativeFloor). */
   relativeFloor: number;
+  /** A found new word less cohesive than this is a chance string (LocalParameters.newWordCohesion). */
+  newWordCohesion: number;
   /** General-language specificity of a one-word term (1 when unknown). */
   specificity: (key: string) => number;
   /** A word general text uses so often (LocalParameters.everydayZipf, everydayIdf) that alone it names nothing. */
@@ -81,6 +83,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   const ranked: (KeyPhrase & { free: number })[] = [];
   for (const term of input.terms.values()) {
     if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
+    // A found new word is a word only when it holds together and recurs, in the note or in another (checked first: most do not).
+    if (term.coined !== undefined && !isNewWord(term, input, frequency)) continue;
     if (input.labels?.length && term.starts.every((start) => insideAny(input.labels!, start))) continue;
     if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
@@ -102,7 +106,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
       term.size === 1
         ? input.specificity(term.key) >= RARE_VERB_SPECIFICITY
         : term.verbs?.every((verb) => input.specificity(verb) >= NOMINAL_VERB_SPECIFICITY) === true;
-    if (((term.verbal && !technical) || (term.modified && !classifies(term.key))) && !recurs) continue;
+    // Said once, a string of single characters jieba could not place (优 + 衣 + 库) is a word where its HMM reads one.
+    if (((term.verbal && !technical && !term.guessed) || (term.modified && !classifies(term.key))) && !recurs) continue;
     // A verb alone is a concept only when it is no everyday word (睡眠, 复习 yes; 喜欢, 整理 no).
     if (term.verbal && term.size === 1 && input.specificity(term.key) < NOMINAL_VERB_SPECIFICITY) continue;
     // A noun phrase's head comes last: "large language" always followed by "model" is a fragment of a longer one.
@@ -274,7 +279,8 @@ function coveringSpans(input: KeyPhraseInput): Covering {
   };
   for (const spans of input.explicit.values()) for (const span of spans) cover(span.start, span.end);
   for (const term of input.terms.values()) {
-    if (term.size < 2 || term.starts.length < 2) continue;
+    // A new word that holds together owns its pieces too: 叶文 of 叶文洁 is no name of its own.
+    if (term.coined !== undefined ? !isNewWord(term, input, (key) => documentFrequencyOf(input.corpus, key)) : term.size < 2 || term.starts.length < 2) continue;
     term.starts.forEach((start, index) => cover(start, term.ends[index]!));
   }
   const starts = [...maxEndAt.keys()].sort((a, b) => a - b);
@@ -313,6 +319,14 @@ function lastIndexBelow(sorted: number[], limit: number): number {
     } else high = middle - 1;
   }
   return found;
+}
+
+/**
+ * A string new-word discovery found (see cjk-new-words.ts) that holds together and recurs, in the note or in
+ * another, or that jieba's HMM also reads as one word (said once: 老班章).
+ */
+function isNewWord(term: TermOccurrences, input: KeyPhraseInput, frequency: (key: string) => number): boolean {
+  return term.coined! >= input.newWordCohesion && (term.starts.length >= 2 || term.guessed === true || frequency(term.key) >= 2);
 }
 
 /** Whether `outer` contains `inner` as whole words (Latin) or as a substring (CJK). */

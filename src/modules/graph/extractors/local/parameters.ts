@@ -22,6 +22,11 @@ export interface LocalParameters {
   backgroundIdf: number;
   /** A single common word the graph already has is cited by a note that writes it only while at most this many notes do. */
   knownWordMaxNotes: number;
+  /**
+   * A new word found across jieba's words (cjk-new-words.ts) is kept only when the note writes it at least this
+   * share of the times it writes the rarer of its edge words: 过拟合 for 拟合, not 训练中 for 训练.
+   */
+  newWordCohesion: number;
 }
 
 export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze({
@@ -34,4 +39,5 @@ export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze
   backgroundZipf: 2,
   backgroundIdf: 10,
   knownWordMaxNotes: 3,
+  newWordCohesion: 0.5,
 });
