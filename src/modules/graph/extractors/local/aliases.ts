@@ -82,7 +82,8 @@ const ES_SINGULAR = new Set(ES_SINGULARS);
 
 // Asked for the same names note after note (every concept's name and aliases): remembered.
 const variants = new Map<string, string | undefined>();
-const MAX_VARIANTS = 20_000;
+// Sized for a large corpus's distinct phrases (each asked once a note it is in), so the table is not refilled mid-build.
+const MAX_VARIANTS = 200_000;
 
 export function numberVariant(name: string): string | undefined {
   if (variants.has(name)) return variants.get(name);

@@ -136,6 +136,8 @@ function noteFacts(note: NoteForExtraction, nlp: Nlp, tags: WeakMap<NoteForExtra
   const acronyms: string[] = [];
   const phrases: NoteFacts["phrases"] = [];
   for (const term of terms.values()) {
+    // A word string the tagger did not read as a phrase names no acronym and no person: only its key is counted.
+    if (term.repeated) continue;
     const initials = phraseInitials(term.key);
     if (initials) phrases.push([initials, analysed.text.slice(term.starts[0]!, term.ends[0]!)]);
     else if (term.size === 1) {

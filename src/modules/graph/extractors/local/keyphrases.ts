@@ -85,6 +85,8 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (input.explicit.has(term.key) || isLayoutLabel(term.key)) continue;
     // A found new word is a word only when it holds together and recurs, in the note or in another (checked first: most do not).
     if (term.coined !== undefined && !isNewWord(term, input, frequency)) continue;
+    // So is a word string only found repeated (repeated-phrases.ts), unless it is a name; checked early, as most do not recur.
+    if (term.repeated && !term.named && term.starts.length < 2 && frequency(term.key) < 2) continue;
     if (input.labels?.length && term.starts.every((start) => insideAny(input.labels!, start))) continue;
     if (WEAK_ALONE_WORDS.has(term.key)) continue; // also when jieba split it: 评论 + 区
     const prominent = term.starts.some((start) => insideAny(input.prominent, start));
@@ -99,8 +101,6 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     // its own, unless the note uses it alone more often than the names it heads ("the dough" of a bread note with one "pizza dough").
     if (term.size === 1 && free <= (heads.get(term.key) ?? 0)) continue;
     const recurs = term.starts.length >= 2 || frequency(term.key) >= 2;
-    // A word string only found repeated (repeated-phrases.ts) is a term where it recurs, never on one reading.
-    if (term.repeated && !recurs && !term.named) continue;
     // A compound whose verbs are no everyday ones (实体 + 识别), or one "verb" rarer than any everyday word: jieba's tag for a noun it half knows (褪黑素, 昼夜节律).
     const technical =
       term.size === 1

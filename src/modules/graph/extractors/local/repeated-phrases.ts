@@ -7,6 +7,9 @@ export interface ScannedWord {
   text: string;
   start: number;
   end: number;
+  /** Worked out once per word (see `describe`): every window the word is in asks. */
+  stop?: boolean;
+  cls?: WordClass;
 }
 
 const MAX_SIZE = 3;
@@ -36,18 +39,19 @@ export function addRepeatedPhrases(sink: TermSink, words: (ScannedWord | undefin
       else known.set(start, [term.ends[at]!]);
     });
   }
+  for (const word of words) if (word) describe(word, tagged);
   for (let first = 0; first < words.length; first++) {
     const head = words[first];
-    if (!head || !startsPhrase(head, words[first - 1], tagged)) continue;
+    if (!head || !startsPhrase(head, words[first - 1])) continue;
     for (let size = 2; size <= MAX_SIZE; size++) {
       const last = words[first + size - 1];
       // "dichotomy of control", "rule of 72": a noun's "of" joins it to its complement.
       if (size === 2 && last?.text === "of" && words[first + 2]) continue;
-      if (!last || !inPhrase(last, tagged) || POSSESSIVE.test(words[first + size - 2]!.text)) break;
-      if (!endsPhrase(last, words[first + size], tagged)) continue;
+      if (!last || !inPhrase(last) || POSSESSIVE.test(words[first + size - 2]!.text)) break;
+      if (!endsPhrase(last, words[first + size])) continue;
       const window = words.slice(first, first + size) as ScannedWord[];
       // Nouns and adjectives alone are the tagged reader's phrases (or not noun phrases at all): only a window a tag broke is new.
-      if (!window.some((word) => brokeTagger(word, tagged))) continue;
+      if (!window.some((word) => brokeTagger(word))) continue;
       // A capitalised stopword belongs only to a capitalised name ("Seven Samurai", not "Seven samurai").
       const titled = window.every((word, at) => TITLED.test(word.text) || SMALL_NUMBER.test(word.text) || (at === 1 && word.text === "of"));
       if (!titled && window.some((word, at) => isStopword(word) && !(at === 1 && word.text === "of"))) break;
@@ -60,40 +64,45 @@ export function addRepeatedPhrases(sink: TermSink, words: (ScannedWord | undefin
   }
 }
 
+function describe(word: ScannedWord, tagged: ReadonlyMap<number, TaggedWord>): void {
+  word.stop = STOPWORDS.has(word.text.toLowerCase());
+  word.cls = tagged.get(word.start)?.cls ?? WordClass.Noun;
+}
+
 function isStopword(word: ScannedWord): boolean {
-  return STOPWORDS.has(word.text.toLowerCase());
+  return word.stop === true;
 }
 
 /** A capitalised word, a small number after the first word ("zone 2"), or a word the tagger reads as content. */
-function inPhrase(word: ScannedWord, tagged: ReadonlyMap<number, TaggedWord>): boolean {
+function inPhrase(word: ScannedWord): boolean {
   if (TITLED.test(word.text)) return true;
   if (NUMBER.test(word.text)) return SMALL_NUMBER.test(word.text);
   if (isStopword(word) || POSSESSIVE.test(word.text)) return false;
-  const cls = tagged.get(word.start)?.cls ?? WordClass.Noun;
+  const cls = word.cls ?? WordClass.Noun;
   return cls === WordClass.Noun || cls === WordClass.Modifier || cls === WordClass.Verb;
 }
 
-function startsPhrase(word: ScannedWord, before: ScannedWord | undefined, tagged: ReadonlyMap<number, TaggedWord>): boolean {
+function startsPhrase(word: ScannedWord, before: ScannedWord | undefined): boolean {
   if (NUMBER.test(word.text) || POSSESSIVE.test(word.text)) return false;
   // A capitalised stopword inside a clause is a title's word ("Rashomon and Seven Samurai"); opening a sentence it is grammar ("In Japan").
   if (isStopword(word)) return TITLED.test(word.text) && before !== undefined;
   if (TITLED.test(word.text)) return true;
-  const cls = tagged.get(word.start)?.cls ?? WordClass.Noun;
+  const cls = word.cls ?? WordClass.Noun;
   return cls === WordClass.Noun || cls === WordClass.Modifier || cls === WordClass.Verb;
 }
 
-function endsPhrase(word: ScannedWord, after: ScannedWord | undefined, tagged: ReadonlyMap<number, TaggedWord>): boolean {
+function endsPhrase(word: ScannedWord, after: ScannedWord | undefined): boolean {
   if (TITLED.test(word.text) || SMALL_NUMBER.test(word.text)) return true;
-  const cls = tagged.get(word.start)?.cls ?? WordClass.Noun;
+  const cls = word.cls ?? WordClass.Noun;
   if (cls === WordClass.Modifier) return false;
   if (cls !== WordClass.Verb || !after) return true;
-  const next = tagged.get(after.start)?.cls;
+  const next = after.cls;
   return !OBJECT_START.test(after.text) && next !== WordClass.Noun && next !== WordClass.Modifier;
 }
 
 /** A word the tagged reader cannot put in a phrase: a verb or other non-noun tag, a capitalised stopword, a number. */
-function brokeTagger(word: ScannedWord, tagged: ReadonlyMap<number, TaggedWord>): boolean {
+function brokeTagger(word: ScannedWord): boolean {
   if (NUMBER.test(word.text) || isStopword(word)) return true;
-  const cls = tagged.get(word.start)?.cls ?? WordClass.Noun;
+  const cls = word.cls ?? WordClass.Noun;
   return cls !== WordClass.Noun && cls !== WordClass.Modifier;
 }

@@ -28,9 +28,10 @@ export function typographicMarks(prose: string, contentStart: number, verbs: rea
   };
   const content = prose.slice(contentStart);
   for (const match of content.matchAll(TITLE_RUN)) {
-    if (inTitleCaseLine(content, match.index)) continue;
     const opening = SENTENCE_OPENING.test(content.slice(Math.max(0, match.index - LOOK_BACK), match.index));
-    for (const [from, to] of titlesInRun(match[0], opening)) add(contentStart + match.index + from, contentStart + match.index + to);
+    const titles = titlesInRun(match[0], opening);
+    if (titles.length === 0 || inTitleCaseLine(content, match.index)) continue;
+    for (const [from, to] of titles) add(contentStart + match.index + from, contentStart + match.index + to);
   }
   for (const match of content.matchAll(QUOTED)) {
     const inner = match[1] ?? match[2] ?? match[3] ?? "";
@@ -134,11 +135,18 @@ function titleInPart(words: { word: string; at: number }[], opensSentence: boole
   return [words[first]!.at, words[last]!.at + words[last]!.word.length];
 }
 
+// A title or heading is short: a longer line is prose (and is not scanned whole for every run on it).
+const MAX_TITLE_LINE = 200;
+
 /** A heading or title in Title Case: its capitals say nothing (headings are concepts of their own). */
 function inTitleCaseLine(content: string, at: number): boolean {
-  const lineStart = content.lastIndexOf("\n", at - 1) + 1;
-  const newline = content.indexOf("\n", at);
-  const line = content.slice(lineStart, newline < 0 ? content.length : newline);
+  const windowStart = Math.max(0, at - MAX_TITLE_LINE);
+  const before = content.slice(windowStart, at).lastIndexOf("\n");
+  if (before < 0 && windowStart > 0) return false;
+  const lineStart = before < 0 ? 0 : windowStart + before + 1;
+  const after = content.slice(at, lineStart + MAX_TITLE_LINE + 1).indexOf("\n");
+  if (after < 0 && lineStart + MAX_TITLE_LINE < content.length) return false;
+  const line = content.slice(lineStart, after < 0 ? content.length : at + after);
   const words = line.match(/\p{L}{4,}/gu) ?? [];
   return /^\s*#/.test(line) || (words.length >= 2 && words.every((word) => CAPITALISED.test(word)));
 }
