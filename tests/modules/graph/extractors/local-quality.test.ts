@@ -16,9 +16,10 @@ import { LANGUAGES, loadEvalSet } from "../../../fixtures/graph-eval/score";
 // tuned 0.75, 0.71, 0.88, 0.2, 0.72, 0.76 (defaults: 0.74, 0.71, 0.86, 0.2, 0.71, 0.78). Then repeated word
 // strings, names no note writes in lower case, titles split at coordinators, Chinese new-word discovery, a Han
 // character as five characters of prose, and the grid search counting a junk node as a whole figure (every fold
-// then chooses the defaults): 0.83, 0.79, 0.85, 0.2, 0.82, 0.91, tuned and defaults alike. A change may raise
+// then chooses the defaults) and a paragraph pairing its first fifteen concepts: 0.83, 0.79, 0.85, 0.2, 0.82, 0.93,
+// tuned and defaults alike. A change may raise
 // these, never lower them.
-const FLOOR = { recall: { en: 0.82, zh: 0.78 }, precisionAt30: 0.84, maxJunk: 0.2, merge: 0.81, related: 0.9 };
+const FLOOR = { recall: { en: 0.82, zh: 0.78 }, precisionAt30: 0.84, maxJunk: 0.2, merge: 0.81, related: 0.92 };
 
 describe("local extractor: cross-validated quality on the evaluation notes", () => {
   test("the held-out folds' mean recall, precision of the heaviest nodes, junk, merging and relations stay at or above the recorded figures", async () => {

@@ -16,8 +16,8 @@ export interface CoOccurrence {
 }
 
 const RELATED = "related to";
-/** Concepts of one paragraph paired with each other: its first ones in reading order. */
-const MAX_PARAGRAPH_MEMBERS = 10;
+/** Concepts of one paragraph paired with each other: its first ones in reading order (half a long note's key phrases). */
+const MAX_PARAGRAPH_MEMBERS = 15;
 const BLANK_LINE = /\n[ \t]*\n/;
 const SENTENCE_END = /[.!?。！？；;]/u;
 // A line that starts a block of its own ends the sentence before it: a list item, heading, quote or table row.
