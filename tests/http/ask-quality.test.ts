@@ -7,9 +7,11 @@ import { formatScores, LANGUAGES, loadAskEvalSet, scoreAnswers } from "../fixtur
 // The figures `bun run bench:ask` printed when retrieval was last tuned (README, "Asking your notes");
 // deterministic, so a change that loses any of them fails here. Retrieval follows the concepts the
 // question names through the graph: the local extractor's held-out round (issue 46) moved en MRR from
-// 0.98 to 0.96 (two questions' note now second) and zh from 0.95 to 0.98.
+// 0.98 to 0.96 (two questions' note now second) and zh from 0.95 to 0.98; its second round (more key phrases
+// a note, repeated word strings, a common English word said once no concept) to 0.91 (four questions' note
+// second, one fourth; every answer still in the top five).
 const RECORDED = {
-  en: { recallAt5: 1, mrr: 0.96, answerHeld: 1 },
+  en: { recallAt5: 1, mrr: 0.91, answerHeld: 1 },
   zh: { recallAt5: 1, mrr: 0.98, answerHeld: 1 },
 };
 

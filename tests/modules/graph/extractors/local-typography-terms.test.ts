@@ -88,6 +88,18 @@ describe("local extractor: typography", () => {
   });
 });
 
+describe("local extractor: everyday vocabulary", () => {
+  test("a common English word said once is no concept; a note that keeps saying it may make it one", async () => {
+    const [once, often] = await extractAll([
+      note(1, "Building a Second Brain", "Forte's method works in any app; he demos Evernote and Notion side by side."),
+      note(2, "Sync trouble", "The app lost a day of edits. The app support team blamed the sync server, then the app again."),
+    ]);
+    expect(names(once!)).not.toContain("app");
+    expect(names(once!)).toContain("evernote");
+    expect(names(often!)).toContain("app");
+  });
+});
+
 describe("local extractor: names", () => {
   test("an everyday word no note writes in lower case is a name; one written in lower case is not", async () => {
     const notes = [

@@ -95,6 +95,9 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     // lower case, but a word no note writes so is a name ("Tokyo", "Rome"), as jieba's places and people are.
     const commonWord = !term.named || (LATIN.test(term.key) && (input.corpus.lowercase.has(term.key) || !term.alone));
     if (term.size === 1 && !term.rare && !prominent && commonWord && input.everyday(term.key)) continue;
+    // A common English word said once outside a title or heading ("works in any app") is the note's vocabulary, not its
+    // subject; repeated, or a name, it may be one. (Chinese keeps such words: jieba's common words include its terms.)
+    if (term.size === 1 && term.starts.length < 2 && !term.rare && !term.named && !prominent && LATIN.test(term.key) && input.common(term.key)) continue;
     const free = freeCount(term, covering);
     if (free === 0 || isBoilerplate(input.corpus, term.key)) continue;
     // "the theory" in a note on prospect theory, "System" of "System 1": the longer name's head said again, not a concept of
