@@ -30,7 +30,7 @@ export interface LocalParameters {
 }
 
 export const DEFAULT_LOCAL_PARAMETERS: Readonly<LocalParameters> = Object.freeze({
-  maxKeyPhrases: 30,
+  maxKeyPhrases: 24,
   phraseSpacing: 50,
   hanWidth: 5,
   relativeFloor: 0.1,
