@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { conceptKey } from "../../../../src/modules/graph/concept-key";
 import type { NoteForExtraction } from "../../../../src/modules/graph/extraction";
 import { buildCorpusStats, createLocalExtractor } from "../../../../src/modules/graph/extractors/local";
-import { addNewWords, newWordKey, type TaggedSegment } from "../../../../src/modules/graph/extractors/local/cjk-new-words";
+import { addNewWords, type TaggedSegment } from "../../../../src/modules/graph/extractors/local/cjk-new-words";
 import { createTermSink } from "../../../../src/modules/graph/extractors/local/term-index";
 
 /** Segments from "word/tag" pieces, one run; "|" is a break between runs. */
@@ -22,9 +22,9 @@ function segments(...pieces: string[]): TaggedSegment[] {
   return found;
 }
 
-function newWords(input: TaggedSegment[], hmm: Set<number> = new Set()) {
+function newWords(input: TaggedSegment[]) {
   const sink = createTermSink();
-  addNewWords(sink, input, hmm);
+  addNewWords(sink, input);
   return sink.index;
 }
 
@@ -64,21 +64,6 @@ describe("Chinese new-word discovery", () => {
     const index = newWords(segments("练/v", "臀/n", "大/a", "肌/n", "|", "练/v", "臀/n", "大/a", "肌/n"));
     expect(index.has("臀大肌")).toBe(false);
     expect(index.get("练臀大肌")?.starts).toEqual([0, 5]);
-  });
-
-  test("jieba's HMM reading a candidate as one word marks it guessed", () => {
-    const input = segments("老/a", "班/n", "章/q", "是/v", "山头/n");
-    const index = newWords(input, new Set([newWordKey(0, 3)]));
-    expect(index.get("老班章")?.guessed).toBe(true);
-    expect(index.get("老班")?.guessed).toBeUndefined();
-  });
-
-  test("single characters read as a candidate before (优 + 衣 + 库) are marked guessed where the HMM reads one word", () => {
-    const sink = createTermSink();
-    sink.index.set("优衣库", { key: "优衣库", size: 1, starts: [1], ends: [4], verbal: true });
-    addNewWords(sink, segments("在/p", "优/n", "衣/n", "库/n", "买/v"), new Set([newWordKey(1, 3)]));
-    expect(sink.index.get("优衣库")?.guessed).toBe(true);
-    expect(sink.index.get("优衣库")?.coined).toBeUndefined();
   });
 
   test("a phrase the grammar reader already indexed keeps its standing", () => {

@@ -12,7 +12,7 @@ export interface TaggedSegment {
 }
 
 // A new word is at most this many characters: 布隆过滤器, 陈胜吴广起义 (longer strings are phrases, read as such).
-export const MAX_NEW_WORD_CHARS = 6;
+const MAX_NEW_WORD_CHARS = 6;
 // ...and at most this many of jieba's pieces: 股 + 四头 + 肌.
 const MAX_WORD_PIECES = 4;
 
@@ -34,7 +34,7 @@ const EDGE = "";
  * count the notes that write it (a concept only when another note does, see `selectKeyPhrases`).
  * Each kept candidate records its cohesion (see `TermOccurrences.coined`), which the ranking thresholds.
  */
-export function addNewWords(sink: TermSink, segments: TaggedSegment[], hmmWords: ReadonlySet<number> = new Set()): void {
+export function addNewWords(sink: TermSink, segments: TaggedSegment[]): void {
   if (segments.length < 2) return;
   const pieceCounts = new Map<string, number>();
   for (const segment of segments) if (!segment.isBreak) pieceCounts.set(segment.text, (pieceCounts.get(segment.text) ?? 0) + 1);
@@ -53,14 +53,13 @@ export function addNewWords(sink: TermSink, segments: TaggedSegment[], hmmWords:
       if (!candidate) {
         const left = neighbour(segments, first - 1, true);
         const right = neighbour(segments, last + 1, false);
-        candidate = { starts: [], hmm: false, left, right, leftFree: left === EDGE, rightFree: right === EDGE, edgeCount: Math.min(pieceCounts.get(head.text)!, pieceCounts.get(tail.text)!) };
+        candidate = { starts: [], left, right, leftFree: left === EDGE, rightFree: right === EDGE, edgeCount: Math.min(pieceCounts.get(head.text)!, pieceCounts.get(tail.text)!) };
         candidates.set(surface, candidate);
       } else {
         candidate.leftFree ||= neighbour(segments, first - 1, true) !== candidate.left;
         candidate.rightFree ||= neighbour(segments, last + 1, false) !== candidate.right;
       }
       candidate.starts.push(head.start);
-      candidate.hmm ||= hmmWords.has(newWordKey(head.start, surface.length));
     }
   }
   const existing = new Set<TermOccurrences>(sink.index.values());
@@ -68,29 +67,17 @@ export function addNewWords(sink: TermSink, segments: TaggedSegment[], hmmWords:
     const count = candidate.starts.length;
     if (count >= 2 && (!candidate.leftFree || !candidate.rightFree)) continue;
     const known = sink.index.get(surface);
-    // A phrase the grammar already reads (大熊猫 + 基地) keeps its own standing; but a string of single characters
-    // jieba could not place (优 + 衣 + 库, read as a candidate before) is a word when its HMM says so.
-    if (known && existing.has(known)) {
-      if (candidate.hmm && known.size === 1) known.guessed = true;
-      continue;
-    }
+    // A phrase the grammar already reads (大熊猫 + 基地) keeps its own standing.
+    if (known && existing.has(known)) continue;
     let term: TermOccurrences | undefined;
     for (const start of candidate.starts) term = addOccurrence(sink, surface, 1, start, start + surface.length);
     if (!term) continue;
     term.coined = count / candidate.edgeCount;
-    if (candidate.hmm) term.guessed = true;
   }
-}
-
-/** A span of the prose as one number (lengths stay below 8). */
-export function newWordKey(start: number, length: number): number {
-  return start * 8 + length;
 }
 
 interface Candidate {
   starts: number[];
-  /** jieba's HMM reads some occurrence as one word. */
-  hmm: boolean;
   /** The first occurrence's neighbours (EDGE for none). */
   left: string;
   right: string;

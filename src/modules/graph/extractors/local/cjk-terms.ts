@@ -1,7 +1,7 @@
 import { chineseClass, EVERYDAY_NAME_TAG, type Nlp, WordClass } from "./nlp";
 import type { TextSpan } from "../../extraction";
 import { STOPWORDS } from "./stopwords";
-import { addNewWords, MAX_NEW_WORD_CHARS, newWordKey } from "./cjk-new-words";
+import { addNewWords } from "./cjk-new-words";
 import { addOccurrence, addPhrases, type Piece, type TermOccurrences, type TermSink } from "./term-index";
 
 /** The "·" (or Japanese "・") between parts of a transliterated name. */
@@ -57,7 +57,7 @@ export function addCjkTerms(sink: TermSink, prose: string, runs: CjkRun[], nlp: 
   const tagged = tagRuns(prose, chinese, nlp);
   addPieces(sink, tagged);
   addUnknownWords(sink, tagged);
-  addNewWords(sink, tagged, chinese.length > 0 ? hmmWords(prose, chinese, nlp) : new Set());
+  addNewWords(sink, tagged);
   addVerbs(tagged, verbs);
   // jieba cannot read kana: Japanese runs keep only katakana words and kanji compounds, as nouns.
   addPieces(sink, segmentRuns(prose, japanese).map((segment) => ({ ...segment, usable: segment.usable && JAPANESE_WORD.test(segment.text) })));
@@ -135,27 +135,6 @@ function tagRuns(prose: string, runs: CjkRun[], nlp: Nlp): Segment[] {
     });
   }
   return segments;
-}
-
-/**
- * The words of two to six characters jieba's HMM guesses in the Chinese runs (as `newWordKey`s), where
- * the dictionary alone splits them: a second opinion on a new word said once (老班章, 狼人杀).
- */
-function hmmWords(prose: string, runs: CjkRun[], nlp: Nlp): Set<number> {
-  const words = new Set<number>();
-  let runIndex = 0;
-  let at = 0;
-  let runOffset = 0;
-  for (const length of nlp.cutChineseHmm(runs.map((run) => prose.slice(run.start, run.end)).join("\n"))) {
-    // Runs are joined by one newline: past a run's end (and its newline) is the next run.
-    while (runIndex < runs.length && at >= runOffset + runs[runIndex]!.end - runs[runIndex]!.start + 1) {
-      runOffset += runs[runIndex]!.end - runs[runIndex]!.start + 1;
-      runIndex++;
-    }
-    if (length >= 2 && length <= MAX_NEW_WORD_CHARS && runIndex < runs.length) words.add(newWordKey(runs[runIndex]!.start + at - runOffset, length));
-    at += length;
-  }
-  return words;
 }
 
 // Content tags (ICTCLAS): nouns, verbs, adjectives, abbreviations, morphemes, distinguishing words, places, times.

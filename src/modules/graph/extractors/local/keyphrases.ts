@@ -110,7 +110,7 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
         ? input.specificity(term.key) >= RARE_VERB_SPECIFICITY
         : term.verbs?.every((verb) => input.specificity(verb) >= NOMINAL_VERB_SPECIFICITY) === true;
     // Said once, a string of single characters jieba could not place (优 + 衣 + 库) is a word where its HMM reads one.
-    if (((term.verbal && !technical && !term.guessed) || (term.modified && !classifies(term.key))) && !recurs) continue;
+    if (((term.verbal && !technical) || (term.modified && !classifies(term.key))) && !recurs) continue;
     // A verb alone is a concept only when it is no everyday word (睡眠, 复习 yes; 喜欢, 整理 no).
     if (term.verbal && term.size === 1 && input.specificity(term.key) < NOMINAL_VERB_SPECIFICITY) continue;
     // A noun phrase's head comes last: "large language" always followed by "model" is a fragment of a longer one.
@@ -326,10 +326,10 @@ function lastIndexBelow(sorted: number[], limit: number): number {
 
 /**
  * A string new-word discovery found (see cjk-new-words.ts) that holds together and recurs, in the note or in
- * another, or that jieba's HMM also reads as one word (said once: 老班章).
+ * another.
  */
 function isNewWord(term: TermOccurrences, input: KeyPhraseInput, frequency: (key: string) => number): boolean {
-  return term.coined! >= input.newWordCohesion && (term.starts.length >= 2 || term.guessed === true || frequency(term.key) >= 2);
+  return term.coined! >= input.newWordCohesion && (term.starts.length >= 2 || frequency(term.key) >= 2);
 }
 
 /** Whether `outer` contains `inner` as whole words (Latin) or as a substring (CJK). */

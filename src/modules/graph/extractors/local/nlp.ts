@@ -29,8 +29,6 @@ export interface Nlp {
   tagEnglish(text: string): Map<number, TaggedWord>;
   /** jieba segmentation with tags; the words concatenate back to `text`. */
   tagChinese(text: string): { word: string; tag: string }[];
-  /** jieba with its HMM on: the lengths of the words it cuts `text` into, guessing words its dictionary lacks (老班章, 罗辑). */
-  cutChineseHmm(text: string): Uint32Array;
   /** How specific a Chinese word is in general use (jieba's IDF table): below 1 for everyday words (数据, 模型), above for rare ones. */
   chineseSpecificity(word: string): number;
   /** jieba's IDF of a Chinese word (about 2 for 的, 13.9 for the rarest), undefined when its table lacks the word. */
@@ -135,9 +133,6 @@ export async function createNlp(options: { vocabularyLimit?: number } = {}): Pro
     },
     tagChinese(text) {
       return splitVerbObjects(joinSingleNameCharacters(retagEverydayNames(jieba.tag(text, false), generalIdf)), generalIdf);
-    },
-    cutChineseHmm(text) {
-      return Uint32Array.from(jieba.cut(text, true), (word) => word.length);
     },
     chineseSpecificity(word) {
       const value = generalIdf.get(word);
@@ -251,7 +246,6 @@ export interface RecordedTags {
   /** start, (length << 4 | rare << 3 | class) per English word. */
   english?: Int32Array;
   chinese?: { lengths: Uint32Array; tags: Uint8Array };
-  hmm?: Uint32Array;
 }
 
 const tagIds = new Map<string, number>();
@@ -287,10 +281,6 @@ export function recordTags(nlp: Nlp, into: RecordedTags): Nlp {
       into.chinese = { lengths: Uint32Array.from(words, ({ word }) => word.length), tags: Uint8Array.from(words, ({ tag }) => tagId(tag)) };
       return words;
     },
-    cutChineseHmm(text) {
-      into.hmm = nlp.cutChineseHmm(text);
-      return into.hmm;
-    },
   };
 }
 
@@ -317,9 +307,6 @@ export function replayTags(nlp: Nlp, from: RecordedTags): Nlp {
         offset += length;
       });
       return words;
-    },
-    cutChineseHmm(text) {
-      return from.hmm ?? nlp.cutChineseHmm(text);
     },
   };
 }

@@ -17,8 +17,6 @@ export interface TermOccurrences {
    * often the note writes it for each time it writes the rarer of its edge words (1: never one without the other).
    */
   coined?: number;
-  /** A found new word that jieba's HMM also reads as one word somewhere: a word even when said once. */
-  guessed?: boolean;
   /** Starts with an adjective ("fresh basil", "large language model"): a concept only when it recurs. */
   modified?: boolean;
   /** Some occurrence ends where its noun phrase ends: "large language" (always before "model") never does. */
