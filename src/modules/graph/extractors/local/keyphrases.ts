@@ -109,7 +109,6 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
       term.size === 1
         ? input.specificity(term.key) >= RARE_VERB_SPECIFICITY
         : term.verbs?.every((verb) => input.specificity(verb) >= NOMINAL_VERB_SPECIFICITY) === true;
-    // Said once, a string of single characters jieba could not place (优 + 衣 + 库) is a word where its HMM reads one.
     if (((term.verbal && !technical) || (term.modified && !classifies(term.key))) && !recurs) continue;
     // A verb alone is a concept only when it is no everyday word (睡眠, 复习 yes; 喜欢, 整理 no).
     if (term.verbal && term.size === 1 && input.specificity(term.key) < NOMINAL_VERB_SPECIFICITY) continue;
