@@ -68,7 +68,7 @@ export function keyPhraseBudget(prose: string, most: number, spacing: number, ha
 /**
  * The highest TF-IDF phrases that are not explicit concepts already. Term frequency counts only
  * "free" occurrences: "descent" inside a repeated "gradient descent", or "学习" inside the tag
- * "机器学习", is not a separate use.
+ * "机器学习", is not a separate use. A phrase around a chosen one must recur to be kept too.
  */
 export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
   const covering = coveringSpans(input);
@@ -141,11 +141,17 @@ export function selectKeyPhrases(input: KeyPhraseInput): KeyPhrase[] {
     if (selected.length >= input.budget || phrase.score < floor) break;
     const { key } = phrase.term;
     // A phrase inside a chosen one ("descent" of "gradient descent") is a concept of its own only where the note also
-    // writes it apart, or when it is a name, a word no dictionary has, or a phrase other notes use too ("kaiseki" beside
-    // "kaiseki dinner"). A longer phrase around a chosen one names a more specific thing ("Seville Cathedral").
+    // writes it apart, and a phrase around a chosen one ("plants store" around "plants") only where it recurs; unless it
+    // is a name, a word no dictionary has, or a phrase other notes use too ("Seville Cathedral" beside "Seville",
+    // "kaiseki" beside "kaiseki dinner").
     const standsOwn = phrase.term.named === true || phrase.term.rare === true || frequency(key) >= 2;
     const clashes =
-      !standsOwn && phrase.free < 2 && chosen.some((other) => containsPhrase(other, key) && other !== input.titleKey && !input.explicit.has(other));
+      !standsOwn &&
+      chosen.some(
+        (other) =>
+          (containsPhrase(other, key) && phrase.free < 2 && other !== input.titleKey && !input.explicit.has(other)) ||
+          (containsPhrase(key, other) && phrase.term.starts.length < 2),
+      );
     if (clashes) continue;
     // "Japan Rail Pass" once "JR Pass" is chosen: the corpus says they are one concept, which takes one place.
     if ((input.corpus.aliases.get(key) ?? []).some((alias) => chosen.includes(conceptKey(alias)))) continue;

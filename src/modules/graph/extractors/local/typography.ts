@@ -129,10 +129,10 @@ function titleInPart(words: { word: string; at: number }[], opensSentence: boole
   }
   // Capitalised words alone are the phrase reader's (a name of up to three words); a title joins them.
   if (capitals < 2 || !joined) return undefined;
-  // A title ends on a capitalised word: "Kind of Blue", not "Kind of Blue in".
-  let last = words.length - 1;
-  while (last > first && !CAPITALISED.test(words[last]!.word)) last--;
-  return [words[first]!.at, words[last]!.at + words[last]!.word.length];
+  // A title ends on a capitalised word: a run going on in lower case ("Walked up Fushimi Inari at") is a sentence.
+  const last = words[words.length - 1]!;
+  if (!CAPITALISED.test(last.word)) return undefined;
+  return [words[first]!.at, last.at + last.word.length];
 }
 
 // A title or heading is short: a longer line is prose (and is not scanned whole for every run on it).
