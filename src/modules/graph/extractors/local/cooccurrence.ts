@@ -1,4 +1,5 @@
 import type { TextSpan } from "../../extraction";
+import { firstSpanFrom } from "./mentions";
 
 /** One concept's mentions in the note's content, by the concept's index. */
 export interface PlacedMentions {
@@ -76,13 +77,6 @@ export function coOccurrences(visible: string, from: number, to: number, mention
 }
 
 function verbBetween(verbs: readonly TextSpan[], from: number, to: number): TextSpan | undefined {
-  let low = 0;
-  let high = verbs.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (verbs[middle]!.start < from) low = middle + 1;
-    else high = middle;
-  }
-  const verb = verbs[low];
+  const verb = firstSpanFrom(verbs, from);
   return verb && verb.end <= to ? verb : undefined;
 }

@@ -57,3 +57,15 @@ export function mergeSpans(spans: TextSpan[]): TextSpan[] {
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
+
+/** The first of `spans` (sorted by start) starting at or after `position`, or undefined: a binary search. */
+export function firstSpanFrom(spans: readonly TextSpan[], position: number): TextSpan | undefined {
+  let low = 0;
+  let high = spans.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (spans[middle]!.start < position) low = middle + 1;
+    else high = middle;
+  }
+  return spans[low];
+}

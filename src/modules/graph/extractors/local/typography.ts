@@ -1,5 +1,6 @@
 import type { TextSpan } from "../../extraction";
 import type { Mark } from "./marks";
+import { firstSpanFrom } from "./mentions";
 import { isTitleCase } from "./name-shape";
 import { STOPWORDS } from "./stopwords";
 
@@ -70,15 +71,9 @@ const HAN = /\p{Script=Han}/u;
 const AUXILIARY = /(?<![\p{L}'’])(?:is|are|was|were|be|been|has|have|had|do|does|did|can|could|will|would|should|must|may|might)(?![\p{L}'’])/iu;
 
 function opensWithVerb(verbs: readonly TextSpan[], start: number): boolean {
-  let low = 0;
-  let high = verbs.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (verbs[middle]!.start < start) low = middle + 1;
-    else high = middle;
-  }
-  return verbs[low]?.start === start;
+  return firstSpanFrom(verbs, start)?.start === start;
 }
+
 const ARTICLES = new Set(["The", "A", "An"]);
 // Grammar's coordinators, the words of a route and a companion's "with" join two names ("Rashomon and Seven Samurai",
 // "Lisbon to Granada", "Quantum Country with Michael Nielsen"), not a title.
